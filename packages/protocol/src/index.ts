@@ -1,0 +1,5 @@
+export * from "./currency.js";
+export * from "./errors.js";
+export * from "./ids.js";
+export * from "./money.js";
+export * from "./states.js";

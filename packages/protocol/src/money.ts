@@ -1,0 +1,50 @@
+import { currencyExponent } from "./currency.js";
+
+/**
+ * Money is integer minor units everywhere inside svc (never floats). The largest amount is kept
+ * well inside Number.MAX_SAFE_INTEGER so sums of many amounts stay exact too.
+ */
+export const MAX_MINOR_UNITS = 1_000_000_000_000_000; // 10^15 minor units
+
+export type ParseAmountResult = { ok: true; minor: number } | { ok: false; message: string };
+
+/**
+ * Parses a wire amount ("10.50") into minor units for `currency`. The string must carry exactly
+ * the currency's ISO 4217 number of decimals so that no amount is ever rounded silently.
+ */
+export function parseAmount(value: unknown, currency: string): ParseAmountResult {
+  const exponent = currencyExponent(currency);
+  const example = formatAmount(1050 * 10 ** Math.max(0, exponent - 2), currency);
+  if (typeof value !== "string") {
+    return { ok: false, message: `must be a decimal string such as "${example}", not a ${typeof value}` };
+  }
+  const match = /^(0|[1-9][0-9]*)(?:\.([0-9]+))?$/.exec(value);
+  if (!match) {
+    return { ok: false, message: `must be a positive decimal string such as "${example}"` };
+  }
+  const decimals = match[2] ?? "";
+  if (decimals.length !== exponent) {
+    const wanted = exponent === 0 ? "no decimals" : `exactly ${exponent} decimal${exponent === 1 ? "" : "s"}`;
+    return { ok: false, message: `${currency} amounts take ${wanted}, e.g. "${example}"` };
+  }
+  const digits = `${match[1]}${decimals}`;
+  if (digits.replace(/^0+/, "").length > 16) {
+    return { ok: false, message: `is too large; the largest amount is ${formatAmount(MAX_MINOR_UNITS, currency)}` };
+  }
+  const minor = Number(digits);
+  if (minor > MAX_MINOR_UNITS) {
+    return { ok: false, message: `is too large; the largest amount is ${formatAmount(MAX_MINOR_UNITS, currency)}` };
+  }
+  if (minor <= 0) return { ok: false, message: "must be greater than zero" };
+  return { ok: true, minor };
+}
+
+/** Formats minor units as the wire string of `currency`: 86000 KWD → "86.000". */
+export function formatAmount(minor: number, currency: string): string {
+  if (!Number.isSafeInteger(minor)) throw new RangeError(`amount ${minor} is not a safe integer`);
+  const exponent = currencyExponent(currency);
+  const negative = minor < 0;
+  const digits = String(Math.abs(minor)).padStart(exponent + 1, "0");
+  const whole = exponent === 0 ? digits : `${digits.slice(0, -exponent)}.${digits.slice(-exponent)}`;
+  return negative ? `-${whole}` : whole;
+}
