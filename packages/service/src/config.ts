@@ -1,0 +1,93 @@
+/**
+ * Service configuration: one default per key (with why), overridden by SVC_* environment
+ * variables, validated at start. Secrets never reach logs: use {@link redactConfig}.
+ */
+import path from "node:path";
+
+export interface ServiceConfig {
+  /** HTTP port of the service API, dashboard and hosted pages. */
+  port: number;
+  /** Interface to bind; loopback by default so a dev machine exposes nothing. */
+  host: string;
+  /** Public base URL customers' browsers and gateways use to reach the service. */
+  publicUrl: string;
+  /** Port of the sandbox gateway listener (`svc dev` starts it). */
+  gatewayPort: number;
+  /** Base URL of the sandbox gateway the adapters talk to. */
+  gatewayUrl: string;
+  /** Secret the sandbox gateway signs its notifications with. */
+  gatewayNotificationSecret: string;
+  /** Embedded PGlite data lives here (and dev-credentials.json). */
+  dataDir: string;
+  /** PostgreSQL connection string; when set, PGlite is not used. */
+  databaseUrl: string | undefined;
+  /** Bearer token of the operator API (`/v1/admin/*`). Empty disables the operator API. */
+  adminToken: string;
+  /** Default lifetime of a checkout session when `expiration_time` is not given: 24 h. */
+  defaultExpirationSeconds: number;
+  /** api = HTTP only, worker = webhook delivery only, all = both (the default). */
+  role: "api" | "worker" | "all";
+  /** Allow webhook destinations on private/loopback addresses (dev and tests only). */
+  webhookAllowPrivate: boolean;
+  /** Idempotency keys are remembered this long: 24 h, as the contract promises. */
+  idempotencyTtlSeconds: number;
+  logLevel: "silent" | "error" | "warn" | "info" | "debug";
+}
+
+type Env = Record<string, string | undefined>;
+
+function intFrom(env: Env, key: string, fallback: number, min: number, max: number): number {
+  const raw = env[key];
+  if (raw === undefined || raw === "") return fallback;
+  const value = Number(raw);
+  if (!Number.isInteger(value) || value < min || value > max) {
+    throw new Error(`${key} must be an integer between ${min} and ${max}, got "${raw}"`);
+  }
+  return value;
+}
+
+function oneOf<T extends string>(env: Env, key: string, allowed: readonly T[], fallback: T): T {
+  const raw = env[key];
+  if (raw === undefined || raw === "") return fallback;
+  if (!(allowed as readonly string[]).includes(raw)) {
+    throw new Error(`${key} must be one of ${allowed.join(", ")}, got "${raw}"`);
+  }
+  return raw as T;
+}
+
+/** Reads the configuration from `env` (default: process.env), throwing a clear error on bad values. */
+export function loadConfig(env: Env = process.env, overrides: Partial<ServiceConfig> = {}): ServiceConfig {
+  const port = intFrom(env, "SVC_PORT", 8080, 0, 65535);
+  const gatewayPort = intFrom(env, "SVC_GATEWAY_PORT", 8081, 0, 65535);
+  const host = env.SVC_HOST || "127.0.0.1";
+  const config: ServiceConfig = {
+    port,
+    host,
+    publicUrl: (env.SVC_PUBLIC_URL || `http://localhost:${port}`).replace(/\/$/, ""),
+    gatewayPort,
+    gatewayUrl: (env.SVC_GATEWAY_URL || `http://127.0.0.1:${gatewayPort}`).replace(/\/$/, ""),
+    gatewayNotificationSecret: env.SVC_GATEWAY_SECRET || "",
+    dataDir: path.resolve(env.SVC_DATA_DIR || ".svc"),
+    databaseUrl: env.SVC_DATABASE_URL || undefined,
+    adminToken: env.SVC_ADMIN_TOKEN || "",
+    defaultExpirationSeconds: intFrom(env, "SVC_DEFAULT_EXPIRATION_SECONDS", 24 * 3600, 60, 30 * 24 * 3600),
+    role: oneOf(env, "SVC_ROLE", ["api", "worker", "all"] as const, "all"),
+    webhookAllowPrivate: env.SVC_WEBHOOK_ALLOW_PRIVATE === "true",
+    idempotencyTtlSeconds: 24 * 3600,
+    logLevel: oneOf(env, "SVC_LOG_LEVEL", ["silent", "error", "warn", "info", "debug"] as const, "info"),
+    ...overrides,
+  };
+  if (!/^https?:\/\//.test(config.publicUrl)) throw new Error("SVC_PUBLIC_URL must start with http:// or https://");
+  return config;
+}
+
+/** The configuration with secrets masked, for logs. */
+export function redactConfig(config: ServiceConfig): Record<string, unknown> {
+  const mask = (s: string | undefined) => (s ? `${s.slice(0, 4)}…(${s.length} chars)` : s);
+  return {
+    ...config,
+    adminToken: mask(config.adminToken),
+    gatewayNotificationSecret: mask(config.gatewayNotificationSecret),
+    databaseUrl: config.databaseUrl?.replace(/\/\/([^:@/]+):[^@]*@/, "//$1:***@"),
+  };
+}
