@@ -22,7 +22,21 @@ export function randomToken(bytes = 16): string {
   return out;
 }
 
-export type IdPrefix = "mer" | "sess" | "ref" | "usr" | "gws" | "key" | "msg" | "dlv" | "att" | "otp" | "tok" | "pay" | "evt" | "err";
+export type IdPrefix =
+  | "mer"
+  | "sess"
+  | "ref"
+  | "usr"
+  | "gws"
+  | "key"
+  | "msg"
+  | "dlv"
+  | "att"
+  | "otp"
+  | "tok"
+  | "pay"
+  | "evt"
+  | "err";
 
 export function newId(prefix: IdPrefix): string {
   return `${prefix}_${randomToken()}`;

@@ -1,4 +1,6 @@
+export * from "./callback.js";
 export * from "./currency.js";
+export * from "./duration.js";
 export * from "./errors.js";
 export * from "./ids.js";
 export * from "./money.js";

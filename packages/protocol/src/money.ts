@@ -29,11 +29,17 @@ export function parseAmount(value: unknown, currency: string): ParseAmountResult
   }
   const digits = `${match[1]}${decimals}`;
   if (digits.replace(/^0+/, "").length > 16) {
-    return { ok: false, message: `is too large; the largest amount is ${formatAmount(MAX_MINOR_UNITS, currency)}` };
+    return {
+      ok: false,
+      message: `is too large; the largest amount is ${formatAmount(MAX_MINOR_UNITS, currency)}`,
+    };
   }
   const minor = Number(digits);
   if (minor > MAX_MINOR_UNITS) {
-    return { ok: false, message: `is too large; the largest amount is ${formatAmount(MAX_MINOR_UNITS, currency)}` };
+    return {
+      ok: false,
+      message: `is too large; the largest amount is ${formatAmount(MAX_MINOR_UNITS, currency)}`,
+    };
   }
   if (minor <= 0) return { ok: false, message: "must be greater than zero" };
   return { ok: true, minor };

@@ -1,15 +1,36 @@
 /** Parent transaction states (a payment's life before any operation). */
-export const PARENT_STATES = ["created", "pending", "attempted", "authorized", "paid", "failed", "canceled", "expired"] as const;
+export const PARENT_STATES = [
+  "created",
+  "pending",
+  "attempted",
+  "authorized",
+  "paid",
+  "failed",
+  "canceled",
+  "expired",
+] as const;
 export type ParentState = (typeof PARENT_STATES)[number];
 
 /** States a parent never leaves. */
-export const FINAL_PARENT_STATES: readonly ParentState[] = ["authorized", "paid", "failed", "canceled", "expired"];
+export const FINAL_PARENT_STATES: readonly ParentState[] = [
+  "authorized",
+  "paid",
+  "failed",
+  "canceled",
+  "expired",
+];
 
 /** Child (operation) states, spelled as on the wire. */
 export const CHILD_STATES = [
-  "paid", "refunded", "voided",
-  "refund_queued", "capture_queued", "void_queued",
-  "refund_rejected", "capture_rejected", "void_rejected",
+  "paid",
+  "refunded",
+  "voided",
+  "refund_queued",
+  "capture_queued",
+  "void_queued",
+  "refund_rejected",
+  "capture_rejected",
+  "void_rejected",
 ] as const;
 export type ChildState = (typeof CHILD_STATES)[number];
 
@@ -30,7 +51,12 @@ export const LANGUAGES = ["en", "ar"] as const;
 export type Language = (typeof LANGUAGES)[number];
 
 export const PERMISSIONS = [
-  "payment.create", "payment.refund", "payment.capture", "payment.void", "payment.view", "webhooks.manage",
+  "payment.create",
+  "payment.refund",
+  "payment.capture",
+  "payment.void",
+  "payment.view",
+  "webhooks.manage",
 ] as const;
 export type Permission = (typeof PERMISSIONS)[number];
 

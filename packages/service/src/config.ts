@@ -77,7 +77,8 @@ export function loadConfig(env: Env = process.env, overrides: Partial<ServiceCon
     logLevel: oneOf(env, "SVC_LOG_LEVEL", ["silent", "error", "warn", "info", "debug"] as const, "info"),
     ...overrides,
   };
-  if (!/^https?:\/\//.test(config.publicUrl)) throw new Error("SVC_PUBLIC_URL must start with http:// or https://");
+  if (!/^https?:\/\//.test(config.publicUrl))
+    throw new Error("SVC_PUBLIC_URL must start with http:// or https://");
   return config;
 }
 

@@ -13,7 +13,15 @@ import type { FormOfPayment, GatewayKind, Language, Operation, PaymentOperation 
 export type PaymentInstrument =
   | { type: "wallet_b"; mobileNumber: string }
   | { type: "wallet_a"; paymentToken: string }
-  | { type: "card"; number: string; expiryMonth: number; expiryYear: number; cvc: string; holder?: string; save: boolean }
+  | {
+      type: "card";
+      number: string;
+      expiryMonth: number;
+      expiryYear: number;
+      cvc: string;
+      holder?: string;
+      save: boolean;
+    }
   | { type: "token"; gatewayToken: string }
   | { type: "redirect" };
 
@@ -49,7 +57,13 @@ export interface SavedCard {
 export type PgResponse = Record<string, unknown>;
 
 export type GatewayPaymentResult =
-  | { status: "approved"; pgReference: string; pgResponse: PgResponse; challengeOccurred?: boolean; savedCard?: SavedCard }
+  | {
+      status: "approved";
+      pgReference: string;
+      pgResponse: PgResponse;
+      challengeOccurred?: boolean;
+      savedCard?: SavedCard;
+    }
   | { status: "declined"; pgReference: string; pgResponse: PgResponse; challengeOccurred?: boolean }
   /** The customer must visit `redirectUrl` (a gateway page or a 3-D Secure style challenge). */
   | { status: "action_required"; pgReference: string; redirectUrl: string; pgResponse: PgResponse }
@@ -80,7 +94,13 @@ export type GatewayOperationResult =
 /** What a gateway tells svc on its notification endpoint. */
 export type GatewayNotification =
   /** Final result of a queued operation svc asked for. */
-  | { type: "operation_result"; referenceNumber: string; status: "success" | "rejected"; pgResponse: PgResponse; notificationId: string }
+  | {
+      type: "operation_result";
+      referenceNumber: string;
+      status: "success" | "rejected";
+      pgResponse: PgResponse;
+      notificationId: string;
+    }
   /** An operation performed on the gateway's own dashboard (svc relays it with source "pg"). */
   | {
       type: "operation";
@@ -108,7 +128,11 @@ export interface GatewayAdapter {
   paymentStatus(pgReference: string): Promise<GatewayPaymentResult>;
   operate(request: GatewayOperationRequest): Promise<GatewayOperationResult>;
   /** Checks a notification's authenticity on the raw bytes, in constant time. */
-  verifyNotification(rawBody: Buffer, headers: Record<string, string | string[] | undefined>, secret: string): boolean;
+  verifyNotification(
+    rawBody: Buffer,
+    headers: Record<string, string | string[] | undefined>,
+    secret: string,
+  ): boolean;
   /** Parses a verified notification body; throws on an unknown shape. */
   parseNotification(rawBody: Buffer): GatewayNotification;
 }

@@ -1,0 +1,62 @@
+/**
+ * `svc dev` (what `npm start` runs): the sandbox gateway and the service on embedded PGlite under
+ * SVC_DATA_DIR (default .svc), a demo merchant seeded idempotently, its credentials written to
+ * <data dir>/dev-credentials.json and printed with a curl that creates a transaction.
+ */
+import { randomBytes } from "node:crypto";
+import { mkdir } from "node:fs/promises";
+import { loadConfig, redactConfig, startService } from "@svc/service";
+import { startSandboxGateway } from "@svc/service/sandbox";
+import { readCredentials, seedDemoMerchant, writeCredentials } from "@svc/service/dev-seed";
+
+export async function devCommand(env: Record<string, string | undefined>): Promise<void> {
+  const base = loadConfig(env);
+  await mkdir(base.dataDir, { recursive: true });
+  const previous = await readCredentials(base.dataDir);
+  const adminToken = base.adminToken || previous?.admin_token || `adm_${randomBytes(24).toString("hex")}`;
+  const gatewaySecret = base.gatewayNotificationSecret || previous?.gateway_notification_secret || randomBytes(32).toString("hex");
+  const config = loadConfig(env, {
+    adminToken,
+    gatewayNotificationSecret: gatewaySecret,
+    // svc dev delivers webhooks to receivers on this machine; production refuses private addresses.
+    webhookAllowPrivate: env.SVC_WEBHOOK_ALLOW_PRIVATE !== "false",
+  });
+
+  const gateway = await startSandboxGateway({ host: "127.0.0.1", port: config.gatewayPort, notificationSecret: gatewaySecret });
+  const service = await startService(config);
+  const credentials = await seedDemoMerchant(service.app, config, previous);
+  const file = await writeCredentials(config.dataDir, credentials);
+
+  service.app.log.debug({ config: redactConfig(config) }, "configuration");
+  const curl = `curl -s ${config.publicUrl}/v1/checkout \\
+  -H 'Authorization: Api-Key ${credentials.private_key}' \\
+  -H 'Content-Type: application/json' \\
+  -d '{"type":"e_commerce","pg_codes":["${credentials.pg_codes.sandbox}"],"amount":"10.500","currency_code":"KWD","order_no":"demo-'$(date +%s)'"}'`;
+  process.stdout.write(`
+svc is running
+  service          ${config.publicUrl}
+  API docs         ${config.publicUrl}/docs
+  sandbox gateway  ${gateway.url}
+  store            ${config.databaseUrl ? "PostgreSQL" : `PGlite in ${config.dataDir}`}
+  credentials      ${file}
+
+  merchant_id      ${credentials.merchant_id}
+  private key      ${credentials.private_key}
+  public key       ${credentials.public_key}
+  pg_codes         ${Object.values(credentials.pg_codes).join(", ")}
+
+Create a transaction:
+${curl}
+
+Then open its checkout_url in a browser and pay with card 4242 4242 4242 4242, any future expiry, any CVC.
+`);
+
+  const stop = async (signal: string) => {
+    process.stdout.write(`\n${signal}: stopping…\n`);
+    await service.close();
+    await gateway.close();
+    process.exit(0);
+  };
+  process.once("SIGINT", () => void stop("SIGINT"));
+  process.once("SIGTERM", () => void stop("SIGTERM"));
+}

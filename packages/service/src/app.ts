@@ -1,0 +1,129 @@
+/**
+ * buildApp(config, deps): the whole HTTP service as a Fastify instance that never listens by
+ * itself, so tests call `app.inject()` or listen on an ephemeral port. Routes stay thin:
+ * routes → service → repo; no SQL in a route.
+ */
+import formbody from "@fastify/formbody";
+import swagger from "@fastify/swagger";
+import swaggerUi from "@fastify/swagger-ui";
+import Fastify, { type FastifyInstance } from "fastify";
+import { checkoutRoutes } from "./checkout/checkout.routes.js";
+import { createCheckoutService } from "./checkout/checkout.service.js";
+import { hostedPageRoutes } from "./checkout/hosted-page.routes.js";
+import { sdkRoutes } from "./checkout/sdk.routes.js";
+import { createSdkService } from "./checkout/sdk.service.js";
+import type { ServiceConfig } from "./config.js";
+import type { Db } from "./db/client.js";
+import { migrationsApplied } from "./db/migrate.js";
+import type { GatewayAdapter } from "./gateways/adapter.js";
+import { registerAuth } from "./http/auth.js";
+import { registerIdempotency } from "./http/idempotency.js";
+import { AppError, errorHandler, sendProblem } from "./http/problem.js";
+import { adminRoutes } from "./merchants/admin.routes.js";
+import { createMerchantsService } from "./merchants/merchants.service.js";
+import { paymentsRoutes } from "./payments/payments.routes.js";
+import { createPaymentsService } from "./payments/payments.service.js";
+
+export interface AppDeps {
+  db: Db;
+  /** Finds the adapter of a gateway kind (sandbox, sandbox-queued, ndebit). */
+  gateways: { adapterFor(kind: string): GatewayAdapter };
+  /** Injected clock, so expiry is testable without waiting. */
+  now?: () => Date;
+}
+
+export const BODY_LIMIT_BYTES = 1024 * 1024;
+
+export async function buildApp(config: ServiceConfig, deps: AppDeps): Promise<FastifyInstance> {
+  const app = Fastify({
+    logger:
+      config.logLevel === "silent"
+        ? false
+        : { level: config.logLevel, redact: ["req.headers.authorization"] },
+    bodyLimit: BODY_LIMIT_BYTES,
+    genReqId: () => `req_${Math.random().toString(36).slice(2, 12)}`,
+    ajv: {
+      customOptions: { allErrors: true, coerceTypes: false, removeAdditional: false, useDefaults: true },
+    },
+    routerOptions: { ignoreTrailingSlash: true },
+  });
+  const now = deps.now ?? (() => new Date());
+
+  app.setErrorHandler(errorHandler);
+  app.setNotFoundHandler((request, reply) =>
+    sendProblem(
+      reply,
+      new AppError(
+        "route_not_found",
+        `There is no ${request.method} ${request.url.split("?")[0]}. See /docs for the API.`,
+      ),
+    ),
+  );
+  await app.register(formbody);
+  await app.register(swagger, {
+    openapi: {
+      openapi: "3.1.0",
+      info: {
+        title: "svc payment service",
+        version: "0.1.0",
+        description: "Checkout, operations, payment status, webhooks.",
+      },
+      components: {
+        securitySchemes: {
+          apiKey: {
+            type: "apiKey",
+            in: "header",
+            name: "Authorization",
+            description: "Api-Key sk_… (private) or Api-Key pk_… (public)",
+          },
+          basic: { type: "http", scheme: "basic", description: "A dashboard user with permissions" },
+          adminToken: { type: "http", scheme: "bearer", description: "SVC_ADMIN_TOKEN, the operator API" },
+        },
+      },
+    },
+  });
+  await app.register(swaggerUi, { routePrefix: "/docs" });
+
+  registerAuth(app, deps.db, config.adminToken);
+  registerIdempotency(app, deps.db, config.idempotencyTtlSeconds);
+
+  const merchants = createMerchantsService(deps.db, {
+    gatewayNotificationSecret: config.gatewayNotificationSecret,
+  });
+  const payments = createPaymentsService(deps.db, { now });
+  const sdk = createSdkService(deps.db, config.publicUrl);
+  const checkout = createCheckoutService(deps.db, { config, gateways: deps.gateways, now, payments });
+
+  app.get("/healthz", { schema: { hide: true } }, async () => ({ status: "ok" }));
+  app.get("/readyz", { schema: { hide: true } }, async (_request, reply) => {
+    try {
+      if (!(await migrationsApplied(deps.db)))
+        return reply.status(503).send({ status: "migrations_pending" });
+      return { status: "ready" };
+    } catch {
+      return reply.status(503).send({ status: "database_unreachable" });
+    }
+  });
+  app.get("/openapi.json", { schema: { hide: true } }, async () => app.swagger());
+
+  adminRoutes(app, merchants);
+  checkoutRoutes(app, checkout);
+  sdkRoutes(app, checkout, sdk);
+  hostedPageRoutes(app, checkout);
+  paymentsRoutes(app, payments);
+
+  app.decorate("services", { db: deps.db, merchants, payments, checkout, sdk });
+  return app;
+}
+
+declare module "fastify" {
+  interface FastifyInstance {
+    services: {
+      db: Db;
+      merchants: ReturnType<typeof createMerchantsService>;
+      payments: ReturnType<typeof createPaymentsService>;
+      checkout: ReturnType<typeof createCheckoutService>;
+      sdk: ReturnType<typeof createSdkService>;
+    };
+  }
+}

@@ -1,0 +1,224 @@
+import type { Queryable } from "../db/client.js";
+
+export interface TransactionRow {
+  session_id: string;
+  merchant_id: string;
+  order_no: string | null;
+  type: "e_commerce" | "payment_request";
+  created_via: "api" | "dashboard";
+  state: string;
+  amount_minor: number;
+  currency_code: string;
+  operation: "purchase" | "authorize";
+  pg_codes: string[];
+  language: "en" | "ar";
+  customer_id: string | null;
+  customer_email: string | null;
+  customer_phone: string | null;
+  customer_first_name: string | null;
+  customer_last_name: string | null;
+  redirect_url: string | null;
+  webhook_url: string | null;
+  expires_at: Date;
+  pg_code: string | null;
+  form_of_payment: string | null;
+  pg_reference: string | null;
+  pg_response: Record<string, unknown> | null;
+  challenge_occurred: boolean;
+  completed_at: Date | null;
+  created_at: Date;
+  updated_at: Date;
+}
+
+export interface AttemptRow {
+  id: string;
+  session_id: string;
+  pg_code: string;
+  form_of_payment: string;
+  status: string;
+  pg_reference: string | null;
+  pg_response: Record<string, unknown> | null;
+  otp_failures: number;
+  save_card: boolean;
+}
+
+export type NewTransaction = Omit<
+  TransactionRow,
+  | "pg_code"
+  | "form_of_payment"
+  | "pg_reference"
+  | "pg_response"
+  | "challenge_occurred"
+  | "completed_at"
+  | "created_at"
+  | "updated_at"
+>;
+
+const COLUMNS: (keyof NewTransaction)[] = [
+  "session_id",
+  "merchant_id",
+  "order_no",
+  "type",
+  "created_via",
+  "state",
+  "amount_minor",
+  "currency_code",
+  "operation",
+  "pg_codes",
+  "language",
+  "customer_id",
+  "customer_email",
+  "customer_phone",
+  "customer_first_name",
+  "customer_last_name",
+  "redirect_url",
+  "webhook_url",
+  "expires_at",
+];
+
+export const checkoutRepo = {
+  /** Inserts the parent; returns undefined when the order_no is taken (the unique index decides, not a prior read). */
+  async insertTransaction(q: Queryable, t: NewTransaction): Promise<TransactionRow | undefined> {
+    const rows = await q.query<TransactionRow>(
+      `insert into transactions (${COLUMNS.join(", ")}) values (${COLUMNS.map((_, i) => `$${i + 1}`).join(", ")})
+       on conflict (merchant_id, order_no) where order_no is not null do nothing returning *`,
+      COLUMNS.map((c) => t[c]),
+    );
+    return rows[0];
+  },
+  async find(
+    q: Queryable,
+    merchantId: string,
+    sessionId: string,
+    lock = false,
+  ): Promise<TransactionRow | undefined> {
+    return (
+      await q.query<TransactionRow>(
+        `select * from transactions where session_id = $1 and merchant_id = $2${lock ? " for update" : ""}`,
+        [sessionId, merchantId],
+      )
+    )[0];
+  },
+  /** For hosted pages, which know only the session id. */
+  async findBySession(q: Queryable, sessionId: string, lock = false): Promise<TransactionRow | undefined> {
+    return (
+      await q.query<TransactionRow>(
+        `select * from transactions where session_id = $1${lock ? " for update" : ""}`,
+        [sessionId],
+      )
+    )[0];
+  },
+  async findByOrderNo(
+    q: Queryable,
+    merchantId: string,
+    orderNo: string,
+  ): Promise<TransactionRow | undefined> {
+    return (
+      await q.query<TransactionRow>("select * from transactions where merchant_id = $1 and order_no = $2", [
+        merchantId,
+        orderNo,
+      ])
+    )[0];
+  },
+  async setState(
+    q: Queryable,
+    sessionId: string,
+    state: string,
+    extra: Partial<TransactionRow> = {},
+  ): Promise<TransactionRow> {
+    const keys = Object.keys(extra) as (keyof TransactionRow)[];
+    const sets = keys.map((k, i) => `${k} = $${i + 3}`);
+    const rows = await q.query<TransactionRow>(
+      `update transactions set state = $2, updated_at = now()${sets.length ? `, ${sets.join(", ")}` : ""} where session_id = $1 returning *`,
+      [sessionId, state, ...keys.map((k) => (k === "pg_response" ? JSON.stringify(extra[k]) : extra[k]))],
+    );
+    return rows[0]!;
+  },
+  /** created → pending when the customer opens the checkout; any other state is left alone. */
+  async markPending(q: Queryable, sessionId: string): Promise<TransactionRow | undefined> {
+    await q.query(
+      "update transactions set state = 'pending', updated_at = now() where session_id = $1 and state = 'created'",
+      [sessionId],
+    );
+    return (
+      await q.query<TransactionRow>("select * from transactions where session_id = $1", [sessionId])
+    )[0];
+  },
+  /** Marks due open sessions expired (never one with a payment in flight). */
+  async expireDue(q: Queryable, now: Date, sessionId?: string): Promise<number> {
+    const rows = await q.query(
+      `update transactions set state = 'expired', updated_at = now(), completed_at = $1
+        where state in ('created', 'pending') and expires_at <= $1 ${sessionId ? "and session_id = $2" : ""} returning session_id`,
+      sessionId ? [now, sessionId] : [now],
+    );
+    return rows.length;
+  },
+  async insertAttempt(
+    q: Queryable,
+    a: { id: string; sessionId: string; pgCode: string; formOfPayment: string; saveCard: boolean },
+  ): Promise<boolean> {
+    const rows = await q.query(
+      `insert into payment_attempts (id, session_id, pg_code, form_of_payment, status, save_card)
+       values ($1, $2, $3, $4, 'started', $5) on conflict (session_id) do nothing returning id`,
+      [a.id, a.sessionId, a.pgCode, a.formOfPayment, a.saveCard],
+    );
+    return rows.length > 0;
+  },
+  async findAttempt(q: Queryable, sessionId: string, lock = false): Promise<AttemptRow | undefined> {
+    return (
+      await q.query<AttemptRow>(
+        `select * from payment_attempts where session_id = $1${lock ? " for update" : ""}`,
+        [sessionId],
+      )
+    )[0];
+  },
+  async updateAttempt(
+    q: Queryable,
+    id: string,
+    patch: { status: string; pg_reference?: string | null; pg_response?: unknown; otp_failures?: number },
+  ): Promise<void> {
+    await q.query(
+      `update payment_attempts set status = $2, pg_reference = coalesce($3, pg_reference),
+              pg_response = coalesce($4, pg_response), otp_failures = coalesce($5, otp_failures), updated_at = now()
+        where id = $1`,
+      [
+        id,
+        patch.status,
+        patch.pg_reference ?? null,
+        patch.pg_response === undefined ? null : JSON.stringify(patch.pg_response),
+        patch.otp_failures ?? null,
+      ],
+    );
+  },
+  async savedCards(q: Queryable, merchantId: string, customerId: string, pgCodes: string[]) {
+    return q.query<{
+      token: string;
+      brand: string;
+      last4: string;
+      expiry: string;
+      pg_code: string;
+      gateway_token: string;
+    }>(
+      "select token, brand, last4, expiry, pg_code, gateway_token from saved_cards where merchant_id = $1 and customer_id = $2 and pg_code = any($3) order by created_at",
+      [merchantId, customerId, pgCodes],
+    );
+  },
+  async insertSavedCard(
+    q: Queryable,
+    c: {
+      token: string;
+      merchantId: string;
+      customerId: string;
+      pgCode: string;
+      gatewayToken: string;
+      brand: string;
+      last4: string;
+      expiry: string;
+    },
+  ) {
+    await q.query(
+      "insert into saved_cards (token, merchant_id, customer_id, pg_code, gateway_token, brand, last4, expiry) values ($1, $2, $3, $4, $5, $6, $7, $8)",
+      [c.token, c.merchantId, c.customerId, c.pgCode, c.gatewayToken, c.brand, c.last4, c.expiry],
+    );
+  },
+};

@@ -1,0 +1,461 @@
+/**
+ * Payment attempts on a parent: the SDK's on-site forms (wallet A, wallet B with OTP, saved card),
+ * the hosted card page and redirect flows. One attempt per parent at most: the parent row is
+ * locked and a unique index on payment_attempts refuses a second attempt even under concurrency.
+ * The gateway is called outside any database transaction, so no lock is held across the network.
+ */
+import { type CallbackData, type FormOfPayment, formatAmount, type GatewayKind, newId } from "@svc/protocol";
+import type { ServiceConfig } from "../config.js";
+import type { Db } from "../db/client.js";
+import type { GatewayAdapter, GatewayPaymentResult, PaymentInstrument } from "../gateways/adapter.js";
+import { AppError } from "../http/problem.js";
+import { type GatewaySettingRow, merchantsRepo } from "../merchants/merchants.repo.js";
+import type { PaymentsService } from "../payments/payments.service.js";
+import { type AttemptRow, checkoutRepo, type TransactionRow } from "./checkout.repo.js";
+import { t } from "./i18n.js";
+
+export interface PaymentFlowDeps {
+  config: ServiceConfig;
+  gateways: { adapterFor(kind: string): GatewayAdapter };
+  now: () => Date;
+  load: (merchantId: string, sessionId: string) => Promise<TransactionRow>;
+  payments: PaymentsService;
+}
+
+export type StartPaymentInput = {
+  form_of_payment: FormOfPayment;
+  pg_code: string;
+  mobile_number?: string;
+  payment_token?: string;
+  token?: string;
+};
+
+export type CardInput = {
+  number: string;
+  expiryMonth: number;
+  expiryYear: number;
+  cvc: string;
+  holder?: string;
+  save: boolean;
+};
+
+export type PaymentOutcome =
+  | { kind: "final"; tx: TransactionRow; callback: CallbackData }
+  | { kind: "otp_required"; otpReference: string; tx: TransactionRow }
+  | { kind: "redirect"; redirectUrl: string; tx: TransactionRow };
+
+const OPEN_STATES = ["created", "pending"];
+
+export function createPaymentFlow(db: Db, deps: PaymentFlowDeps) {
+  const { config, gateways, now } = deps;
+
+  function returnUrl(sessionId: string) {
+    return `${config.publicUrl}/pay/${sessionId}/return`;
+  }
+  function notificationUrl(pgCode: string) {
+    return `${config.publicUrl}/v1/gateways/${encodeURIComponent(pgCode)}/notifications`;
+  }
+
+  /** Locks the parent, checks it can take a payment with this gateway and form, and records the attempt. */
+  async function beginAttempt(
+    sessionId: string,
+    merchantId: string | undefined,
+    pgCode: string,
+    form: FormOfPayment,
+    saveCard: boolean,
+  ): Promise<{ tx: TransactionRow; attemptId: string; setting: GatewaySettingRow; adapter: GatewayAdapter }> {
+    return db.tx(async (q) => {
+      await checkoutRepo.expireDue(q, now(), sessionId);
+      const tx = merchantId
+        ? await checkoutRepo.find(q, merchantId, sessionId, true)
+        : await checkoutRepo.findBySession(q, sessionId, true);
+      if (!tx) throw new AppError("not_found", `No transaction with session_id ${sessionId}.`);
+      assertPayable(tx);
+      if (!tx.pg_codes.includes(pgCode)) {
+        throw new AppError(
+          "form_of_payment_not_available",
+          `pg_code "${pgCode}" is not offered by this transaction; use one of ${tx.pg_codes.join(", ")}.`,
+          {
+            errors: { pg_code: ["is not one of the transaction's pg_codes"] },
+          },
+        );
+      }
+      const setting = await merchantsRepo.findGatewayByCode(q, pgCode);
+      const adapter = setting ? gateways.adapterFor(setting.kind) : undefined;
+      if (!setting || !adapter || !adapter.formsOfPayment.includes(form)) {
+        throw new AppError(
+          "form_of_payment_not_available",
+          `${form} is not available with pg_code "${pgCode}". Pick a form of payment from the transaction's payment_methods.`,
+          {
+            errors: { form_of_payment: [`is not offered by ${pgCode}`] },
+          },
+        );
+      }
+      const attemptId = newId("pay");
+      if (
+        !(await checkoutRepo.insertAttempt(q, {
+          id: attemptId,
+          sessionId,
+          pgCode,
+          formOfPayment: form,
+          saveCard,
+        }))
+      ) {
+        throw new AppError(
+          "payment_in_progress",
+          "A payment for this session is already in progress. Create a new checkout session to pay again.",
+        );
+      }
+      const updated = await checkoutRepo.setState(q, sessionId, "attempted", {
+        pg_code: pgCode,
+        form_of_payment: form,
+      });
+      return { tx: updated, attemptId, setting, adapter };
+    });
+  }
+
+  function assertPayable(tx: TransactionRow): void {
+    if (OPEN_STATES.includes(tx.state)) return;
+    if (tx.state === "expired")
+      throw new AppError(
+        "session_expired",
+        "This checkout session has expired. Create a new one with POST /v1/checkout.",
+      );
+    if (tx.state === "attempted")
+      throw new AppError(
+        "payment_in_progress",
+        "A payment for this session is already in progress. Create a new checkout session to pay again.",
+      );
+    throw new AppError(
+      "invalid_state",
+      `This transaction is ${tx.state} and takes no further payment. Create a new checkout session to pay again.`,
+    );
+  }
+
+  function callbackFor(
+    tx: TransactionRow,
+    setting: { pg_code: string; kind: string },
+    form: FormOfPayment,
+    result: GatewayPaymentResult,
+  ): CallbackData {
+    const base = {
+      form_of_payment: form,
+      session_id: tx.session_id,
+      ...(tx.order_no ? { order_no: tx.order_no } : {}),
+      ...("challengeOccurred" in result && result.challengeOccurred ? { challenge_occurred: true } : {}),
+    };
+    const info = { pg_code: setting.pg_code, pg_name: setting.kind, pg_response: result.pgResponse };
+    if (result.status === "approved") {
+      return {
+        ...base,
+        status: "success",
+        message: t(tx.language, "msg_success"),
+        payment_gateway_info: info,
+        ...(tx.redirect_url ? { redirect_url: tx.redirect_url } : {}),
+      };
+    }
+    return {
+      ...base,
+      status: "canceled",
+      message: t(tx.language, result.status === "declined" ? "msg_declined" : "msg_canceled"),
+      payment_gateway_info: info,
+    };
+  }
+
+  /** Records a gateway result on the attempt and, when final, on the parent. Applying twice is harmless. */
+  async function applyResult(
+    sessionId: string,
+    attemptId: string,
+    result: GatewayPaymentResult,
+  ): Promise<PaymentOutcome> {
+    const outcome = await db.tx(async (q) => {
+      const tx = (await checkoutRepo.findBySession(q, sessionId, true))!;
+      const attempt = (await checkoutRepo.findAttempt(q, sessionId, true))!;
+      const setting = (await merchantsRepo.findGatewayByCode(q, attempt.pg_code))!;
+      const form = attempt.form_of_payment as FormOfPayment;
+      if (tx.state !== "attempted" || attempt.id !== attemptId) {
+        // Already settled (the browser's return and the gateway's notification race): report what is stored.
+        return { kind: "final" as const, tx, callback: storedCallback(tx, setting, form) };
+      }
+      switch (result.status) {
+        case "otp_required":
+        case "action_required":
+          await checkoutRepo.updateAttempt(q, attemptId, {
+            status: result.status,
+            pg_reference: result.pgReference,
+            pg_response: result.pgResponse,
+          });
+          return result.status === "otp_required"
+            ? { kind: "otp_required" as const, otpReference: attemptId, tx }
+            : { kind: "redirect" as const, redirectUrl: result.redirectUrl, tx };
+        default: {
+          const state =
+            result.status === "approved"
+              ? tx.operation === "authorize"
+                ? "authorized"
+                : "paid"
+              : result.status === "declined"
+                ? "failed"
+                : "canceled";
+          await checkoutRepo.updateAttempt(q, attemptId, {
+            status: result.status,
+            pg_reference: result.pgReference,
+            pg_response: result.pgResponse,
+          });
+          if (result.status === "approved" && result.savedCard && attempt.save_card && tx.customer_id) {
+            await checkoutRepo.insertSavedCard(q, {
+              token: newId("tok"),
+              merchantId: tx.merchant_id,
+              customerId: tx.customer_id,
+              pgCode: attempt.pg_code,
+              ...result.savedCard,
+            });
+          }
+          const updated = await checkoutRepo.setState(q, sessionId, state, {
+            pg_reference: result.pgReference,
+            pg_response: result.pgResponse,
+            challenge_occurred: "challengeOccurred" in result && result.challengeOccurred === true,
+            completed_at: now(),
+          });
+          await deps.payments.onPaymentFinal(q, updated);
+          return {
+            kind: "final" as const,
+            tx: updated,
+            callback: callbackFor(updated, setting, form, result),
+          };
+        }
+      }
+    });
+    return outcome;
+  }
+
+  function storedCallback(
+    tx: TransactionRow,
+    setting: { pg_code: string; kind: string },
+    form: FormOfPayment,
+  ): CallbackData {
+    const pgResponse = tx.pg_response ?? {};
+    const status =
+      tx.state === "paid" || tx.state === "authorized"
+        ? "approved"
+        : tx.state === "failed"
+          ? "declined"
+          : "canceled";
+    if (tx.state === "attempted") {
+      return {
+        status: "error",
+        message: "The payment is still in progress; wait for its result.",
+        form_of_payment: form,
+        session_id: tx.session_id,
+      };
+    }
+    return callbackFor(tx, setting, form, {
+      status,
+      pgReference: tx.pg_reference ?? "",
+      pgResponse,
+      challengeOccurred: tx.challenge_occurred,
+    } as GatewayPaymentResult);
+  }
+
+  /** Calls the gateway; a gateway that cannot be reached fails the attempt with a clear error. */
+  async function callGateway(
+    sessionId: string,
+    attemptId: string,
+    call: () => Promise<GatewayPaymentResult>,
+  ): Promise<PaymentOutcome> {
+    let result: GatewayPaymentResult;
+    try {
+      result = await call();
+    } catch (error) {
+      const pgResponse = {
+        error: "gateway_unavailable",
+        detail: error instanceof Error ? error.message : String(error),
+      };
+      await applyResult(sessionId, attemptId, { status: "declined", pgReference: "", pgResponse });
+      throw new AppError(
+        "gateway_unavailable",
+        "The payment gateway could not be reached and the payment was not taken. Create a new checkout session and try again.",
+      );
+    }
+    return applyResult(sessionId, attemptId, result);
+  }
+
+  async function pay(
+    tx: TransactionRow,
+    attemptId: string,
+    setting: GatewaySettingRow,
+    adapter: GatewayAdapter,
+    form: FormOfPayment,
+    instrument: PaymentInstrument,
+  ) {
+    return callGateway(tx.session_id, attemptId, () =>
+      adapter.pay({
+        pgCode: setting.pg_code,
+        kind: setting.kind as GatewayKind,
+        sessionId: tx.session_id,
+        attemptId,
+        amount: formatAmount(tx.amount_minor, tx.currency_code),
+        amountMinor: tx.amount_minor,
+        currency: tx.currency_code,
+        operation: tx.operation,
+        formOfPayment: form,
+        instrument,
+        language: tx.language,
+        returnUrl: returnUrl(tx.session_id),
+        notificationUrl: notificationUrl(setting.pg_code),
+      }),
+    );
+  }
+
+  return {
+    /** `POST /v1/checkout/{session_id}/payments` from the SDK. */
+    async startPayment(
+      merchantId: string,
+      sessionId: string,
+      input: StartPaymentInput,
+    ): Promise<PaymentOutcome> {
+      const form = input.form_of_payment;
+      if (form === "svc_pg") {
+        const tx = await deps.load(merchantId, sessionId);
+        assertPayable(tx);
+        return {
+          kind: "redirect",
+          redirectUrl: `${config.publicUrl}/pay/${sessionId}?pg_code=${encodeURIComponent(input.pg_code)}`,
+          tx,
+        };
+      }
+      let instrument: PaymentInstrument;
+      if (form === "wallet_b_pay") {
+        if (!input.mobile_number || !/^\+?[0-9]{6,15}$/.test(input.mobile_number)) {
+          throw new AppError(
+            "validation_failed",
+            "Give mobile_number: 6 to 15 digits, optionally starting with +.",
+            { errors: { mobile_number: ["must be 6 to 15 digits, optionally starting with +"] } },
+          );
+        }
+        instrument = { type: "wallet_b", mobileNumber: input.mobile_number };
+      } else if (form === "wallet_a_pay") {
+        if (!input.payment_token) {
+          throw new AppError(
+            "validation_failed",
+            "Give payment_token: the token the device wallet returned.",
+            { errors: { payment_token: ["is required for wallet_a_pay"] } },
+          );
+        }
+        instrument = { type: "wallet_a", paymentToken: input.payment_token };
+      } else if (form === "token_pay") {
+        const tx = await deps.load(merchantId, sessionId);
+        const card =
+          tx.customer_id && input.token
+            ? (await checkoutRepo.savedCards(db, merchantId, tx.customer_id, [input.pg_code])).find(
+                (c) => c.token === input.token,
+              )
+            : undefined;
+        if (!card) {
+          throw new AppError(
+            "invalid_token",
+            "Give token: one of the saved cards listed in the transaction's cards[] for this pg_code.",
+            { errors: { token: ["is not a saved card of this customer"] } },
+          );
+        }
+        instrument = { type: "token", gatewayToken: card.gateway_token };
+      } else {
+        instrument = { type: "redirect" };
+      }
+      const { tx, attemptId, setting, adapter } = await beginAttempt(
+        sessionId,
+        merchantId,
+        input.pg_code,
+        form,
+        false,
+      );
+      return pay(tx, attemptId, setting, adapter, form, instrument);
+    },
+
+    /** `POST /v1/checkout/{session_id}/payments/otp`: the one-time code of wallet B. */
+    async confirmOtp(
+      merchantId: string,
+      sessionId: string,
+      otpReference: string,
+      otp: string,
+    ): Promise<PaymentOutcome> {
+      const tx = await deps.load(merchantId, sessionId);
+      const attempt: AttemptRow | undefined = await checkoutRepo.findAttempt(db, sessionId);
+      if (!attempt || attempt.id !== otpReference) {
+        throw new AppError(
+          "validation_failed",
+          "otp_reference does not match this session's payment; use the one the payment call returned.",
+          { errors: { otp_reference: ["is unknown"] } },
+        );
+      }
+      if (attempt.status !== "otp_required" || tx.state !== "attempted") {
+        throw new AppError("invalid_state", "This payment is not waiting for a one-time code any more.");
+      }
+      const setting = (await merchantsRepo.findGatewayByCode(db, attempt.pg_code))!;
+      const adapter = gateways.adapterFor(setting.kind);
+      const outcome = await callGateway(sessionId, attempt.id, () =>
+        adapter.confirmOtp(attempt.pg_reference ?? "", otp),
+      );
+      if (outcome.kind === "otp_required") {
+        throw new AppError(
+          "invalid_otp",
+          "The one-time code is not correct. Check the code sent to the mobile number and enter it again.",
+          { errors: { otp: ["is not correct"] } },
+        );
+      }
+      return outcome;
+    },
+
+    /** The hosted card page's submit. */
+    async payByCard(sessionId: string, pgCode: string, card: CardInput): Promise<PaymentOutcome> {
+      const { tx, attemptId, setting, adapter } = await beginAttempt(
+        sessionId,
+        undefined,
+        pgCode,
+        "svc_pg",
+        card.save,
+      );
+      return pay(tx, attemptId, setting, adapter, "svc_pg", { type: "card", ...card });
+    },
+
+    /** The customer's browser is back from a gateway page: ask the gateway, never the browser, how it went. */
+    async handleReturn(sessionId: string): Promise<TransactionRow | undefined> {
+      const tx = await checkoutRepo.findBySession(db, sessionId);
+      if (!tx) return undefined;
+      const attempt = await checkoutRepo.findAttempt(db, sessionId);
+      if (tx.state !== "attempted" || !attempt?.pg_reference) return tx;
+      const setting = (await merchantsRepo.findGatewayByCode(db, attempt.pg_code))!;
+      const adapter = gateways.adapterFor(setting.kind);
+      const reference = attempt.pg_reference;
+      const outcome = await callGateway(sessionId, attempt.id, () => adapter.paymentStatus(reference));
+      return outcome.tx;
+    },
+
+    /** A gateway's payment_result notification (redirect flows whose customer never came back). */
+    async applyPaymentNotification(
+      pgCode: string,
+      pgReference: string,
+      result: GatewayPaymentResult,
+    ): Promise<void> {
+      const rows = await db.query<{ session_id: string; id: string }>(
+        "select session_id, id from payment_attempts where pg_code = $1 and pg_reference = $2",
+        [pgCode, pgReference],
+      );
+      const attempt = rows[0];
+      if (attempt) await applyResult(attempt.session_id, attempt.id, result);
+    },
+
+    supportsCard: (kind: string) => gateways.adapterFor(kind).formsOfPayment.includes("svc_pg"),
+    gatewaySettingsFor: (tx: TransactionRow) =>
+      merchantsRepo
+        .listGateways(db, tx.merchant_id)
+        .then((all) => all.filter((s) => tx.pg_codes.includes(s.pg_code))),
+    /** Hosted page view: loads by session id alone (the id is the capability) and expires if due. */
+    async loadForPage(sessionId: string): Promise<TransactionRow | undefined> {
+      await checkoutRepo.expireDue(db, now(), sessionId);
+      const tx = await checkoutRepo.findBySession(db, sessionId);
+      if (tx?.state === "created") return checkoutRepo.markPending(db, sessionId);
+      return tx;
+    },
+  };
+}

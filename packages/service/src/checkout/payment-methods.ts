@@ -1,0 +1,73 @@
+/**
+ * The `payment_methods` of a transaction: one entry per (pg_code, form of payment) the merchant's
+ * gateway settings offer for the transaction's currency. Sandbox gateways charge no fee; a real
+ * gateway adapter would price its fee here, in the transaction's language.
+ */
+import { type FormOfPayment, formatAmount, type Language } from "@svc/protocol";
+import type { GatewayAdapter } from "../gateways/adapter.js";
+import type { GatewaySettingRow } from "../merchants/merchants.repo.js";
+import { methodName, t } from "./i18n.js";
+
+export interface PaymentMethod {
+  pg_code: string;
+  name: string;
+  form_of_payment: FormOfPayment;
+  amount: string;
+  currency_code: string;
+  fee: string;
+  fee_description: string;
+  /** A stable icon name: card, wallet_a, wallet_b, saved_card, bank. */
+  icon: string;
+  /** How the SDK runs it: wallet (device wallet API), otp (mobile number then code), hosted_page, token, redirect. */
+  flow: "wallet" | "otp" | "hosted_page" | "token" | "redirect";
+}
+
+const FLOW: Record<FormOfPayment, PaymentMethod["flow"]> = {
+  wallet_a_pay: "wallet",
+  wallet_b_pay: "otp",
+  svc_pg: "hosted_page",
+  token_pay: "token",
+  redirect: "redirect",
+};
+const ICON: Record<FormOfPayment, string> = {
+  wallet_a_pay: "wallet_a",
+  wallet_b_pay: "wallet_b",
+  svc_pg: "card",
+  token_pay: "saved_card",
+  redirect: "bank",
+};
+
+export function paymentMethodsFor(
+  tx: {
+    pg_codes: string[];
+    amount_minor: number;
+    currency_code: string;
+    language: Language;
+    customer_id: string | null;
+  },
+  settings: GatewaySettingRow[],
+  adapterFor: (kind: string) => GatewayAdapter,
+): PaymentMethod[] {
+  const byCode = new Map(settings.map((s) => [s.pg_code, s]));
+  const methods: PaymentMethod[] = [];
+  for (const code of tx.pg_codes) {
+    const setting = byCode.get(code);
+    if (!setting || !setting.currencies.includes(tx.currency_code)) continue;
+    for (const form of adapterFor(setting.kind).formsOfPayment) {
+      // Saved cards belong to a customer: without customer_id there is nothing to pay with.
+      if (form === "token_pay" && !tx.customer_id) continue;
+      methods.push({
+        pg_code: code,
+        name: `${methodName(tx.language, form)} · ${setting.name}`,
+        form_of_payment: form,
+        amount: formatAmount(tx.amount_minor, tx.currency_code),
+        currency_code: tx.currency_code,
+        fee: formatAmount(0, tx.currency_code),
+        fee_description: t(tx.language, "fee_none"),
+        icon: ICON[form],
+        flow: FLOW[form],
+      });
+    }
+  }
+  return methods;
+}

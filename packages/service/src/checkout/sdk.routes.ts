@@ -1,0 +1,183 @@
+/**
+ * The endpoints the checkout SDK calls with the public key. They answer CORS from any origin:
+ * merchants embed the SDK on their own sites, and no cookie is involved (the key is a header).
+ */
+import { Type } from "@sinclair/typebox";
+import { FORMS_OF_PAYMENT } from "@svc/protocol";
+import type { FastifyInstance, FastifyReply } from "fastify";
+import { merchantOf } from "../http/auth.js";
+import { PUBLIC_SECURITY } from "../http/openapi.js";
+import type { CheckoutService } from "./checkout.service.js";
+import type { PaymentOutcome, StartPaymentInput } from "./payment-flow.js";
+import type { SdkErrorReport, SdkService } from "./sdk.service.js";
+
+const CORS_MAX_AGE_S = 600;
+const SessionParams = Type.Object({ session_id: Type.String({ minLength: 1, maxLength: 64 }) });
+const tags = ["Checkout SDK"];
+const security = PUBLIC_SECURITY;
+const config = { auth: "public" as const };
+
+function outcomeBody(outcome: PaymentOutcome) {
+  const form = outcome.tx.form_of_payment ?? undefined;
+  switch (outcome.kind) {
+    case "final":
+      return outcome.callback;
+    case "otp_required":
+      return {
+        status: "otp_required",
+        otp_reference: outcome.otpReference,
+        form_of_payment: form,
+        session_id: outcome.tx.session_id,
+      };
+    case "redirect":
+      return {
+        status: "redirect",
+        redirect_url: outcome.redirectUrl,
+        form_of_payment: form,
+        session_id: outcome.tx.session_id,
+      };
+  }
+}
+
+function cors(reply: FastifyReply): void {
+  reply.header("access-control-allow-origin", "*");
+  reply.header("access-control-allow-headers", "authorization, content-type, idempotency-key");
+  reply.header("access-control-allow-methods", "GET, POST, OPTIONS");
+  reply.header("access-control-max-age", String(CORS_MAX_AGE_S));
+}
+
+export function sdkRoutes(app: FastifyInstance, checkout: CheckoutService, sdk: SdkService): void {
+  app.register(async (scope) => {
+    scope.addHook("onSend", async (_request, reply, payload) => {
+      cors(reply);
+      return payload;
+    });
+    for (const path of [
+      "/v1/checkout/:session_id",
+      "/v1/checkout/:session_id/payments",
+      "/v1/checkout/:session_id/payments/otp",
+      "/v1/sdk/config",
+      "/v1/sdk/errors",
+    ]) {
+      scope.options(path, { schema: { hide: true } }, async (_request, reply) => reply.status(204).send());
+    }
+
+    scope.get(
+      "/v1/checkout/:session_id",
+      {
+        config,
+        schema: {
+          tags,
+          security,
+          summary: "Transaction details for the SDK (the preload shape)",
+          params: SessionParams,
+        },
+      },
+      async (request) =>
+        checkout.sdkDetails(merchantOf(request), (request.params as { session_id: string }).session_id),
+    );
+
+    scope.post(
+      "/v1/checkout/:session_id/payments",
+      {
+        config: { ...config, idempotent: true },
+        schema: {
+          tags,
+          security,
+          summary:
+            "Pay: wallet_a_pay (payment_token), wallet_b_pay (mobile_number → OTP), token_pay (token), svc_pg and redirect (→ redirect_url)",
+          params: SessionParams,
+          body: Type.Object(
+            {
+              form_of_payment: Type.Union(FORMS_OF_PAYMENT.map((f) => Type.Literal(f))),
+              pg_code: Type.String({ minLength: 1, maxLength: 64 }),
+              mobile_number: Type.Optional(Type.String({ minLength: 1, maxLength: 32 })),
+              payment_token: Type.Optional(Type.String({ minLength: 1, maxLength: 4096 })),
+              token: Type.Optional(Type.String({ minLength: 1, maxLength: 64 })),
+            },
+            { additionalProperties: false },
+          ),
+        },
+      },
+      async (request) =>
+        outcomeBody(
+          await checkout.startPayment(
+            merchantOf(request),
+            (request.params as { session_id: string }).session_id,
+            request.body as StartPaymentInput,
+          ),
+        ),
+    );
+
+    scope.post(
+      "/v1/checkout/:session_id/payments/otp",
+      {
+        config: { ...config, idempotent: true },
+        schema: {
+          tags,
+          security,
+          summary: "Confirm a wallet_b_pay payment with the one-time code",
+          params: SessionParams,
+          body: Type.Object(
+            {
+              otp_reference: Type.String({ minLength: 1, maxLength: 64 }),
+              otp: Type.String({ minLength: 4, maxLength: 8, pattern: "^[0-9]+$" }),
+            },
+            { additionalProperties: false },
+          ),
+        },
+      },
+      async (request) => {
+        const body = request.body as { otp_reference: string; otp: string };
+        return outcomeBody(
+          await checkout.confirmOtp(
+            merchantOf(request),
+            (request.params as { session_id: string }).session_id,
+            body.otp_reference,
+            body.otp,
+          ),
+        );
+      },
+    );
+
+    scope.get(
+      "/v1/sdk/config",
+      {
+        config,
+        schema: { tags, security, summary: "The SDK's studio configuration: error reporting on or off" },
+      },
+      async (request) => sdk.config(merchantOf(request)),
+    );
+
+    scope.post(
+      "/v1/sdk/errors",
+      {
+        config,
+        schema: {
+          tags,
+          security,
+          summary: "Store an SDK error report (ignored while error reporting is disabled)",
+          body: Type.Object(
+            {
+              message: Type.String({ minLength: 1, maxLength: 2000 }),
+              session_id: Type.Optional(Type.String({ maxLength: 64 })),
+              form_of_payment: Type.Optional(Type.String({ maxLength: 32 })),
+              details: Type.Optional(Type.Record(Type.String({ maxLength: 100 }), Type.Unknown())),
+            },
+            { additionalProperties: false },
+          ),
+        },
+      },
+      async (request, reply) => {
+        const stored = await sdk.report(
+          merchantOf(request),
+          request.body as SdkErrorReport,
+          request.headers["user-agent"],
+        );
+        return reply
+          .status(stored ? 201 : 202)
+          .send(stored ? { id: stored.id, stored: true } : { stored: false });
+      },
+    );
+  });
+}

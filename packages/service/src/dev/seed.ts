@@ -1,0 +1,130 @@
+/**
+ * The demo merchant of `svc dev`, seeded idempotently: a second start on the same data keeps the
+ * merchant, its keys and its data. Keys are stored hashed, so the credentials file is where the
+ * dev keys live; if it is lost, fresh keys (and a fresh dashboard password) are issued for the
+ * same merchant, whose data stays.
+ */
+import { randomBytes } from "node:crypto";
+import { readFile, writeFile } from "node:fs/promises";
+import path from "node:path";
+import { PERMISSIONS } from "@svc/protocol";
+import type { FastifyInstance } from "fastify";
+import { hashApiKey } from "../auth/keys.js";
+import { hashPassword } from "../auth/passwords.js";
+import type { ServiceConfig } from "../config.js";
+import { merchantsRepo } from "../merchants/merchants.repo.js";
+
+export interface DevCredentials {
+  service_url: string;
+  merchant_id: string;
+  private_key: string;
+  public_key: string;
+  webhook_secret: string;
+  admin_token: string;
+  dashboard: { username: string; password: string };
+  pg_codes: { sandbox: string; sandbox_authorize: string; sandbox_queued: string; ndebit: string };
+  /** Not in the public contract: the sandbox gateway's notification secret, kept across restarts. */
+  gateway_notification_secret: string;
+}
+
+const CREDENTIALS_FILE = "dev-credentials.json";
+const DEMO_USERNAME = "demo";
+const DEMO_CURRENCIES = ["KWD", "USD", "EUR", "SAR", "AED", "BHD", "OMR", "QAR", "GBP", "JPY"];
+const DEMO_GATEWAYS = [
+  { key: "sandbox", kind: "sandbox", operation: "purchase", name: "Sandbox" },
+  { key: "sandbox_authorize", kind: "sandbox", operation: "authorize", name: "Sandbox (authorise)" },
+  { key: "sandbox_queued", kind: "sandbox-queued", operation: "purchase", name: "Sandbox (queued)" },
+  { key: "ndebit", kind: "ndebit", operation: "purchase", name: "National debit" },
+] as const;
+
+export async function readCredentials(dataDir: string): Promise<DevCredentials | undefined> {
+  try {
+    return JSON.parse(await readFile(path.join(dataDir, CREDENTIALS_FILE), "utf8")) as DevCredentials;
+  } catch {
+    return undefined;
+  }
+}
+
+export async function writeCredentials(dataDir: string, credentials: DevCredentials): Promise<string> {
+  const file = path.join(dataDir, CREDENTIALS_FILE);
+  await writeFile(file, `${JSON.stringify(credentials, null, 2)}\n`, { mode: 0o600 });
+  return file;
+}
+
+export async function seedDemoMerchant(app: FastifyInstance, config: ServiceConfig, previous: DevCredentials | undefined): Promise<DevCredentials> {
+  const { merchants } = app.services;
+  const q = app.services.db;
+  const rootDomain = new URL(config.publicUrl).host;
+  let merchant = await merchantsRepo.findMerchantByDomain(q, rootDomain);
+  let privateKey = previous?.private_key;
+  let publicKey = previous?.public_key;
+  let password = previous?.dashboard.password;
+
+  if (!merchant) {
+    const created = await merchants.createMerchant({ root_domain: rootDomain, name: "Demo shop" });
+    merchant = (await merchantsRepo.findMerchant(q, created.id))!;
+    privateKey = created.private_key;
+    publicKey = created.public_key;
+    password = undefined;
+  }
+  const keyValid = async (key: string | undefined) =>
+    key !== undefined &&
+    (await q.query("select 1 from api_keys where key_hash = $1 and merchant_id = $2 and revoked_at is null", [hashApiKey(key), merchant!.id])).length > 0;
+  if (!(await keyValid(privateKey))) privateKey = (await merchants.createKey(merchant.id, "private", "svc dev")).key;
+  if (!(await keyValid(publicKey))) publicKey = (await merchants.createKey(merchant.id, "public", "svc dev")).key;
+
+  const user = (await q.query<{ id: number; merchant_id: string }>("select id, merchant_id from users where username = $1", [DEMO_USERNAME]))[0];
+  if (!user) {
+    password = randomBytes(9).toString("base64url");
+    await merchants.createUser(merchant.id, {
+      username: DEMO_USERNAME,
+      email: "demo@example.com",
+      password,
+      first_name: "Demo",
+      last_name: "User",
+      permissions: [...PERMISSIONS],
+    });
+  } else if (!password || user.merchant_id !== merchant.id) {
+    password = randomBytes(9).toString("base64url");
+    await q.query("update users set password_hash = $2 where id = $1", [user.id, await hashPassword(password)]);
+  }
+
+  const existing = await merchantsRepo.listGateways(q, merchant.id);
+  const pgCodes = {} as DevCredentials["pg_codes"];
+  for (const g of DEMO_GATEWAYS) {
+    const code = g.key;
+    const mine = existing.find((s) => s.pg_code === code || s.pg_code === `${code}-${merchant!.id.slice(4, 10)}`);
+    if (mine) {
+      pgCodes[g.key] = mine.pg_code;
+      continue;
+    }
+    const taken = await merchantsRepo.findGatewayByCode(q, code);
+    const pgCode = taken ? `${code}-${merchant.id.slice(4, 10)}` : code;
+    await merchants.createGateway(merchant.id, {
+      pg_code: pgCode,
+      kind: g.kind,
+      operation: g.operation,
+      currencies: DEMO_CURRENCIES,
+      name: g.name,
+      ...(g.kind === "sandbox" ? { wallet_a_merchant_identifier: `merchant.${rootDomain.replace(/[:]/g, ".")}` } : {}),
+    });
+    pgCodes[g.key] = pgCode;
+  }
+
+  const secret = (await q.query<{ secret: string }>(
+    "select secret from webhook_secrets where merchant_id = $1 order by created_at desc limit 1",
+    [merchant.id],
+  ))[0]!.secret;
+
+  return {
+    service_url: config.publicUrl,
+    merchant_id: rootDomain,
+    private_key: privateKey!,
+    public_key: publicKey!,
+    webhook_secret: secret,
+    admin_token: config.adminToken,
+    dashboard: { username: DEMO_USERNAME, password: password! },
+    pg_codes: pgCodes,
+    gateway_notification_secret: config.gatewayNotificationSecret,
+  };
+}

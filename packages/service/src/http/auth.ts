@@ -1,0 +1,158 @@
+/**
+ * Authentication for every route, declared per route in `config.auth`:
+ * - "private": `Api-Key sk_…` or `Basic` of a dashboard user (then `config.permission` applies);
+ * - "public":  the SDK endpoints; `Api-Key pk_…` (private credentials are accepted too);
+ * - "admin":   the operator API, `Authorization: Bearer <SVC_ADMIN_TOKEN>`;
+ * - "none":    health, docs, hosted pages (which authenticate by their unguessable session id).
+ */
+import { createHash, timingSafeEqual } from "node:crypto";
+import type { Permission } from "@svc/protocol";
+import type { FastifyInstance, FastifyRequest } from "fastify";
+import { hashApiKey, keyKindOf } from "../auth/keys.js";
+import { verifyPassword } from "../auth/passwords.js";
+import type { Db } from "../db/client.js";
+import { AppError } from "./problem.js";
+
+export type AuthMode = "private" | "public" | "admin" | "none";
+
+export interface AuthUser {
+  id: number;
+  username: string;
+  email: string;
+  first_name: string | null;
+  last_name: string | null;
+  phone: string | null;
+  permissions: Permission[];
+}
+
+export type Principal =
+  | { kind: "private"; merchantId: string }
+  | { kind: "public"; merchantId: string }
+  | { kind: "user"; merchantId: string; user: AuthUser }
+  | { kind: "admin" }
+  | { kind: "anonymous" };
+
+declare module "fastify" {
+  interface FastifyContextConfig {
+    auth?: AuthMode;
+    permission?: Permission;
+  }
+  interface FastifyRequest {
+    principal: Principal;
+  }
+}
+
+const BASIC_CACHE_MS = 60_000; // a verified Basic credential skips scrypt for this long
+const BASIC_CACHE_MAX = 1000;
+
+function safeEqual(a: string, b: string): boolean {
+  const x = createHash("sha256").update(a).digest();
+  const y = createHash("sha256").update(b).digest();
+  return timingSafeEqual(x, y);
+}
+
+export function registerAuth(app: FastifyInstance, db: Db, adminToken: string): void {
+  const basicCache = new Map<string, { user: AuthUser; merchantId: string; until: number }>();
+
+  async function fromApiKey(key: string) {
+    const kind = keyKindOf(key);
+    if (!kind) return undefined;
+    const rows = await db.query<{ merchant_id: string; kind: "private" | "public" }>(
+      "select merchant_id, kind from api_keys where key_hash = $1 and revoked_at is null",
+      [hashApiKey(key)],
+    );
+    const row = rows[0];
+    return row ? ({ kind: row.kind, merchantId: row.merchant_id } as const) : undefined;
+  }
+
+  async function fromBasic(encoded: string) {
+    const cacheKey = createHash("sha256").update(encoded).digest("base64");
+    const cached = basicCache.get(cacheKey);
+    if (cached && cached.until > Date.now()) return cached;
+    const decoded = Buffer.from(encoded, "base64").toString("utf8");
+    const colon = decoded.indexOf(":");
+    if (colon < 1) return undefined;
+    const username = decoded.slice(0, colon);
+    const password = decoded.slice(colon + 1);
+    const rows = await db.query<AuthUser & { merchant_id: string; password_hash: string }>(
+      `select id, merchant_id, username, email, first_name, last_name, phone, permissions, password_hash
+         from users where username = $1 and disabled_at is null`,
+      [username],
+    );
+    const row = rows[0];
+    if (!row || !(await verifyPassword(password, row.password_hash))) return undefined;
+    const { merchant_id, password_hash: _hash, ...user } = row;
+    const entry = { user, merchantId: merchant_id, until: Date.now() + BASIC_CACHE_MS };
+    if (basicCache.size >= BASIC_CACHE_MAX) basicCache.clear();
+    basicCache.set(cacheKey, entry);
+    return entry;
+  }
+
+  app.decorateRequest("principal", null as never);
+  app.addHook("onRequest", async (request: FastifyRequest) => {
+    const mode = request.routeOptions.config.auth ?? "none";
+    request.principal = { kind: "anonymous" };
+    if (mode === "none") return;
+    const header = request.headers.authorization ?? "";
+    const [scheme = "", credential = ""] = header.split(/\s+/, 2);
+    if (mode === "admin") {
+      if (!adminToken)
+        throw new AppError(
+          "unauthenticated",
+          "The operator API is disabled: set SVC_ADMIN_TOKEN to enable it.",
+        );
+      if (scheme.toLowerCase() !== "bearer" || !safeEqual(credential, adminToken)) {
+        throw new AppError("unauthenticated", "Send Authorization: Bearer <SVC_ADMIN_TOKEN>.");
+      }
+      request.principal = { kind: "admin" };
+      return;
+    }
+    if (!header) {
+      throw new AppError(
+        "unauthenticated",
+        mode === "public"
+          ? "Send Authorization: Api-Key <your public key pk_…>."
+          : "Send Authorization: Api-Key <your private key sk_…>, or Basic credentials of a dashboard user.",
+      );
+    }
+    if (scheme.toLowerCase() === "api-key") {
+      const found = await fromApiKey(credential);
+      if (!found)
+        throw new AppError(
+          "invalid_credentials",
+          "The API key is unknown or revoked. Copy it again from the dashboard.",
+        );
+      if (found.kind === "public" && mode === "private") {
+        throw new AppError(
+          "private_key_required",
+          "A public key (pk_…) only works on the checkout SDK endpoints. Call this endpoint from your server with your private key (sk_…).",
+        );
+      }
+      request.principal = found;
+    } else if (scheme.toLowerCase() === "basic") {
+      const found = await fromBasic(credential);
+      if (!found) throw new AppError("invalid_credentials", "The username or password is wrong.");
+      request.principal = { kind: "user", merchantId: found.merchantId, user: found.user };
+    } else {
+      throw new AppError("unauthenticated", 'Use the "Api-Key" or "Basic" authorization scheme.');
+    }
+    const permission = request.routeOptions.config.permission;
+    if (
+      permission &&
+      request.principal.kind === "user" &&
+      !request.principal.user.permissions.includes(permission)
+    ) {
+      throw new AppError(
+        "permission_denied",
+        `The user "${request.principal.user.username}" lacks the "${permission}" permission; ask an administrator to grant it.`,
+      );
+    }
+  });
+}
+
+/** The merchant of an authenticated request (throws for admin/anonymous, which never reach here). */
+export function merchantOf(request: FastifyRequest): string {
+  const p = request.principal;
+  if (p.kind === "private" || p.kind === "public" || p.kind === "user") return p.merchantId;
+  throw new AppError("unauthenticated", "This endpoint needs merchant credentials.");
+}

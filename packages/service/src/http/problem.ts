@@ -1,0 +1,178 @@
+/**
+ * Every error leaves the service as RFC 9457 problem+json with a stable `code` from the
+ * catalogue in @svc/protocol and a `detail` that says what to do.
+ */
+import { ERROR_CATALOGUE, type ErrorCode, PROBLEM_TYPE_BASE, type Problem } from "@svc/protocol";
+import type { FastifyError, FastifyReply, FastifyRequest } from "fastify";
+
+export class AppError extends Error {
+  readonly code: ErrorCode;
+  readonly status: number;
+  readonly errors: Record<string, string[]> | undefined;
+  readonly extra: Record<string, unknown>;
+
+  constructor(
+    code: ErrorCode,
+    detail: string,
+    options: { errors?: Record<string, string[]>; extra?: Record<string, unknown>; status?: number } = {},
+  ) {
+    super(detail);
+    this.name = "AppError";
+    this.code = code;
+    this.status = options.status ?? ERROR_CATALOGUE[code].status;
+    this.errors = options.errors;
+    this.extra = options.extra ?? {};
+  }
+
+  toProblem(): Problem {
+    return {
+      type: `${PROBLEM_TYPE_BASE}${this.code}`,
+      title: ERROR_CATALOGUE[this.code].title,
+      status: this.status,
+      detail: this.message,
+      code: this.code,
+      ...(this.errors ? { errors: this.errors } : {}),
+      ...this.extra,
+    };
+  }
+}
+
+/** A validation failure naming each offending field. */
+export function validationError(errors: Record<string, string[]>): AppError {
+  const fields = Object.keys(errors);
+  const first = fields[0] ?? "body";
+  const detail =
+    fields.length === 1
+      ? `Fix the field "${first}": ${errors[first]?.[0] ?? "it is invalid"}.`
+      : `Fix the fields ${fields.map((f) => `"${f}"`).join(", ")}; see "errors" for each.`;
+  return new AppError("validation_failed", detail, { errors });
+}
+
+export class FieldErrors {
+  readonly errors: Record<string, string[]> = {};
+  add(field: string, message: string): void {
+    const list = this.errors[field] ?? [];
+    list.push(message);
+    this.errors[field] = list;
+  }
+  get empty(): boolean {
+    return Object.keys(this.errors).length === 0;
+  }
+  throwIfAny(): void {
+    if (!this.empty) throw validationError(this.errors);
+  }
+}
+
+interface AjvIssue {
+  instancePath: string;
+  keyword: string;
+  params: Record<string, unknown>;
+  message?: string;
+}
+
+/** Turns Ajv's schema errors into field → message pairs a developer can act on. */
+export function ajvToFieldErrors(issues: AjvIssue[], context: string): Record<string, string[]> {
+  const out = new FieldErrors();
+  for (const issue of issues) {
+    let field = issue.instancePath.replace(/^\//, "").replace(/\//g, ".") || context;
+    let message: string;
+    switch (issue.keyword) {
+      case "required":
+        field = [field === context ? "" : field, String(issue.params.missingProperty)]
+          .filter(Boolean)
+          .join(".");
+        message = "is required";
+        break;
+      case "additionalProperties":
+        field = [field === context ? "" : field, String(issue.params.additionalProperty)]
+          .filter(Boolean)
+          .join(".");
+        message = "is not a known field; remove it or check its spelling";
+        break;
+      case "type":
+        message = `must be of type ${String(issue.params.type)}`;
+        break;
+      case "maxLength":
+        message = `must be at most ${String(issue.params.limit)} characters`;
+        break;
+      case "minLength":
+        message =
+          Number(issue.params.limit) === 1
+            ? "must not be empty"
+            : `must be at least ${String(issue.params.limit)} characters`;
+        break;
+      case "enum":
+        message = `must be one of ${(issue.params.allowedValues as unknown[]).map((v) => JSON.stringify(v)).join(", ")}`;
+        break;
+      case "const":
+        message = `must be ${JSON.stringify(issue.params.allowedValue)}`;
+        break;
+      case "pattern":
+      case "format":
+        message = issue.message ?? "has the wrong format";
+        break;
+      case "maxItems":
+        message = `must have at most ${String(issue.params.limit)} items`;
+        break;
+      case "minItems":
+        message = `must have at least ${String(issue.params.limit)} item${Number(issue.params.limit) === 1 ? "" : "s"}`;
+        break;
+      default:
+        message = issue.message ?? "is invalid";
+    }
+    out.add(field, message);
+  }
+  return out.errors;
+}
+
+export function sendProblem(reply: FastifyReply, error: AppError): FastifyReply {
+  return reply.status(error.status).type("application/problem+json").send(error.toProblem());
+}
+
+/** Fastify's error handler: known errors map to their codes, anything else is a bare 500. */
+export function errorHandler(
+  error: FastifyError,
+  request: FastifyRequest,
+  reply: FastifyReply,
+): FastifyReply {
+  if (error instanceof AppError) return sendProblem(reply, error);
+  if (error.validation) {
+    const context = error.validationContext ?? "body";
+    return sendProblem(reply, validationError(ajvToFieldErrors(error.validation as AjvIssue[], context)));
+  }
+  switch (error.code) {
+    case "FST_ERR_CTP_INVALID_MEDIA_TYPE":
+      return sendProblem(
+        reply,
+        new AppError("unsupported_media_type", "Send the body with Content-Type: application/json."),
+      );
+    case "FST_ERR_CTP_EMPTY_JSON_BODY":
+      return sendProblem(
+        reply,
+        new AppError("invalid_json", "The body is empty; send a JSON object.", { status: 400 }),
+      );
+    case "FST_ERR_CTP_BODY_TOO_LARGE":
+      return sendProblem(reply, new AppError("body_too_large", "Send a body smaller than 1 MB."));
+    case "FST_ERR_CTP_INVALID_CONTENT_LENGTH":
+      return sendProblem(
+        reply,
+        new AppError("invalid_json", "The Content-Length does not match the body.", { status: 400 }),
+      );
+  }
+  if (error instanceof SyntaxError || error.statusCode === 400) {
+    return sendProblem(
+      reply,
+      new AppError("invalid_json", `The body is not valid JSON: ${error.message}. Send a JSON object.`, {
+        status: 400,
+      }),
+    );
+  }
+  request.log.error({ err: error }, "unhandled error");
+  return sendProblem(
+    reply,
+    new AppError(
+      "internal_error",
+      `Something went wrong on our side. Quote request id ${request.id} to support; nothing was changed.`,
+    ),
+  );
+}

@@ -1,0 +1,131 @@
+import type { Queryable } from "../db/client.js";
+
+export interface MerchantRow {
+  id: string;
+  root_domain: string;
+  name: string;
+  error_reporting_enabled: boolean;
+  created_at: Date;
+}
+
+export interface GatewaySettingRow {
+  id: string;
+  merchant_id: string;
+  pg_code: string;
+  name: string;
+  kind: string;
+  operation: "purchase" | "authorize";
+  currencies: string[];
+  notification_secret: string;
+  wallet_a_merchant_identifier: string | null;
+}
+
+export const merchantsRepo = {
+  async insertMerchant(
+    q: Queryable,
+    m: { id: string; rootDomain: string; name: string },
+  ): Promise<MerchantRow> {
+    const rows = await q.query<MerchantRow>(
+      "insert into merchants (id, root_domain, name) values ($1, $2, $3) returning *",
+      [m.id, m.rootDomain, m.name],
+    );
+    return rows[0]!;
+  },
+  async findMerchant(q: Queryable, id: string): Promise<MerchantRow | undefined> {
+    return (await q.query<MerchantRow>("select * from merchants where id = $1", [id]))[0];
+  },
+  async findMerchantByDomain(q: Queryable, rootDomain: string): Promise<MerchantRow | undefined> {
+    return (await q.query<MerchantRow>("select * from merchants where root_domain = $1", [rootDomain]))[0];
+  },
+  async insertKey(
+    q: Queryable,
+    k: {
+      id: string;
+      merchantId: string;
+      kind: "private" | "public";
+      hash: string;
+      hint: string;
+      label: string;
+    },
+  ): Promise<void> {
+    await q.query(
+      "insert into api_keys (id, merchant_id, kind, key_hash, key_hint, label) values ($1, $2, $3, $4, $5, $6)",
+      [k.id, k.merchantId, k.kind, k.hash, k.hint, k.label],
+    );
+  },
+  async listKeys(q: Queryable, merchantId: string) {
+    return q.query<{
+      id: string;
+      kind: string;
+      key_hint: string;
+      label: string;
+      created_at: Date;
+      revoked_at: Date | null;
+    }>(
+      "select id, kind, key_hint, label, created_at, revoked_at from api_keys where merchant_id = $1 order by created_at",
+      [merchantId],
+    );
+  },
+  async revokeKey(q: Queryable, merchantId: string, keyId: string): Promise<boolean> {
+    const rows = await q.query(
+      "update api_keys set revoked_at = coalesce(revoked_at, now()) where merchant_id = $1 and id = $2 returning id",
+      [merchantId, keyId],
+    );
+    return rows.length > 0;
+  },
+  async insertUser(
+    q: Queryable,
+    u: {
+      merchantId: string;
+      username: string;
+      email: string;
+      firstName: string | null;
+      lastName: string | null;
+      phone: string | null;
+      passwordHash: string;
+      permissions: string[];
+    },
+  ) {
+    const rows = await q.query<{ id: number; username: string; email: string; permissions: string[] }>(
+      `insert into users (merchant_id, username, email, first_name, last_name, phone, password_hash, permissions)
+       values ($1, $2, $3, $4, $5, $6, $7, $8) on conflict (username) do nothing
+       returning id, username, email, first_name, last_name, phone, permissions`,
+      [u.merchantId, u.username, u.email, u.firstName, u.lastName, u.phone, u.passwordHash, u.permissions],
+    );
+    return rows[0];
+  },
+  async insertGateway(
+    q: Queryable,
+    g: Omit<GatewaySettingRow, "wallet_a_merchant_identifier"> & {
+      wallet_a_merchant_identifier?: string | null;
+    },
+  ) {
+    const rows = await q.query<GatewaySettingRow>(
+      `insert into gateway_settings (id, merchant_id, pg_code, name, kind, operation, currencies, notification_secret, wallet_a_merchant_identifier)
+       values ($1, $2, $3, $4, $5, $6, $7, $8, $9) on conflict (pg_code) do nothing returning *`,
+      [
+        g.id,
+        g.merchant_id,
+        g.pg_code,
+        g.name,
+        g.kind,
+        g.operation,
+        g.currencies,
+        g.notification_secret,
+        g.wallet_a_merchant_identifier ?? null,
+      ],
+    );
+    return rows[0];
+  },
+  async listGateways(q: Queryable, merchantId: string): Promise<GatewaySettingRow[]> {
+    return q.query<GatewaySettingRow>(
+      "select * from gateway_settings where merchant_id = $1 order by created_at, pg_code",
+      [merchantId],
+    );
+  },
+  async findGatewayByCode(q: Queryable, pgCode: string): Promise<GatewaySettingRow | undefined> {
+    return (
+      await q.query<GatewaySettingRow>("select * from gateway_settings where pg_code = $1", [pgCode])
+    )[0];
+  },
+};

@@ -1,0 +1,205 @@
+/**
+ * The operator's side of tenancy: merchants, their API keys, dashboard users and gateway
+ * settings. Keys are returned once, here, and stored only as hashes.
+ */
+import { randomBytes } from "node:crypto";
+import {
+  GATEWAY_KINDS,
+  type GatewayKind,
+  isCurrency,
+  newId,
+  PERMISSIONS,
+  type Permission,
+} from "@svc/protocol";
+import { generateApiKey, hashApiKey, type KeyKind, keyHint } from "../auth/keys.js";
+import { hashPassword, passwordProblem } from "../auth/passwords.js";
+import type { Db, Queryable } from "../db/client.js";
+import { AppError, FieldErrors } from "../http/problem.js";
+import { merchantsRepo } from "./merchants.repo.js";
+
+const ROOT_DOMAIN =
+  /^(?=.{1,253}$)(localhost|[a-z0-9]([a-z0-9-]{0,61}[a-z0-9])?(\.[a-z0-9]([a-z0-9-]{0,61}[a-z0-9])?)+|\d{1,3}(\.\d{1,3}){3})(:\d{1,5})?$/;
+const USERNAME = /^[A-Za-z0-9@.+\-_]{1,150}$/;
+const PG_CODE = /^[a-z0-9][a-z0-9_-]{0,63}$/;
+
+export function newWebhookSecret(): string {
+  return `whsec_${randomBytes(32).toString("base64")}`;
+}
+
+export function createMerchantsService(db: Db, options: { gatewayNotificationSecret: string }) {
+  async function issueKey(q: Queryable, merchantId: string, kind: KeyKind, label = "") {
+    const key = generateApiKey(kind);
+    const id = newId("key");
+    await merchantsRepo.insertKey(q, {
+      id,
+      merchantId,
+      kind,
+      hash: hashApiKey(key),
+      hint: keyHint(key),
+      label,
+    });
+    return { id, kind, key, hint: keyHint(key) };
+  }
+
+  return {
+    async createMerchant(input: { root_domain: string; name?: string | undefined }) {
+      const rootDomain = input.root_domain.toLowerCase();
+      const errors = new FieldErrors();
+      if (/^[a-z]+:\/\//.test(rootDomain))
+        errors.add("root_domain", "must be a domain without a scheme, e.g. shop.example.com");
+      else if (!ROOT_DOMAIN.test(rootDomain))
+        errors.add("root_domain", "must be a domain name such as shop.example.com");
+      errors.throwIfAny();
+      return db.tx(async (q) => {
+        if (await merchantsRepo.findMerchantByDomain(q, rootDomain)) {
+          throw new AppError("conflict", `A merchant with root domain ${rootDomain} exists already.`);
+        }
+        const merchant = await merchantsRepo.insertMerchant(q, {
+          id: newId("mer"),
+          rootDomain,
+          name: input.name ?? rootDomain,
+        });
+        const privateKey = await issueKey(q, merchant.id, "private", "default");
+        const publicKey = await issueKey(q, merchant.id, "public", "default");
+        const webhookSecret = newWebhookSecret();
+        await q.query("insert into webhook_secrets (id, merchant_id, secret) values ($1, $2, $3)", [
+          newId("key"),
+          merchant.id,
+          webhookSecret,
+        ]);
+        return {
+          id: merchant.id,
+          root_domain: merchant.root_domain,
+          name: merchant.name,
+          private_key: privateKey.key,
+          public_key: publicKey.key,
+          webhook_secret: webhookSecret,
+          created_at: merchant.created_at.toISOString(),
+        };
+      });
+    },
+
+    async getMerchant(merchantId: string) {
+      const merchant = await merchantsRepo.findMerchant(db, merchantId);
+      if (!merchant) throw new AppError("not_found", `No merchant ${merchantId}.`);
+      const gateways = await merchantsRepo.listGateways(db, merchantId);
+      const keys = await merchantsRepo.listKeys(db, merchantId);
+      return {
+        id: merchant.id,
+        root_domain: merchant.root_domain,
+        name: merchant.name,
+        keys: keys.map((k) => ({
+          ...k,
+          created_at: k.created_at.toISOString(),
+          revoked_at: k.revoked_at?.toISOString() ?? null,
+        })),
+        gateways: gateways.map(({ notification_secret: _s, merchant_id: _m, ...g }) => g),
+      };
+    },
+
+    async createKey(merchantId: string, kind: KeyKind, label = "") {
+      if (!(await merchantsRepo.findMerchant(db, merchantId)))
+        throw new AppError("not_found", `No merchant ${merchantId}.`);
+      return issueKey(db, merchantId, kind, label);
+    },
+
+    async revokeKey(merchantId: string, keyId: string) {
+      if (!(await merchantsRepo.revokeKey(db, merchantId, keyId)))
+        throw new AppError("not_found", `No key ${keyId}.`);
+    },
+
+    async createUser(
+      merchantId: string,
+      input: {
+        username: string;
+        email: string;
+        password: string;
+        first_name?: string;
+        last_name?: string;
+        phone?: string;
+        permissions: string[];
+      },
+    ) {
+      const errors = new FieldErrors();
+      if (!USERNAME.test(input.username))
+        errors.add("username", "may use only letters, digits and @ . + - _ (at most 150)");
+      if (!/^[^\s@]+@[^\s@]+$/.test(input.email) || input.email.length > 254)
+        errors.add("email", "must be an email address of at most 254 characters");
+      const pw = passwordProblem(input.password);
+      if (pw) errors.add("password", pw);
+      for (const p of input.permissions) {
+        if (!(PERMISSIONS as readonly string[]).includes(p))
+          errors.add("permissions", `"${p}" is not one of ${PERMISSIONS.join(", ")}`);
+      }
+      errors.throwIfAny();
+      if (!(await merchantsRepo.findMerchant(db, merchantId)))
+        throw new AppError("not_found", `No merchant ${merchantId}.`);
+      const user = await merchantsRepo.insertUser(db, {
+        merchantId,
+        username: input.username,
+        email: input.email,
+        firstName: input.first_name ?? null,
+        lastName: input.last_name ?? null,
+        phone: input.phone ?? null,
+        passwordHash: await hashPassword(input.password),
+        permissions: [...new Set(input.permissions)] as Permission[],
+      });
+      if (!user) throw new AppError("conflict", `The username ${input.username} is taken; choose another.`);
+      return user;
+    },
+
+    async createGateway(
+      merchantId: string,
+      input: {
+        pg_code: string;
+        kind: string;
+        operation?: "purchase" | "authorize";
+        currencies: string[];
+        name?: string;
+        notification_secret?: string;
+        wallet_a_merchant_identifier?: string;
+      },
+    ) {
+      const errors = new FieldErrors();
+      if (!PG_CODE.test(input.pg_code))
+        errors.add(
+          "pg_code",
+          "must be 1–64 lowercase letters, digits, - or _, starting with a letter or digit",
+        );
+      if (!(GATEWAY_KINDS as readonly string[]).includes(input.kind))
+        errors.add("kind", `must be one of ${GATEWAY_KINDS.join(", ")}`);
+      for (const c of input.currencies)
+        if (!isCurrency(c)) errors.add("currencies", `"${c}" is not an ISO 4217 currency code`);
+      errors.throwIfAny();
+      if (!(await merchantsRepo.findMerchant(db, merchantId)))
+        throw new AppError("not_found", `No merchant ${merchantId}.`);
+      const secret = input.notification_secret || options.gatewayNotificationSecret;
+      if (!secret)
+        throw new AppError(
+          "validation_failed",
+          "Give notification_secret: the gateway signs its notifications with it.",
+          { errors: { notification_secret: ["is required"] } },
+        );
+      const row = await merchantsRepo.insertGateway(db, {
+        id: newId("gws"),
+        merchant_id: merchantId,
+        pg_code: input.pg_code,
+        name: input.name ?? input.pg_code,
+        kind: input.kind as GatewayKind,
+        operation: input.operation ?? "purchase",
+        currencies: [...new Set(input.currencies)],
+        notification_secret: secret,
+        wallet_a_merchant_identifier: input.wallet_a_merchant_identifier ?? null,
+      });
+      if (!row)
+        throw new AppError(
+          "conflict",
+          `The pg_code ${input.pg_code} is taken; gateway codes are unique across the service.`,
+        );
+      const { notification_secret: _s, ...visible } = row;
+      return visible;
+    },
+  };
+}
+
+export type MerchantsService = ReturnType<typeof createMerchantsService>;

@@ -1,0 +1,89 @@
+/**
+ * The Payment Status API: a parent with its derived totals and its children (the same
+ * `transactions` array the payment webhook carries).
+ */
+import { formatAmount } from "@svc/protocol";
+import type { TransactionRow } from "../checkout/checkout.repo.js";
+import { checkoutRepo } from "../checkout/checkout.repo.js";
+import type { Db, Queryable } from "../db/client.js";
+import { AppError } from "../http/problem.js";
+import { paymentsRepo } from "./payments.repo.js";
+import { deriveTotals } from "./totals.js";
+
+export interface PaymentEvents {
+  /** Called inside the transaction that makes a payment final (paid, authorized, failed, canceled). */
+  onPaymentFinal?: (q: Queryable, tx: TransactionRow) => Promise<void>;
+}
+
+export function createPaymentsService(db: Db, deps: { now: () => Date; events?: PaymentEvents }) {
+  async function view(q: Queryable, tx: TransactionRow) {
+    const children = await paymentsRepo.children(q, tx.session_id);
+    const totals = deriveTotals(tx, children);
+    const money = (minor: number) => formatAmount(minor, tx.currency_code);
+    return {
+      session_id: tx.session_id,
+      order_no: tx.order_no,
+      state: tx.state,
+      amount: money(tx.amount_minor),
+      currency_code: tx.currency_code,
+      operation: tx.operation,
+      type: tx.type,
+      created_via: tx.created_via,
+      pg_code: tx.pg_code,
+      form_of_payment: tx.form_of_payment,
+      language: tx.language,
+      customer_id: tx.customer_id,
+      captured_amount: money(totals.captured),
+      refunded_amount: money(totals.refunded),
+      voided_amount: money(totals.voided),
+      capturable_amount: money(totals.capturable),
+      refundable_amount: money(totals.refundable),
+      remaining_amount: money(totals.remaining),
+      challenge_occurred: tx.challenge_occurred,
+      pg_response: tx.pg_response,
+      expires_at: tx.expires_at.toISOString(),
+      created_at: tx.created_at.toISOString(),
+      completed_at: tx.completed_at?.toISOString() ?? null,
+      transactions: children.map((c) => ({
+        session_id: c.session_id,
+        order_no: tx.order_no ?? c.reference_number,
+        amount: money(c.amount_minor),
+        currency_code: c.currency_code,
+        state: c.state,
+        operation: c.operation,
+        reference_number: c.reference_number,
+        source: c.source,
+        created_at: c.created_at.toISOString(),
+      })),
+    };
+  }
+
+  return {
+    view,
+    async status(merchantId: string, by: { sessionId?: string; orderNo?: string }) {
+      let tx: TransactionRow | undefined;
+      if (by.sessionId) {
+        await checkoutRepo.expireDue(db, deps.now(), by.sessionId);
+        tx = await checkoutRepo.find(db, merchantId, by.sessionId);
+      } else if (by.orderNo) {
+        tx = await checkoutRepo.findByOrderNo(db, merchantId, by.orderNo);
+        if (tx && (await checkoutRepo.expireDue(db, deps.now(), tx.session_id)))
+          tx = await checkoutRepo.find(db, merchantId, tx.session_id);
+      }
+      if (!tx) {
+        throw new AppError(
+          "not_found",
+          by.sessionId
+            ? `No transaction with session_id ${by.sessionId}.`
+            : `No transaction with order_no ${by.orderNo}.`,
+        );
+      }
+      return view(db, tx);
+    },
+    async onPaymentFinal(q: Queryable, tx: TransactionRow): Promise<void> {
+      await deps.events?.onPaymentFinal?.(q, tx);
+    },
+  };
+}
+
+export type PaymentsService = ReturnType<typeof createPaymentsService>;

@@ -1,0 +1,44 @@
+/**
+ * Starts the service: opens the store (PGlite under the data dir, or PostgreSQL), applies
+ * migrations, builds the app and listens. Signals are the caller's (the CLI's) business.
+ */
+import path from "node:path";
+import type { FastifyInstance } from "fastify";
+import { buildApp } from "./app.js";
+import type { ServiceConfig } from "./config.js";
+import { type Db, openDb } from "./db/client.js";
+import { migrate } from "./db/migrate.js";
+import { createGatewayRegistry } from "./gateways/registry.js";
+
+const EXPIRY_SWEEP_MS = 30_000; // how often open sessions past expiration_time become `expired`
+
+export interface RunningService {
+  app: FastifyInstance;
+  db: Db;
+  url: string;
+  close(): Promise<void>;
+}
+
+export async function startService(config: ServiceConfig, options: { db?: Db; now?: () => Date } = {}): Promise<RunningService> {
+  const db = options.db ?? (await openDb({ databaseUrl: config.databaseUrl, dataDir: path.join(config.dataDir, "pgdata") }));
+  await migrate(db);
+  const gateways = createGatewayRegistry({ sandboxBaseUrl: config.gatewayUrl });
+  const app = await buildApp(config, { db, gateways, ...(options.now ? { now: options.now } : {}) });
+  await app.listen({ port: config.port, host: config.host });
+  const sweep = setInterval(() => {
+    app.services.checkout.expireDueSessions().catch((err: unknown) => app.log.warn({ err }, "expiry sweep failed"));
+  }, EXPIRY_SWEEP_MS);
+  sweep.unref();
+  const address = app.server.address();
+  const port = typeof address === "object" && address ? address.port : config.port;
+  return {
+    app,
+    db,
+    url: `http://${config.host}:${port}`,
+    async close() {
+      clearInterval(sweep);
+      await app.close();
+      if (!options.db) await db.close();
+    },
+  };
+}

@@ -1,0 +1,14 @@
+import { defineConfig } from "vitest/config";
+
+// One runner for the whole repo. Test files run in forked processes (PGlite is WebAssembly and
+// wants its own process); two at a time on this 2-core machine.
+export default defineConfig({
+  test: {
+    include: ["packages/*/src/**/*.test.ts", "test/**/*.test.ts", "bench/**/*.test.ts"],
+    pool: "forks",
+    maxWorkers: 2,
+    testTimeout: 30_000,
+    hookTimeout: 60_000,
+    reporters: ["default"],
+  },
+});
