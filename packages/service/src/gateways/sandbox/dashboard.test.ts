@@ -1,6 +1,6 @@
 import { request } from "undici";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { type Fixture, TEST_SECRET, startFixture, waitFor } from "./testing.js";
+import { type Fixture, startFixture, TEST_SECRET, waitFor } from "./testing.js";
 
 let fx: Fixture;
 beforeAll(async () => {
@@ -21,10 +21,21 @@ describe("gateway dashboard API (source pg)", () => {
   it("refunds on the gateway's side and notifies a signed operation notification", async () => {
     const adapter = fx.adapter("sandbox");
     const payment = await adapter.pay(fx.request("sandbox"));
-    const answer = await dashboard({ pg_reference: payment.pgReference, operation: "refund", amount: "4.000" });
+    const answer = await dashboard({
+      pg_reference: payment.pgReference,
+      operation: "refund",
+      amount: "4.000",
+    });
     expect(answer.statusCode).toBe(200);
-    expect(answer.json).toMatchObject({ operation: "refund", amount: "4.000", currency: "KWD", status: "success" });
-    const note = await waitFor(() => fx.receiver.received.find((r) => r.json.notification_id === answer.json.notification_id));
+    expect(answer.json).toMatchObject({
+      operation: "refund",
+      amount: "4.000",
+      currency: "KWD",
+      status: "success",
+    });
+    const note = await waitFor(() =>
+      fx.receiver.received.find((r) => r.json.notification_id === answer.json.notification_id),
+    );
     expect(adapter.verifyNotification(note.rawBody, note.headers, TEST_SECRET)).toBe(true);
     expect(adapter.parseNotification(note.rawBody)).toEqual({
       type: "operation",
@@ -42,10 +53,18 @@ describe("gateway dashboard API (source pg)", () => {
     const payment = await fx.adapter("sandbox").pay(fx.request("sandbox"));
     const unknown = await dashboard({ pg_reference: "pg_missing", operation: "refund", amount: "1.000" });
     expect(unknown).toMatchObject({ statusCode: 404, json: { error: "payment_not_found" } });
-    const badAmount = await dashboard({ pg_reference: payment.pgReference, operation: "refund", amount: "1.5" });
+    const badAmount = await dashboard({
+      pg_reference: payment.pgReference,
+      operation: "refund",
+      amount: "1.5",
+    });
     expect(badAmount.statusCode).toBe(400);
     expect(String(badAmount.json.message)).toMatch(/KWD amounts take exactly 3 decimals/);
-    const tooMuch = await dashboard({ pg_reference: payment.pgReference, operation: "refund", amount: "10.001" });
+    const tooMuch = await dashboard({
+      pg_reference: payment.pgReference,
+      operation: "refund",
+      amount: "10.001",
+    });
     expect(tooMuch).toMatchObject({ statusCode: 422, json: { error: "operation_refused" } });
   });
 

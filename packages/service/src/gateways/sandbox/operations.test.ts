@@ -1,7 +1,7 @@
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { GatewayKind } from "@svc/protocol";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { GatewayOperationRequest } from "../adapter.js";
-import { type Fixture, TEST_SECRET, startFixture, waitFor } from "./testing.js";
+import { type Fixture, startFixture, TEST_SECRET, waitFor } from "./testing.js";
 
 let fx: Fixture;
 beforeAll(async () => {
@@ -10,10 +10,25 @@ beforeAll(async () => {
 afterAll(() => fx.close());
 
 let sequence = 0;
-function op(kind: GatewayKind, pgReference: string, operation: GatewayOperationRequest["operation"], amountMinor: number): GatewayOperationRequest {
+function op(
+  kind: GatewayKind,
+  pgReference: string,
+  operation: GatewayOperationRequest["operation"],
+  amountMinor: number,
+): GatewayOperationRequest {
   sequence += 1;
   const amount = (amountMinor / 1000).toFixed(3);
-  return { pgCode: `pg_${kind}`, kind, operation, pgReference, referenceNumber: `ref_${Date.now()}_${sequence}`, amount, amountMinor, currency: "KWD", notificationUrl: fx.receiver.url };
+  return {
+    pgCode: `pg_${kind}`,
+    kind,
+    operation,
+    pgReference,
+    referenceNumber: `ref_${Date.now()}_${sequence}`,
+    amount,
+    amountMinor,
+    currency: "KWD",
+    notificationUrl: fx.receiver.url,
+  };
 }
 
 async function paid(kind: GatewayKind, operation: "purchase" | "authorize" = "purchase"): Promise<string> {
@@ -45,12 +60,22 @@ describe("real-time operations (sandbox)", () => {
     const adapter = fx.adapter("ndebit");
     expect(adapter.operations).toEqual(["refund"]);
     expect(adapter.queued).toBe(false);
-    const started = await adapter.pay(fx.request("ndebit", { formOfPayment: "redirect", instrument: { type: "redirect" } }));
-    if (started.status !== "action_required") throw new Error(`expected action_required, got ${started.status}`);
-    await fetch(started.redirectUrl, { method: "POST", body: new URLSearchParams({ action: "approve" }), redirect: "manual" });
+    const started = await adapter.pay(
+      fx.request("ndebit", { formOfPayment: "redirect", instrument: { type: "redirect" } }),
+    );
+    if (started.status !== "action_required")
+      throw new Error(`expected action_required, got ${started.status}`);
+    await fetch(started.redirectUrl, {
+      method: "POST",
+      body: new URLSearchParams({ action: "approve" }),
+      redirect: "manual",
+    });
     const ref = started.pgReference;
     const capture = await adapter.operate(op("ndebit", ref, "capture", 1_000));
-    expect(capture).toMatchObject({ status: "declined", pgResponse: { reason: "gateway ndebit does not support capture" } });
+    expect(capture).toMatchObject({
+      status: "declined",
+      pgResponse: { reason: "gateway ndebit does not support capture" },
+    });
     expect((await adapter.operate(op("ndebit", ref, "refund", 1_000))).status).toBe("success");
   });
 
@@ -63,7 +88,9 @@ describe("real-time operations (sandbox)", () => {
     expect(first.status).toBe("success");
     expect(second).toEqual(first);
     // Had the refund run twice, the second would have exceeded the payment: it did not.
-    const list = (await (await fetch(`${fx.sandbox.url}/dashboard/payments`)).json()) as { payments: { pg_reference: string; refunded: string }[] };
+    const list = (await (await fetch(`${fx.sandbox.url}/dashboard/payments`)).json()) as {
+      payments: { pg_reference: string; refunded: string }[];
+    };
     expect(list.payments.find((p) => p.pg_reference === ref)?.refunded).toBe("10.000");
   });
 });
@@ -79,17 +106,29 @@ describe("queued operations (sandbox-queued)", () => {
     const adapter = fx.adapter("sandbox-queued");
     const request = op("sandbox-queued", await queuedPayment(), "refund", 2_500);
     expect((await adapter.operate(request)).status).toBe("queued");
-    const note = await waitFor(() => fx.receiver.received.find((r) => r.json.reference_number === request.referenceNumber));
+    const note = await waitFor(() =>
+      fx.receiver.received.find((r) => r.json.reference_number === request.referenceNumber),
+    );
     expect(adapter.verifyNotification(note.rawBody, note.headers, TEST_SECRET)).toBe(true);
-    expect(adapter.parseNotification(note.rawBody)).toMatchObject({ type: "operation_result", referenceNumber: request.referenceNumber, status: "success", pgResponse: { is_sandbox: true } });
+    expect(adapter.parseNotification(note.rawBody)).toMatchObject({
+      type: "operation_result",
+      referenceNumber: request.referenceNumber,
+      status: "success",
+      pgResponse: { is_sandbox: true },
+    });
   });
 
   it("notifies rejected for an amount ending in 13", async () => {
     const adapter = fx.adapter("sandbox-queued");
     const request = op("sandbox-queued", await queuedPayment(), "refund", 2_013);
     expect((await adapter.operate(request)).status).toBe("queued");
-    const note = await waitFor(() => fx.receiver.received.find((r) => r.json.reference_number === request.referenceNumber));
-    expect(adapter.parseNotification(note.rawBody)).toMatchObject({ type: "operation_result", status: "rejected" });
+    const note = await waitFor(() =>
+      fx.receiver.received.find((r) => r.json.reference_number === request.referenceNumber),
+    );
+    expect(adapter.parseNotification(note.rawBody)).toMatchObject({
+      type: "operation_result",
+      status: "rejected",
+    });
   });
 
   it("notifies once for a repeated referenceNumber", async () => {
@@ -97,8 +136,12 @@ describe("queued operations (sandbox-queued)", () => {
     const request = op("sandbox-queued", await queuedPayment(), "refund", 1_000);
     await adapter.operate(request);
     expect((await adapter.operate(request)).status).toBe("queued");
-    await waitFor(() => fx.receiver.received.find((r) => r.json.reference_number === request.referenceNumber));
+    await waitFor(() =>
+      fx.receiver.received.find((r) => r.json.reference_number === request.referenceNumber),
+    );
     await new Promise((resolve) => setTimeout(resolve, 150));
-    expect(fx.receiver.received.filter((r) => r.json.reference_number === request.referenceNumber)).toHaveLength(1);
+    expect(
+      fx.receiver.received.filter((r) => r.json.reference_number === request.referenceNumber),
+    ).toHaveLength(1);
   });
 });

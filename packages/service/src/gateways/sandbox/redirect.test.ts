@@ -10,7 +10,9 @@ beforeAll(async () => {
 afterAll(() => fx.close());
 
 async function startRedirect(kind: "sandbox-queued" | "ndebit", language: "en" | "ar" = "en") {
-  const result = await fx.adapter(kind).pay(fx.request(kind, { formOfPayment: "redirect", instrument: { type: "redirect" }, language }));
+  const result = await fx
+    .adapter(kind)
+    .pay(fx.request(kind, { formOfPayment: "redirect", instrument: { type: "redirect" }, language }));
   if (result.status !== "action_required") throw new Error(`expected action_required, got ${result.status}`);
   return result;
 }
@@ -53,7 +55,9 @@ describe("sandbox redirect page", () => {
 
   it("approve on sandbox-queued: 303 to returnUrl with pg_reference, payment_result notified, status approved", async () => {
     const started = await startRedirect("sandbox-queued");
-    expect((await fx.adapter("sandbox-queued").paymentStatus(started.pgReference)).status).toBe("action_required");
+    expect((await fx.adapter("sandbox-queued").paymentStatus(started.pgReference)).status).toBe(
+      "action_required",
+    );
     const back = await press(started.redirectUrl, "approve");
     expect(back.searchParams.get("pg_reference")).toBe(started.pgReference);
     expect(back.toString().startsWith(fx.receiver.returnUrl)).toBe(true);

@@ -87,7 +87,9 @@ export interface Fixture {
   close(): Promise<void>;
 }
 
-export async function startFixture(options: { queuedDelayMs?: number; retryDelaysMs?: number[] } = {}): Promise<Fixture> {
+export async function startFixture(
+  options: { queuedDelayMs?: number; retryDelaysMs?: number[] } = {},
+): Promise<Fixture> {
   const receiver = await startReceiver();
   const sandbox = await startSandboxGateway({
     port: 0,
@@ -100,7 +102,8 @@ export async function startFixture(options: { queuedDelayMs?: number; retryDelay
     sandbox,
     receiver,
     adapter(kind) {
-      const adapter = adapters.get(kind) ?? new SandboxGatewayAdapter({ kind, baseUrl: sandbox.url, timeoutMs: 2_000 });
+      const adapter =
+        adapters.get(kind) ?? new SandboxGatewayAdapter({ kind, baseUrl: sandbox.url, timeoutMs: 2_000 });
       adapters.set(kind, adapter);
       return adapter;
     },
@@ -114,7 +117,14 @@ export async function startFixture(options: { queuedDelayMs?: number; retryDelay
       currency: "KWD",
       operation: "purchase",
       formOfPayment: "svc_pg",
-      instrument: { type: "card", number: "4242424242424242", expiryMonth: 12, expiryYear: 2099, cvc: "123", save: false },
+      instrument: {
+        type: "card",
+        number: "4242424242424242",
+        expiryMonth: 12,
+        expiryYear: 2099,
+        cvc: "123",
+        save: false,
+      },
       language: "en",
       returnUrl: receiver.returnUrl,
       notificationUrl: receiver.url,

@@ -13,9 +13,19 @@ const walletB = (mobileNumber: string) =>
 describe("sandbox wallets", () => {
   it("wallet A approves any payment_token except the string 'decline'", async () => {
     const adapter = fx.adapter("sandbox");
-    const ok = await adapter.pay(fx.request("sandbox", { formOfPayment: "wallet_a_pay", instrument: { type: "wallet_a", paymentToken: "tok" } }));
+    const ok = await adapter.pay(
+      fx.request("sandbox", {
+        formOfPayment: "wallet_a_pay",
+        instrument: { type: "wallet_a", paymentToken: "tok" },
+      }),
+    );
     expect(ok).toMatchObject({ status: "approved", pgResponse: { wallet: "wallet_a", is_sandbox: true } });
-    const no = await adapter.pay(fx.request("sandbox", { formOfPayment: "wallet_a_pay", instrument: { type: "wallet_a", paymentToken: "decline" } }));
+    const no = await adapter.pay(
+      fx.request("sandbox", {
+        formOfPayment: "wallet_a_pay",
+        instrument: { type: "wallet_a", paymentToken: "decline" },
+      }),
+    );
     expect(no.status).toBe("declined");
   });
 
@@ -34,7 +44,10 @@ describe("sandbox wallets", () => {
     const adapter = fx.adapter("sandbox");
     const retried = await adapter.pay(fx.request("sandbox", walletB("96551112222")));
     const wrong = await adapter.confirmOtp(retried.pgReference, "000000");
-    expect(wrong).toMatchObject({ status: "declined", pgResponse: { result: "WRONG OTP", attempts_left: 2 } });
+    expect(wrong).toMatchObject({
+      status: "declined",
+      pgResponse: { result: "WRONG OTP", attempts_left: 2 },
+    });
     expect((await adapter.confirmOtp(retried.pgReference, "123456")).status).toBe("approved");
 
     const locked = await adapter.pay(fx.request("sandbox", walletB("96551113333")));
@@ -42,7 +55,10 @@ describe("sandbox wallets", () => {
       expect((await adapter.confirmOtp(locked.pgReference, "111111")).pgResponse.attempts_left).toBe(left);
     }
     const third = await adapter.confirmOtp(locked.pgReference, "111111");
-    expect(third).toMatchObject({ status: "declined", pgResponse: { reason: "too many wrong one-time codes" } });
+    expect(third).toMatchObject({
+      status: "declined",
+      pgResponse: { reason: "too many wrong one-time codes" },
+    });
     expect((await adapter.confirmOtp(locked.pgReference, "123456")).status).toBe("declined");
     expect((await adapter.paymentStatus(locked.pgReference)).status).toBe("declined");
   });
