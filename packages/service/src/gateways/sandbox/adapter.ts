@@ -1,0 +1,231 @@
+/**
+ * svc's adapter for the sandbox gateways: the same HTTP path a production gateway adapter takes
+ * (keep-alive pool, timeouts, signed notifications), pointed at startSandboxGateway's server.
+ */
+import type { GatewayKind } from "@svc/protocol";
+import { Pool } from "undici";
+import type {
+  GatewayAdapter,
+  GatewayNotification,
+  GatewayOperationRequest,
+  GatewayOperationResult,
+  GatewayPaymentRequest,
+  GatewayPaymentResult,
+  PaymentInstrument,
+} from "../adapter.js";
+import { GATEWAY_CAPABILITIES } from "../capabilities.js";
+import { GatewayError } from "../gateway-error.js";
+import { toOperationResult, toPaymentResult } from "./mapping.js";
+import { parseSandboxNotification } from "./notification.js";
+import { SIGNATURE_HEADER, verifySandboxSignature } from "./signature.js";
+
+/** A call that has not answered within this is treated as the gateway being unavailable. */
+export const GATEWAY_TIMEOUT_MS = 10_000;
+/** Idle keep-alive sockets are closed after this. */
+const KEEP_ALIVE_MS = 30_000;
+
+export interface SandboxGatewayAdapterOptions {
+  kind: GatewayKind;
+  /** The sandbox server's base URL, e.g. the `url` startSandboxGateway returned. */
+  baseUrl: string;
+  timeoutMs?: number;
+}
+
+interface Reply {
+  statusCode: number;
+  json: unknown;
+  text: string;
+}
+
+function instrumentToWire(instrument: PaymentInstrument): Record<string, unknown> {
+  switch (instrument.type) {
+    case "card":
+      return {
+        type: "card",
+        number: instrument.number,
+        expiry_month: instrument.expiryMonth,
+        expiry_year: instrument.expiryYear,
+        cvc: instrument.cvc,
+        holder: instrument.holder,
+        save: instrument.save,
+      };
+    case "token":
+      return { type: "token", gateway_token: instrument.gatewayToken };
+    case "wallet_a":
+      return { type: "wallet_a", payment_token: instrument.paymentToken };
+    case "wallet_b":
+      return { type: "wallet_b", mobile_number: instrument.mobileNumber };
+    case "redirect":
+      return { type: "redirect" };
+  }
+}
+
+/**
+ * @example
+ * const adapter = new SandboxGatewayAdapter({ kind: "sandbox", baseUrl: "http://127.0.0.1:4010" });
+ * const result = await adapter.pay(request);
+ * if (result.status === "action_required") sendCustomerTo(result.redirectUrl);
+ */
+export class SandboxGatewayAdapter implements GatewayAdapter {
+  readonly kind: GatewayKind;
+  readonly formsOfPayment;
+  readonly operations;
+  readonly queued: boolean;
+  private readonly pool: Pool;
+  private readonly basePath: string;
+  private readonly timeoutMs: number;
+
+  constructor(options: SandboxGatewayAdapterOptions) {
+    const capabilities = GATEWAY_CAPABILITIES[options.kind];
+    this.kind = options.kind;
+    this.formsOfPayment = capabilities.formsOfPayment;
+    this.operations = capabilities.operations;
+    this.queued = capabilities.queued;
+    this.timeoutMs = options.timeoutMs ?? GATEWAY_TIMEOUT_MS;
+    const base = new URL(options.baseUrl);
+    this.basePath = base.pathname.replace(/\/+$/, "");
+    this.pool = new Pool(base.origin, {
+      keepAliveTimeout: KEEP_ALIVE_MS,
+      connect: { timeout: this.timeoutMs },
+    });
+  }
+
+  async pay(request: GatewayPaymentRequest): Promise<GatewayPaymentResult> {
+    const reply = await this.call("POST", "/payments", {
+      kind: request.kind,
+      pg_code: request.pgCode,
+      session_id: request.sessionId,
+      attempt_id: request.attemptId,
+      amount: request.amount,
+      amount_minor: request.amountMinor,
+      currency: request.currency,
+      operation: request.operation,
+      form_of_payment: request.formOfPayment,
+      instrument: instrumentToWire(request.instrument),
+      language: request.language,
+      return_url: request.returnUrl,
+      notification_url: request.notificationUrl,
+    });
+    return this.paymentResult(reply, "");
+  }
+
+  async confirmOtp(pgReference: string, otp: string): Promise<GatewayPaymentResult> {
+    return this.paymentResult(
+      await this.call("POST", `/payments/${encodeURIComponent(pgReference)}/otp`, { otp }),
+      pgReference,
+    );
+  }
+
+  async paymentStatus(pgReference: string): Promise<GatewayPaymentResult> {
+    return this.paymentResult(
+      await this.call("GET", `/payments/${encodeURIComponent(pgReference)}`),
+      pgReference,
+    );
+  }
+
+  async operate(request: GatewayOperationRequest): Promise<GatewayOperationResult> {
+    const reply = await this.call("POST", "/operations", {
+      kind: request.kind,
+      pg_code: request.pgCode,
+      operation: request.operation,
+      pg_reference: request.pgReference,
+      reference_number: request.referenceNumber,
+      amount: request.amount,
+      amount_minor: request.amountMinor,
+      currency: request.currency,
+      notification_url: request.notificationUrl,
+    });
+    if (reply.json === undefined) return { status: "declined", pgResponse: { raw: reply.text } };
+    const result =
+      reply.statusCode === 402 || reply.statusCode < 300 ? toOperationResult(reply.json) : undefined;
+    if (result) return result;
+    throw this.rejected(reply);
+  }
+
+  verifyNotification(
+    rawBody: Buffer,
+    headers: Record<string, string | string[] | undefined>,
+    secret: string,
+  ): boolean {
+    // Header names are case-insensitive; node lowercases them but other frameworks may not.
+    const name = Object.keys(headers).find((key) => key.toLowerCase() === SIGNATURE_HEADER);
+    return verifySandboxSignature(rawBody, name ? headers[name] : undefined, secret);
+  }
+
+  parseNotification(rawBody: Buffer): GatewayNotification {
+    return parseSandboxNotification(rawBody);
+  }
+
+  /** Closes the keep-alive sockets; the adapter cannot be used afterwards. */
+  async close(): Promise<void> {
+    await this.pool.close();
+  }
+
+  private paymentResult(reply: Reply, knownReference: string): GatewayPaymentResult {
+    // A non-JSON answer is kept verbatim so the service can store and show it as pg_response.
+    if (reply.json === undefined)
+      return { status: "declined", pgReference: knownReference, pgResponse: { raw: reply.text } };
+    const result = reply.statusCode < 300 ? toPaymentResult(reply.json) : undefined;
+    if (result) return result;
+    throw this.rejected(reply);
+  }
+
+  private rejected(reply: Reply): GatewayError {
+    const body = reply.json as { message?: unknown };
+    const reason = typeof body?.message === "string" ? body.message : reply.text.slice(0, 200);
+    return new GatewayError(
+      "gateway_request_rejected",
+      `sandbox gateway refused the request (HTTP ${reply.statusCode}): ${reason}`,
+      {
+        statusCode: reply.statusCode,
+        pgResponse:
+          typeof reply.json === "object" && reply.json !== null
+            ? (reply.json as Record<string, unknown>)
+            : { raw: reply.text },
+      },
+    );
+  }
+
+  private async call(method: "GET" | "POST", path: string, body?: unknown): Promise<Reply> {
+    let statusCode: number;
+    let text: string;
+    try {
+      const response = await this.pool.request({
+        method,
+        path: this.basePath + path,
+        headers:
+          body === undefined
+            ? { accept: "application/json" }
+            : { accept: "application/json", "content-type": "application/json" },
+        body: body === undefined ? undefined : JSON.stringify(body),
+        headersTimeout: this.timeoutMs,
+        bodyTimeout: this.timeoutMs,
+      });
+      statusCode = response.statusCode;
+      text = await response.body.text();
+    } catch (error) {
+      const reason = error instanceof Error ? error.message : String(error);
+      throw new GatewayError(
+        "gateway_unavailable",
+        `sandbox gateway unreachable (${method} ${path}): ${reason}`,
+        { cause: error },
+      );
+    }
+    let json: unknown;
+    try {
+      json = JSON.parse(text);
+    } catch {
+      json = undefined;
+    }
+    if (statusCode >= 500) {
+      const pgResponse =
+        typeof json === "object" && json !== null ? (json as Record<string, unknown>) : { raw: text };
+      throw new GatewayError(
+        "gateway_unavailable",
+        `sandbox gateway failed (HTTP ${statusCode}) on ${method} ${path}`,
+        { statusCode, pgResponse },
+      );
+    }
+    return { statusCode, json, text };
+  }
+}

@@ -1,0 +1,66 @@
+/**
+ * A real stack for HTTP tests: the sandbox gateway and the service, each listening on loopback,
+ * on the store under test. Nothing of ours is mocked; `now` can be moved for expiry tests.
+ */
+import { loadConfig, type ServiceConfig } from "../../packages/service/src/config.js";
+import type { Db } from "../../packages/service/src/db/client.js";
+import { startSandboxGateway } from "../../packages/service/src/gateways/sandbox/server.js";
+import { type RunningService, startService } from "../../packages/service/src/server.js";
+import { freePort } from "./free-port.js";
+import { type StoreKind, testDb } from "./stores.js";
+
+export const ADMIN_TOKEN = "test-admin-token-0123456789";
+export const GATEWAY_SECRET = "test-gateway-secret-0123456789abcdef";
+
+export interface Stack {
+  kind: StoreKind;
+  db: Db;
+  config: ServiceConfig;
+  service: RunningService;
+  url: string;
+  gatewayUrl: string;
+  /** Shifts the service's clock (expiry tests). */
+  advance(ms: number): void;
+  close(): Promise<void>;
+}
+
+export async function startStack(kind: StoreKind, options: { queuedDelayMs?: number } = {}): Promise<Stack> {
+  const db = await testDb(kind);
+  const gateway = await startSandboxGateway({
+    port: 0,
+    notificationSecret: GATEWAY_SECRET,
+    queuedDelayMs: options.queuedDelayMs ?? 100,
+    notificationRetryDelaysMs: [50, 100, 200],
+  });
+  const port = await freePort();
+  const config = loadConfig(
+    {},
+    {
+      port,
+      host: "127.0.0.1",
+      publicUrl: `http://127.0.0.1:${port}`,
+      gatewayUrl: gateway.url,
+      gatewayNotificationSecret: GATEWAY_SECRET,
+      adminToken: ADMIN_TOKEN,
+      logLevel: "silent",
+      webhookAllowPrivate: true,
+    },
+  );
+  let offsetMs = 0;
+  const service = await startService(config, { db, now: () => new Date(Date.now() + offsetMs) });
+  return {
+    kind,
+    db,
+    config,
+    service,
+    url: service.url,
+    gatewayUrl: gateway.url,
+    advance(ms) {
+      offsetMs += ms;
+    },
+    async close() {
+      await service.close();
+      await gateway.close();
+    },
+  };
+}
