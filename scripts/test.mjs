@@ -16,7 +16,8 @@ function findPgBin() {
   const base = "/usr/lib/postgresql";
   if (!existsSync(base)) return undefined;
   const versions = readdirSync(base).sort((a, b) => Number(b) - Number(a));
-  for (const v of versions) if (existsSync(path.join(base, v, "bin", "initdb"))) return path.join(base, v, "bin");
+  for (const v of versions)
+    if (existsSync(path.join(base, v, "bin", "initdb"))) return path.join(base, v, "bin");
   return undefined;
 }
 
@@ -33,7 +34,8 @@ function freePort() {
 
 /** initdb refuses to run as root: run the server as the postgres user when we are root. */
 function asPgUser(cmd, args) {
-  if (process.getuid?.() === 0) return spawnSync("runuser", ["-u", "postgres", "--", cmd, ...args], { encoding: "utf8" });
+  if (process.getuid?.() === 0)
+    return spawnSync("runuser", ["-u", "postgres", "--", cmd, ...args], { encoding: "utf8" });
   return spawnSync(cmd, args, { encoding: "utf8" });
 }
 
@@ -42,10 +44,24 @@ async function startPostgres(bin) {
   chmodSync(dir, 0o777);
   const data = path.join(dir, "data");
   const port = await freePort();
-  let r = asPgUser(path.join(bin, "initdb"), ["-D", data, "-U", "svc", "--auth=trust", "-E", "UTF8", "--no-sync"]);
+  let r = asPgUser(path.join(bin, "initdb"), [
+    "-D",
+    data,
+    "-U",
+    "svc",
+    "--auth=trust",
+    "-E",
+    "UTF8",
+    "--no-sync",
+  ]);
   if (r.status !== 0) throw new Error(`initdb failed: ${r.stderr}`);
   r = asPgUser(path.join(bin, "pg_ctl"), [
-    "-D", data, "-l", path.join(dir, "log"), "-w", "-o",
+    "-D",
+    data,
+    "-l",
+    path.join(dir, "log"),
+    "-w",
+    "-o",
     `-p ${port} -k ${dir} -c listen_addresses=127.0.0.1 -c fsync=off -c synchronous_commit=off -c max_connections=300`,
     "start",
   ]);
@@ -68,13 +84,20 @@ if (bin && !env.SVC_TEST_DATABASE_URL) {
   console.log(`PostgreSQL for tests at ${pg.url}`);
 } else if (!env.SVC_TEST_DATABASE_URL) {
   if (env.CI) {
-    console.error("PostgreSQL binaries not found under /usr/lib/postgresql: install the postgresql package (.ci/run does).");
+    console.error(
+      "PostgreSQL binaries not found under /usr/lib/postgresql: install the postgresql package (.ci/run does).",
+    );
     process.exit(1);
   }
-  console.warn("PostgreSQL not found: running the PGlite half only. Install Debian's postgresql to test both stores.");
+  console.warn(
+    "PostgreSQL not found: running the PGlite half only. Install Debian's postgresql to test both stores.",
+  );
 }
 
-const vitest = spawn(process.execPath, ["node_modules/vitest/vitest.mjs", "run", ...process.argv.slice(2)], { env, stdio: "inherit" });
+const vitest = spawn(process.execPath, ["node_modules/vitest/vitest.mjs", "run", ...process.argv.slice(2)], {
+  env,
+  stdio: "inherit",
+});
 const stop = () => pg?.stop();
 process.on("SIGINT", () => vitest.kill("SIGINT"));
 vitest.on("exit", (code, signal) => {

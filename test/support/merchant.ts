@@ -14,7 +14,12 @@ export interface TestMerchant {
   admin: { username: string; password: string };
 }
 
-export async function api(stack: Stack, method: string, path: string, options: { auth?: string; body?: unknown; headers?: Record<string, string> } = {}) {
+export async function api(
+  stack: Stack,
+  method: string,
+  path: string,
+  options: { auth?: string; body?: unknown; headers?: Record<string, string> } = {},
+) {
   const response = await fetch(`${stack.url}${path}`, {
     method,
     headers: {
@@ -22,7 +27,12 @@ export async function api(stack: Stack, method: string, path: string, options: {
       ...(options.auth ? { authorization: options.auth } : {}),
       ...options.headers,
     },
-    body: options.body === undefined ? undefined : typeof options.body === "string" ? options.body : JSON.stringify(options.body),
+    body:
+      options.body === undefined
+        ? undefined
+        : typeof options.body === "string"
+          ? options.body
+          : JSON.stringify(options.body),
     redirect: "manual",
   });
   const text = await response.text();
@@ -37,38 +47,86 @@ export async function api(stack: Stack, method: string, path: string, options: {
 
 export const bearer = `Bearer ${ADMIN_TOKEN}`;
 export const apiKey = (key: string) => `Api-Key ${key}`;
-export const basic = (u: { username: string; password: string }) => `Basic ${Buffer.from(`${u.username}:${u.password}`).toString("base64")}`;
+export const basic = (u: { username: string; password: string }) =>
+  `Basic ${Buffer.from(`${u.username}:${u.password}`).toString("base64")}`;
 
 const CURRENCIES = ["KWD", "USD", "JPY", "EUR", "BHD"];
 
 export async function createMerchant(stack: Stack): Promise<TestMerchant> {
   const suffix = randomBytes(4).toString("hex");
   const rootDomain = `shop-${suffix}.example.com`;
-  const created = await api(stack, "POST", "/v1/admin/merchants", { auth: bearer, body: { root_domain: rootDomain } });
+  const created = await api(stack, "POST", "/v1/admin/merchants", {
+    auth: bearer,
+    body: { root_domain: rootDomain },
+  });
   if (created.status !== 201) throw new Error(`merchant: ${created.status} ${created.text}`);
   const id = created.json.id as string;
-  const pg = { sandbox: `sandbox-${suffix}`, authorize: `auth-${suffix}`, queued: `queued-${suffix}`, ndebit: `ndebit-${suffix}` };
+  const pg = {
+    sandbox: `sandbox-${suffix}`,
+    authorize: `auth-${suffix}`,
+    queued: `queued-${suffix}`,
+    ndebit: `ndebit-${suffix}`,
+  };
   const gateways = [
-    { pg_code: pg.sandbox, kind: "sandbox", operation: "purchase", wallet_a_merchant_identifier: `merchant.${suffix}` },
+    {
+      pg_code: pg.sandbox,
+      kind: "sandbox",
+      operation: "purchase",
+      wallet_a_merchant_identifier: `merchant.${suffix}`,
+    },
     { pg_code: pg.authorize, kind: "sandbox", operation: "authorize" },
     { pg_code: pg.queued, kind: "sandbox-queued", operation: "purchase" },
     { pg_code: pg.ndebit, kind: "ndebit", operation: "purchase" },
   ];
   for (const g of gateways) {
-    const r = await api(stack, "POST", `/v1/admin/merchants/${id}/gateways`, { auth: bearer, body: { ...g, currencies: CURRENCIES } });
+    const r = await api(stack, "POST", `/v1/admin/merchants/${id}/gateways`, {
+      auth: bearer,
+      body: { ...g, currencies: CURRENCIES },
+    });
     if (r.status !== 201) throw new Error(`gateway: ${r.status} ${r.text}`);
   }
   const admin = { username: `admin-${suffix}`, password: `pw-${suffix}-long-enough` };
   const user = await api(stack, "POST", `/v1/admin/merchants/${id}/users`, {
     auth: bearer,
-    body: { ...admin, email: `admin-${suffix}@example.com`, first_name: "Ada", last_name: "Admin", permissions: ["payment.create", "payment.refund", "payment.capture", "payment.void", "payment.view", "webhooks.manage"] },
+    body: {
+      ...admin,
+      email: `admin-${suffix}@example.com`,
+      first_name: "Ada",
+      last_name: "Admin",
+      permissions: [
+        "payment.create",
+        "payment.refund",
+        "payment.capture",
+        "payment.void",
+        "payment.view",
+        "webhooks.manage",
+      ],
+    },
   });
   if (user.status !== 201) throw new Error(`user: ${user.status} ${user.text}`);
-  return { id, rootDomain, privateKey: created.json.private_key, publicKey: created.json.public_key, webhookSecret: created.json.webhook_secret, pg, admin };
+  return {
+    id,
+    rootDomain,
+    privateKey: created.json.private_key,
+    publicKey: created.json.public_key,
+    webhookSecret: created.json.webhook_secret,
+    pg,
+    admin,
+  };
 }
 
 /** Creates a parent transaction with the private key; `overrides` replace fields of a valid body. */
-export async function createTransaction(stack: Stack, m: TestMerchant, overrides: Record<string, unknown> = {}) {
-  const body = { type: "e_commerce", pg_codes: [m.pg.sandbox], amount: "10.500", currency_code: "KWD", ...overrides };
+export async function createTransaction(
+  stack: Stack,
+  m: TestMerchant,
+  overrides: Record<string, unknown> = {},
+) {
+  const body = {
+    type: "e_commerce",
+    pg_codes: [m.pg.sandbox],
+    amount: "10.500",
+    currency_code: "KWD",
+    ...overrides,
+  };
   return api(stack, "POST", "/v1/checkout", { auth: apiKey(m.privateKey), body });
 }

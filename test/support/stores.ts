@@ -32,7 +32,8 @@ export function testDb(kind: StoreKind): Promise<Db> {
   let db = opened.get(kind);
   if (!db) {
     db = (async () => {
-      const handle = kind === "pglite" ? await openPglite() : await openPostgres(await createPostgresDatabase(), 20);
+      const handle =
+        kind === "pglite" ? await openPglite() : await openPostgres(await createPostgresDatabase(), 20);
       await migrate(handle);
       return handle;
     })();

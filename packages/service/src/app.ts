@@ -15,7 +15,7 @@ import { createSdkService } from "./checkout/sdk.service.js";
 import type { ServiceConfig } from "./config.js";
 import type { Db } from "./db/client.js";
 import { migrationsApplied } from "./db/migrate.js";
-import type { GatewayAdapter } from "./gateways/adapter.js";
+import type { GatewayRegistry } from "./gateways/registry.js";
 import { registerAuth } from "./http/auth.js";
 import { registerIdempotency } from "./http/idempotency.js";
 import { AppError, errorHandler, sendProblem } from "./http/problem.js";
@@ -27,7 +27,7 @@ import { createPaymentsService } from "./payments/payments.service.js";
 export interface AppDeps {
   db: Db;
   /** Finds the adapter of a gateway kind (sandbox, sandbox-queued, ndebit). */
-  gateways: { adapterFor(kind: string): GatewayAdapter };
+  gateways: GatewayRegistry;
   /** Injected clock, so expiry is testable without waiting. */
   now?: () => Date;
 }
@@ -50,6 +50,8 @@ export async function buildApp(config: ServiceConfig, deps: AppDeps): Promise<Fa
   const now = deps.now ?? (() => new Date());
 
   app.setErrorHandler(errorHandler);
+  // JSON (and forms, for hosted pages) only: anything else is 415 with a clear message.
+  app.removeContentTypeParser("text/plain");
   app.setNotFoundHandler((request, reply) =>
     sendProblem(
       reply,

@@ -19,14 +19,21 @@ export interface RunningService {
   close(): Promise<void>;
 }
 
-export async function startService(config: ServiceConfig, options: { db?: Db; now?: () => Date } = {}): Promise<RunningService> {
-  const db = options.db ?? (await openDb({ databaseUrl: config.databaseUrl, dataDir: path.join(config.dataDir, "pgdata") }));
+export async function startService(
+  config: ServiceConfig,
+  options: { db?: Db; now?: () => Date } = {},
+): Promise<RunningService> {
+  const db =
+    options.db ??
+    (await openDb({ databaseUrl: config.databaseUrl, dataDir: path.join(config.dataDir, "pgdata") }));
   await migrate(db);
   const gateways = createGatewayRegistry({ sandboxBaseUrl: config.gatewayUrl });
   const app = await buildApp(config, { db, gateways, ...(options.now ? { now: options.now } : {}) });
   await app.listen({ port: config.port, host: config.host });
   const sweep = setInterval(() => {
-    app.services.checkout.expireDueSessions().catch((err: unknown) => app.log.warn({ err }, "expiry sweep failed"));
+    app.services.checkout
+      .expireDueSessions()
+      .catch((err: unknown) => app.log.warn({ err }, "expiry sweep failed"));
   }, EXPIRY_SWEEP_MS);
   sweep.unref();
   const address = app.server.address();

@@ -6,15 +6,18 @@
 import { randomBytes } from "node:crypto";
 import { mkdir } from "node:fs/promises";
 import { loadConfig, redactConfig, startService } from "@svc/service";
-import { startSandboxGateway } from "@svc/service/sandbox";
 import { readCredentials, seedDemoMerchant, writeCredentials } from "@svc/service/dev-seed";
+import { startSandboxGateway } from "@svc/service/sandbox";
 
 export async function devCommand(env: Record<string, string | undefined>): Promise<void> {
   const base = loadConfig(env);
   await mkdir(base.dataDir, { recursive: true });
   const previous = await readCredentials(base.dataDir);
   const adminToken = base.adminToken || previous?.admin_token || `adm_${randomBytes(24).toString("hex")}`;
-  const gatewaySecret = base.gatewayNotificationSecret || previous?.gateway_notification_secret || randomBytes(32).toString("hex");
+  const gatewaySecret =
+    base.gatewayNotificationSecret ||
+    previous?.gateway_notification_secret ||
+    randomBytes(32).toString("hex");
   const config = loadConfig(env, {
     adminToken,
     gatewayNotificationSecret: gatewaySecret,
@@ -22,7 +25,11 @@ export async function devCommand(env: Record<string, string | undefined>): Promi
     webhookAllowPrivate: env.SVC_WEBHOOK_ALLOW_PRIVATE !== "false",
   });
 
-  const gateway = await startSandboxGateway({ host: "127.0.0.1", port: config.gatewayPort, notificationSecret: gatewaySecret });
+  const gateway = await startSandboxGateway({
+    host: "127.0.0.1",
+    port: config.gatewayPort,
+    notificationSecret: gatewaySecret,
+  });
   const service = await startService(config);
   const credentials = await seedDemoMerchant(service.app, config, previous);
   const file = await writeCredentials(config.dataDir, credentials);

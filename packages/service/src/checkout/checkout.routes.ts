@@ -4,6 +4,7 @@ import { CURRENCY_CODES, LANGUAGES, TRANSACTION_TYPES } from "@svc/protocol";
 import type { FastifyInstance } from "fastify";
 import { merchantOf } from "../http/auth.js";
 import { PRIVATE_SECURITY } from "../http/openapi.js";
+import { stringEnum } from "../http/schema.js";
 import type { CheckoutService, CreateCheckoutInput } from "./checkout.service.js";
 
 const optionalText = (maxLength: number, description: string) =>
@@ -11,10 +12,7 @@ const optionalText = (maxLength: number, description: string) =>
 
 export const CreateCheckoutBody = Type.Object(
   {
-    type: Type.Union(
-      TRANSACTION_TYPES.map((v) => Type.Literal(v)),
-      { description: "e_commerce or payment_request (the plugin)" },
-    ),
+    type: stringEnum(TRANSACTION_TYPES, { description: "e_commerce or payment_request (the plugin)" }),
     pg_codes: Type.Array(Type.String({ minLength: 1, maxLength: 64 }), {
       minItems: 1,
       maxItems: 20,
@@ -38,12 +36,7 @@ export const CreateCheckoutBody = Type.Object(
     customer_last_name: optionalText(100, "Customer last name"),
     redirect_url: optionalText(2048, "Where the customer returns after a redirect or hosted-page flow"),
     webhook_url: optionalText(2048, "URL for this transaction's payment webhook"),
-    language: Type.Optional(
-      Type.Union(
-        LANGUAGES.map((v) => Type.Literal(v)),
-        { description: "Language of backend texts; default en" },
-      ),
-    ),
+    language: Type.Optional(stringEnum(LANGUAGES, { description: "Language of backend texts; default en" })),
     expiration_time: Type.Optional(
       Type.Union([Type.String({ minLength: 1, maxLength: 32 }), Type.Integer({ minimum: 1 })], {
         description: 'ISO 8601 duration ("PT30M") or seconds; default 24 h',

@@ -13,7 +13,7 @@ import {
 } from "@svc/protocol";
 import type { ServiceConfig } from "../config.js";
 import type { Db, Queryable } from "../db/client.js";
-import type { GatewayAdapter } from "../gateways/adapter.js";
+import type { GatewayRegistry } from "../gateways/registry.js";
 import { AppError, FieldErrors } from "../http/problem.js";
 import { merchantsRepo } from "../merchants/merchants.repo.js";
 import type { PaymentsService } from "../payments/payments.service.js";
@@ -44,7 +44,7 @@ const MAX_EXPIRATION_SECONDS = 30 * 24 * 3600;
 
 export interface CheckoutDeps {
   config: ServiceConfig;
-  gateways: { adapterFor(kind: string): GatewayAdapter };
+  gateways: GatewayRegistry;
   now: () => Date;
   payments: PaymentsService;
 }

@@ -8,6 +8,7 @@ import { type CallbackData, type FormOfPayment, formatAmount, type GatewayKind, 
 import type { ServiceConfig } from "../config.js";
 import type { Db } from "../db/client.js";
 import type { GatewayAdapter, GatewayPaymentResult, PaymentInstrument } from "../gateways/adapter.js";
+import type { GatewayRegistry } from "../gateways/registry.js";
 import { AppError } from "../http/problem.js";
 import { type GatewaySettingRow, merchantsRepo } from "../merchants/merchants.repo.js";
 import type { PaymentsService } from "../payments/payments.service.js";
@@ -16,7 +17,7 @@ import { t } from "./i18n.js";
 
 export interface PaymentFlowDeps {
   config: ServiceConfig;
-  gateways: { adapterFor(kind: string): GatewayAdapter };
+  gateways: GatewayRegistry;
   now: () => Date;
   load: (merchantId: string, sessionId: string) => Promise<TransactionRow>;
   payments: PaymentsService;
@@ -445,7 +446,7 @@ export function createPaymentFlow(db: Db, deps: PaymentFlowDeps) {
       if (attempt) await applyResult(attempt.session_id, attempt.id, result);
     },
 
-    supportsCard: (kind: string) => gateways.adapterFor(kind).formsOfPayment.includes("svc_pg"),
+    supportsCard: (kind: GatewayKind) => gateways.adapterFor(kind).formsOfPayment.includes("svc_pg"),
     gatewaySettingsFor: (tx: TransactionRow) =>
       merchantsRepo
         .listGateways(db, tx.merchant_id)

@@ -3,7 +3,7 @@
  * gateway settings offer for the transaction's currency. Sandbox gateways charge no fee; a real
  * gateway adapter would price its fee here, in the transaction's language.
  */
-import { type FormOfPayment, formatAmount, type Language } from "@svc/protocol";
+import { type FormOfPayment, formatAmount, type GatewayKind, type Language } from "@svc/protocol";
 import type { GatewayAdapter } from "../gateways/adapter.js";
 import type { GatewaySettingRow } from "../merchants/merchants.repo.js";
 import { methodName, t } from "./i18n.js";
@@ -46,7 +46,7 @@ export function paymentMethodsFor(
     customer_id: string | null;
   },
   settings: GatewaySettingRow[],
-  adapterFor: (kind: string) => GatewayAdapter,
+  adapterFor: (kind: GatewayKind) => GatewayAdapter,
 ): PaymentMethod[] {
   const byCode = new Map(settings.map((s) => [s.pg_code, s]));
   const methods: PaymentMethod[] = [];

@@ -7,6 +7,7 @@ import { FORMS_OF_PAYMENT } from "@svc/protocol";
 import type { FastifyInstance, FastifyReply } from "fastify";
 import { merchantOf } from "../http/auth.js";
 import { PUBLIC_SECURITY } from "../http/openapi.js";
+import { stringEnum } from "../http/schema.js";
 import type { CheckoutService } from "./checkout.service.js";
 import type { PaymentOutcome, StartPaymentInput } from "./payment-flow.js";
 import type { SdkErrorReport, SdkService } from "./sdk.service.js";
@@ -89,7 +90,7 @@ export function sdkRoutes(app: FastifyInstance, checkout: CheckoutService, sdk: 
           params: SessionParams,
           body: Type.Object(
             {
-              form_of_payment: Type.Union(FORMS_OF_PAYMENT.map((f) => Type.Literal(f))),
+              form_of_payment: stringEnum(FORMS_OF_PAYMENT),
               pg_code: Type.String({ minLength: 1, maxLength: 64 }),
               mobile_number: Type.Optional(Type.String({ minLength: 1, maxLength: 32 })),
               payment_token: Type.Optional(Type.String({ minLength: 1, maxLength: 4096 })),

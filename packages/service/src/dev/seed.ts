@@ -51,7 +51,11 @@ export async function writeCredentials(dataDir: string, credentials: DevCredenti
   return file;
 }
 
-export async function seedDemoMerchant(app: FastifyInstance, config: ServiceConfig, previous: DevCredentials | undefined): Promise<DevCredentials> {
+export async function seedDemoMerchant(
+  app: FastifyInstance,
+  config: ServiceConfig,
+  previous: DevCredentials | undefined,
+): Promise<DevCredentials> {
   const { merchants } = app.services;
   const q = app.services.db;
   const rootDomain = new URL(config.publicUrl).host;
@@ -69,11 +73,23 @@ export async function seedDemoMerchant(app: FastifyInstance, config: ServiceConf
   }
   const keyValid = async (key: string | undefined) =>
     key !== undefined &&
-    (await q.query("select 1 from api_keys where key_hash = $1 and merchant_id = $2 and revoked_at is null", [hashApiKey(key), merchant!.id])).length > 0;
-  if (!(await keyValid(privateKey))) privateKey = (await merchants.createKey(merchant.id, "private", "svc dev")).key;
-  if (!(await keyValid(publicKey))) publicKey = (await merchants.createKey(merchant.id, "public", "svc dev")).key;
+    (
+      await q.query(
+        "select 1 from api_keys where key_hash = $1 and merchant_id = $2 and revoked_at is null",
+        [hashApiKey(key), merchant!.id],
+      )
+    ).length > 0;
+  if (!(await keyValid(privateKey)))
+    privateKey = (await merchants.createKey(merchant.id, "private", "svc dev")).key;
+  if (!(await keyValid(publicKey)))
+    publicKey = (await merchants.createKey(merchant.id, "public", "svc dev")).key;
 
-  const user = (await q.query<{ id: number; merchant_id: string }>("select id, merchant_id from users where username = $1", [DEMO_USERNAME]))[0];
+  const user = (
+    await q.query<{ id: number; merchant_id: string }>(
+      "select id, merchant_id from users where username = $1",
+      [DEMO_USERNAME],
+    )
+  )[0];
   if (!user) {
     password = randomBytes(9).toString("base64url");
     await merchants.createUser(merchant.id, {
@@ -86,14 +102,19 @@ export async function seedDemoMerchant(app: FastifyInstance, config: ServiceConf
     });
   } else if (!password || user.merchant_id !== merchant.id) {
     password = randomBytes(9).toString("base64url");
-    await q.query("update users set password_hash = $2 where id = $1", [user.id, await hashPassword(password)]);
+    await q.query("update users set password_hash = $2 where id = $1", [
+      user.id,
+      await hashPassword(password),
+    ]);
   }
 
   const existing = await merchantsRepo.listGateways(q, merchant.id);
   const pgCodes = {} as DevCredentials["pg_codes"];
   for (const g of DEMO_GATEWAYS) {
     const code = g.key;
-    const mine = existing.find((s) => s.pg_code === code || s.pg_code === `${code}-${merchant!.id.slice(4, 10)}`);
+    const mine = existing.find(
+      (s) => s.pg_code === code || s.pg_code === `${code}-${merchant!.id.slice(4, 10)}`,
+    );
     if (mine) {
       pgCodes[g.key] = mine.pg_code;
       continue;
@@ -106,15 +127,19 @@ export async function seedDemoMerchant(app: FastifyInstance, config: ServiceConf
       operation: g.operation,
       currencies: DEMO_CURRENCIES,
       name: g.name,
-      ...(g.kind === "sandbox" ? { wallet_a_merchant_identifier: `merchant.${rootDomain.replace(/[:]/g, ".")}` } : {}),
+      ...(g.kind === "sandbox"
+        ? { wallet_a_merchant_identifier: `merchant.${rootDomain.replace(/[:]/g, ".")}` }
+        : {}),
     });
     pgCodes[g.key] = pgCode;
   }
 
-  const secret = (await q.query<{ secret: string }>(
-    "select secret from webhook_secrets where merchant_id = $1 order by created_at desc limit 1",
-    [merchant.id],
-  ))[0]!.secret;
+  const secret = (
+    await q.query<{ secret: string }>(
+      "select secret from webhook_secrets where merchant_id = $1 order by created_at desc limit 1",
+      [merchant.id],
+    )
+  )[0]!.secret;
 
   return {
     service_url: config.publicUrl,

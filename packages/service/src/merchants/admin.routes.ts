@@ -1,8 +1,9 @@
 /** The operator API (`Authorization: Bearer <SVC_ADMIN_TOKEN>`): merchants, keys, users, gateway settings. */
 import { Type } from "@sinclair/typebox";
-import { GATEWAY_KINDS, PERMISSIONS } from "@svc/protocol";
+import { GATEWAY_KINDS, PAYMENT_OPERATIONS, PERMISSIONS } from "@svc/protocol";
 import type { FastifyInstance } from "fastify";
 import { ADMIN_SECURITY } from "../http/openapi.js";
+import { stringEnum } from "../http/schema.js";
 import type { MerchantsService } from "./merchants.service.js";
 
 const tags = ["Operator"];
@@ -60,7 +61,7 @@ export function adminRoutes(app: FastifyInstance, merchants: MerchantsService): 
         params: MerchantParams,
         body: Type.Object(
           {
-            kind: Type.Union([Type.Literal("private"), Type.Literal("public")]),
+            kind: stringEnum(["private", "public"] as const),
             label: Type.Optional(Type.String({ maxLength: 100 })),
           },
           { additionalProperties: false },
@@ -109,7 +110,7 @@ export function adminRoutes(app: FastifyInstance, merchants: MerchantsService): 
             first_name: Type.Optional(Type.String({ maxLength: 32 })),
             last_name: Type.Optional(Type.String({ maxLength: 32 })),
             phone: Type.Optional(Type.String({ maxLength: 128 })),
-            permissions: Type.Array(Type.Union(PERMISSIONS.map((p) => Type.Literal(p))), { maxItems: 20 }),
+            permissions: Type.Array(stringEnum(PERMISSIONS), { maxItems: 20 }),
           },
           { additionalProperties: false },
         ),
@@ -140,8 +141,8 @@ export function adminRoutes(app: FastifyInstance, merchants: MerchantsService): 
         body: Type.Object(
           {
             pg_code: Type.String({ minLength: 1, maxLength: 64 }),
-            kind: Type.Union(GATEWAY_KINDS.map((k) => Type.Literal(k))),
-            operation: Type.Optional(Type.Union([Type.Literal("purchase"), Type.Literal("authorize")])),
+            kind: stringEnum(GATEWAY_KINDS),
+            operation: Type.Optional(stringEnum(PAYMENT_OPERATIONS)),
             currencies: Type.Array(Type.String({ minLength: 3, maxLength: 3 }), {
               minItems: 1,
               maxItems: 200,

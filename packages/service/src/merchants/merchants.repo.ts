@@ -1,3 +1,4 @@
+import type { GatewayKind } from "@svc/protocol";
 import type { Queryable } from "../db/client.js";
 
 export interface MerchantRow {
@@ -13,7 +14,7 @@ export interface GatewaySettingRow {
   merchant_id: string;
   pg_code: string;
   name: string;
-  kind: string;
+  kind: GatewayKind;
   operation: "purchase" | "authorize";
   currencies: string[];
   notification_secret: string;

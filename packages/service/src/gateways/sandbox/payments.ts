@@ -224,7 +224,7 @@ export function confirmOtp(ctx: SandboxContext, pgReference: string, otp: string
     // Still otp_required on the gateway: the customer may try again.
     const left = payment.otpAttemptsLeft;
     return {
-      status: "declined",
+      status: "otp_required",
       pg_reference: pgReference,
       pg_response: {
         result: "WRONG OTP",

@@ -45,7 +45,7 @@ describe("sandbox wallets", () => {
     const retried = await adapter.pay(fx.request("sandbox", walletB("96551112222")));
     const wrong = await adapter.confirmOtp(retried.pgReference, "000000");
     expect(wrong).toMatchObject({
-      status: "declined",
+      status: "otp_required",
       pgResponse: { result: "WRONG OTP", attempts_left: 2 },
     });
     expect((await adapter.confirmOtp(retried.pgReference, "123456")).status).toBe("approved");
