@@ -1,0 +1,186 @@
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import {
+  api,
+  apiKey,
+  createMerchant,
+  createTransaction,
+  type TestMerchant,
+} from "../../../../test/support/merchant.js";
+import { type Stack, startStack } from "../../../../test/support/stack.js";
+import { STORES } from "../../../../test/support/stores.js";
+
+describe.each(STORES)("SDK payments on %s", (store) => {
+  let stack: Stack;
+  let m: TestMerchant;
+  beforeAll(async () => {
+    stack = await startStack(store);
+    m = await createMerchant(stack);
+  });
+  afterAll(() => stack.close());
+
+  const pay = (sessionId: string, body: Record<string, unknown>) =>
+    api(stack, "POST", `/v1/checkout/${sessionId}/payments`, { auth: apiKey(m.publicKey), body });
+  const otp = (sessionId: string, otpReference: string, code: string) =>
+    api(stack, "POST", `/v1/checkout/${sessionId}/payments/otp`, {
+      auth: apiKey(m.publicKey),
+      body: { otp_reference: otpReference, otp: code },
+    });
+  const status = async (sessionId: string) =>
+    (await api(stack, "GET", `/v1/payments/${sessionId}`, { auth: apiKey(m.privateKey) })).json;
+
+  it("wallet_b_pay: mobile number, then OTP 123456 → paid, with the callback data of the contract", async () => {
+    const tx = (await createTransaction(stack, m, { order_no: `wb-${Date.now()}` })).json;
+    const first = await pay(tx.session_id, {
+      form_of_payment: "wallet_b_pay",
+      pg_code: m.pg.sandbox,
+      mobile_number: "96551234567",
+    });
+    expect(first.status).toBe(200);
+    expect(first.json).toMatchObject({
+      status: "otp_required",
+      form_of_payment: "wallet_b_pay",
+      session_id: tx.session_id,
+    });
+    expect((await status(tx.session_id)).state).toBe("attempted");
+    const done = await otp(tx.session_id, first.json.otp_reference, "123456");
+    expect(done.status).toBe(200);
+    expect(done.json).toEqual({
+      status: "success",
+      message: "Payment successful",
+      form_of_payment: "wallet_b_pay",
+      session_id: tx.session_id,
+      order_no: tx.order_no,
+      payment_gateway_info: {
+        pg_code: m.pg.sandbox,
+        pg_name: "sandbox",
+        pg_response: expect.objectContaining({ is_sandbox: true }),
+      },
+    });
+    const paid = await status(tx.session_id);
+    expect(paid).toMatchObject({
+      state: "paid",
+      form_of_payment: "wallet_b_pay",
+      pg_code: m.pg.sandbox,
+      captured_amount: "10.500",
+      refundable_amount: "10.500",
+      transactions: [],
+    });
+  });
+
+  it("wallet_b_pay: a wrong code can be retried; the third wrong code fails the payment", async () => {
+    const tx = (await createTransaction(stack, m)).json;
+    const first = await pay(tx.session_id, {
+      form_of_payment: "wallet_b_pay",
+      pg_code: m.pg.sandbox,
+      mobile_number: "96551234567",
+    });
+    const wrong = await otp(tx.session_id, first.json.otp_reference, "000000");
+    expect(wrong.status).toBe(422);
+    expect(wrong.json.code).toBe("invalid_otp");
+    expect((await status(tx.session_id)).state).toBe("attempted");
+    await otp(tx.session_id, first.json.otp_reference, "000000");
+    const third = await otp(tx.session_id, first.json.otp_reference, "000000");
+    expect(third.json).toMatchObject({ status: "canceled", message: "The payment was declined" });
+    expect((await status(tx.session_id)).state).toBe("failed");
+  });
+
+  it("wallet_b_pay: a number ending in 0000 is declined after the code", async () => {
+    const tx = (await createTransaction(stack, m)).json;
+    const first = await pay(tx.session_id, {
+      form_of_payment: "wallet_b_pay",
+      pg_code: m.pg.sandbox,
+      mobile_number: "96551230000",
+    });
+    const done = await otp(tx.session_id, first.json.otp_reference, "123456");
+    expect(done.json).toMatchObject({ status: "canceled", payment_gateway_info: { pg_name: "sandbox" } });
+    expect((await status(tx.session_id)).state).toBe("failed");
+  });
+
+  it("wallet_a_pay: a payment token pays; 'decline' is declined", async () => {
+    const ok = (await createTransaction(stack, m)).json;
+    const r = await pay(ok.session_id, {
+      form_of_payment: "wallet_a_pay",
+      pg_code: m.pg.sandbox,
+      payment_token: "tok-from-device",
+    });
+    expect(r.json).toMatchObject({ status: "success", form_of_payment: "wallet_a_pay" });
+    expect((await status(ok.session_id)).state).toBe("paid");
+    const bad = (await createTransaction(stack, m)).json;
+    const d = await pay(bad.session_id, {
+      form_of_payment: "wallet_a_pay",
+      pg_code: m.pg.sandbox,
+      payment_token: "decline",
+    });
+    expect(d.json.status).toBe("canceled");
+    expect((await status(bad.session_id)).state).toBe("failed");
+  });
+
+  it("an authorize gateway setting makes the payment authorized", async () => {
+    const tx = (await createTransaction(stack, m, { pg_codes: [m.pg.authorize] })).json;
+    expect(tx.operation).toBe("authorize");
+    const r = await pay(tx.session_id, {
+      form_of_payment: "wallet_a_pay",
+      pg_code: m.pg.authorize,
+      payment_token: "t",
+    });
+    expect(r.json.status).toBe("success");
+    expect(await status(tx.session_id)).toMatchObject({
+      state: "authorized",
+      captured_amount: "0.000",
+      capturable_amount: "10.500",
+    });
+  });
+
+  it("redirect (ndebit): gateway page, decline → failed with the gateway's pg_response", async () => {
+    const tx = (await createTransaction(stack, m, { pg_codes: [m.pg.ndebit] })).json;
+    const r = await pay(tx.session_id, { form_of_payment: "redirect", pg_code: m.pg.ndebit });
+    expect(r.json).toMatchObject({ status: "redirect", form_of_payment: "redirect" });
+    expect(r.json.redirect_url.startsWith(stack.gatewayUrl)).toBe(true);
+    const page = await fetch(r.json.redirect_url);
+    const html = await page.text();
+    expect(html).toContain('<form method="post"');
+    expect(html).toContain('name="action" value="decline"');
+    const submitted = await fetch(r.json.redirect_url, {
+      method: "POST",
+      headers: { "content-type": "application/x-www-form-urlencoded" },
+      body: "action=decline",
+      redirect: "manual",
+    });
+    expect(submitted.status).toBe(303);
+    const back = submitted.headers.get("location")!;
+    expect(back.startsWith(`${stack.url}/pay/${tx.session_id}/return`)).toBe(true);
+    const returned = await fetch(back, { redirect: "manual" });
+    expect(returned.status).toBe(200);
+    expect(await returned.text()).toContain("Payment failed");
+    const s = await status(tx.session_id);
+    expect(s.state).toBe("failed");
+    expect(s.pg_response).toMatchObject({ result: "NOT CAPTURED" });
+  });
+
+  it("token_pay refuses a token that is not the customer's", async () => {
+    const tx = (await createTransaction(stack, m, { customer_id: "cust-x" })).json;
+    const r = await pay(tx.session_id, {
+      form_of_payment: "token_pay",
+      pg_code: m.pg.sandbox,
+      token: "tok_nope",
+    });
+    expect(r.status).toBe(422);
+    expect(r.json.code).toBe("invalid_token");
+    expect((await status(tx.session_id)).state).toBe("created");
+  });
+
+  it("refuses a form of payment the gateway lacks and a second payment on a paid session", async () => {
+    const tx = (await createTransaction(stack, m)).json;
+    const wrong = await pay(tx.session_id, { form_of_payment: "redirect", pg_code: m.pg.sandbox });
+    expect(wrong.status).toBe(422);
+    expect(wrong.json.code).toBe("form_of_payment_not_available");
+    await pay(tx.session_id, { form_of_payment: "wallet_a_pay", pg_code: m.pg.sandbox, payment_token: "t" });
+    const again = await pay(tx.session_id, {
+      form_of_payment: "wallet_a_pay",
+      pg_code: m.pg.sandbox,
+      payment_token: "t",
+    });
+    expect(again.status).toBe(409);
+    expect(again.json.code).toBe("invalid_state");
+  });
+});
