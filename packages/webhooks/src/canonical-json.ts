@@ -62,10 +62,13 @@ function serialise(value: unknown): string | undefined {
   return out + "}";
 }
 
+// Characters that need escaping or a surrogate check; most strings have none and skip both.
+const SPECIAL = /["\\\u0000-\u001f\ud800-\udfff]/;
 // Lone surrogates: a high not followed by a low, or a low not preceded by a high.
 const LONE_SURROGATE = /[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/;
 
 function serialiseString(text: string): string {
+  if (!SPECIAL.test(text)) return `"${text}"`;
   if (LONE_SURROGATE.test(text)) {
     throw new TypeError("canonicalJson: string contains a lone surrogate, which RFC 8785 forbids");
   }

@@ -22,11 +22,21 @@ describe("parseOperationWebhook", () => {
   });
 
   it("normalises txn.state spellings", () => {
-    const queued = { ...signed(), result: "queued", success: false, txn: { ...signed().txn, state: "refund-queued" } };
+    const queued = {
+      ...signed(),
+      result: "queued",
+      success: false,
+      txn: { ...signed().txn, state: "refund-queued" },
+    };
     expect(parseOperationWebhook(queued).txn.state).toBe("refund_queued");
     const captured = { ...signed(), operation: "capture", txn: { ...signed().txn, state: "captured" } };
     expect(parseOperationWebhook(captured).txn.state).toBe("paid");
-    const rejected = { ...signed(), result: "rejected", success: false, txn: { ...signed().txn, state: "refund-rejected" } };
+    const rejected = {
+      ...signed(),
+      result: "rejected",
+      success: false,
+      txn: { ...signed().txn, state: "refund-rejected" },
+    };
     expect(parseOperationWebhook(rejected).txn.state).toBe("refund_rejected");
   });
 
@@ -58,21 +68,31 @@ describe("parseOperationWebhook", () => {
       "txn.session_id: expected a string",
       'txn.state: unknown state "lost"',
     ]) {
-      expect(issues.some((i) => i.startsWith(fragment)), fragment).toBe(true);
+      expect(
+        issues.some((i) => i.startsWith(fragment)),
+        fragment,
+      ).toBe(true);
     }
   });
 
   it("requires every required field", () => {
     const issues = issuesOf(() => parseOperationWebhook({}));
     expect(issues).toEqual(
-      expect.arrayContaining(["amount: required", "reference_number: required", "session_id: required", "signature: required"]),
+      expect.arrayContaining([
+        "amount: required",
+        "reference_number: required",
+        "session_id: required",
+        "signature: required",
+      ]),
     );
     expect(issuesOf(() => parseOperationWebhook([]))).toEqual(["payload: expected a JSON object"]);
   });
 
   it("checks that txn.state matches the operation and result", () => {
     const mismatched = { ...signed(), operation: "void" };
-    expect(issuesOf(() => parseOperationWebhook(mismatched))).toEqual(["txn.state: refunded does not match a void with result success"]);
+    expect(issuesOf(() => parseOperationWebhook(mismatched))).toEqual([
+      "txn.state: refunded does not match a void with result success",
+    ]);
   });
 
   it("enforces the initiator limits and username characters", () => {
@@ -98,11 +118,16 @@ describe("parseOperationWebhook", () => {
       "initiator.phone: at most 128 characters, got 129",
     ]);
     const long = { ...signed(), initiator: { id: 1, username: "u".repeat(151), email: "a@b" } };
-    expect(issuesOf(() => parseOperationWebhook(long))).toEqual(["initiator.username: at most 150 characters, got 151"]);
+    expect(issuesOf(() => parseOperationWebhook(long))).toEqual([
+      "initiator.username: at most 150 characters, got 151",
+    ]);
   });
 
   it("counts characters, not UTF-16 units, for limits", () => {
-    const emoji = { ...signed(), initiator: { id: 1, first_name: "😀".repeat(32), username: "u", email: "a@b" } };
+    const emoji = {
+      ...signed(),
+      initiator: { id: 1, first_name: "😀".repeat(32), username: "u", email: "a@b" },
+    };
     expect(parseOperationWebhook(emoji).initiator?.first_name).toHaveLength(64);
   });
 
@@ -145,7 +170,10 @@ describe("parsePaymentWebhook", () => {
       'transactions[0].state: unknown state "x"',
       "transactions[1]: expected an object",
     ]) {
-      expect(issues.some((i) => i.startsWith(fragment)), fragment).toBe(true);
+      expect(
+        issues.some((i) => i.startsWith(fragment)),
+        fragment,
+      ).toBe(true);
     }
     const { pg_code: _gone, ...noPg } = payment();
     expect(issuesOf(() => parsePaymentWebhook(noPg))).toEqual(["pg_code: required"]);

@@ -34,7 +34,11 @@ describe("receiver rules", () => {
   });
 
   it("computes the signed amount delta in minor units", () => {
-    expect(amountDelta(op({ operation: "capture" }))).toEqual({ minor: 10500n, exponent: 3, currency_code: "KWD" });
+    expect(amountDelta(op({ operation: "capture" }))).toEqual({
+      minor: 10500n,
+      exponent: 3,
+      currency_code: "KWD",
+    });
     expect(amountDelta(op({ operation: "refund" })).minor).toBe(-10500n);
     expect(amountDelta(op({ operation: "void" })).minor).toBe(-10500n);
     expect(amountDelta(op({ result: "queued", success: false })).minor).toBe(0n);
@@ -47,7 +51,8 @@ describe("receiver rules", () => {
     expect(toMinorUnits("500")).toEqual({ minor: 500n, exponent: 0 });
     expect(toMinorUnits("0.07")).toEqual({ minor: 7n, exponent: 2 });
     expect(toMinorUnits("92233720368547758.07").minor).toBe(9223372036854775807n);
-    for (const bad of ["", "1.", ".5", "-1", "1e3", "01", " 1"]) expect(() => toMinorUnits(bad)).toThrow(RangeError);
+    for (const bad of ["", "1.", ".5", "-1", "1e3", "01", " 1"])
+      expect(() => toMinorUnits(bad)).toThrow(RangeError);
   });
 
   it("normalises every state spelling", () => {

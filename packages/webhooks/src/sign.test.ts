@@ -2,7 +2,13 @@ import { Webhook } from "standardwebhooks";
 import { afterAll, describe, expect, it } from "vitest";
 import { OTHER_SECRET, operationPayload, SECRET } from "../test/fixtures.js";
 import { forceWebCrypto } from "./hmac.js";
-import { generateSecret, generateTestHeaders, signPayload, signWebhook, verifyWebhookHeaders } from "./index.js";
+import {
+  generateSecret,
+  generateTestHeaders,
+  signPayload,
+  signWebhook,
+  verifyWebhookHeaders,
+} from "./index.js";
 
 describe("signWebhook", () => {
   it("matches a known Standard Webhooks vector", async () => {
@@ -42,7 +48,9 @@ describe("signWebhook", () => {
 
   it("rejects unusable secrets with invalid_secret", async () => {
     const base = { id: "msg_1", timestamp: 1, body: "{}" };
-    await expect(signWebhook({ ...base, secrets: "whsec_not base64!" })).rejects.toMatchObject({ code: "invalid_secret" });
+    await expect(signWebhook({ ...base, secrets: "whsec_not base64!" })).rejects.toMatchObject({
+      code: "invalid_secret",
+    });
     await expect(signWebhook({ ...base, secrets: [] })).rejects.toMatchObject({ code: "invalid_secret" });
     await expect(signWebhook({ ...base, secrets: "" })).rejects.toMatchObject({ code: "invalid_secret" });
   });

@@ -27,14 +27,18 @@ export function bodyBytes(body: RawBody): string | Uint8Array {
   return body instanceof ArrayBuffer ? new Uint8Array(body) : body;
 }
 
-/** Base64 HMAC of `{id}.{timestamp}.{body}` with one secret: the part after `v1,`. */
-export async function headerSignature(
+/**
+ * Base64 HMAC of `{id}.{timestamp}.{body}` with one secret: the part after `v1,`. Synchronous
+ * where the runtime's HMAC is (Node), because every avoided `await` is measurable at 100k/s.
+ */
+export function headerSignature(
   secret: string,
   id: string,
   seconds: number,
   body: string | Uint8Array,
-): Promise<string> {
-  return toBase64(await hmacFor(secret)([`${id}.${seconds}.`, body]));
+): string | Promise<string> {
+  const mac = hmacFor(secret)([`${id}.${seconds}.`, body]);
+  return mac instanceof Uint8Array ? toBase64(mac) : mac.then(toBase64);
 }
 
 /**
@@ -57,10 +61,11 @@ export async function signWebhook(input: SignWebhookInput): Promise<string> {
   return entries.join(" ");
 }
 
-/** Lowercase hex HMAC of the canonical payload without its `signature` key. */
-export async function payloadSignatureWith(secret: string, payload: object): Promise<string> {
+/** Lowercase hex HMAC of the canonical payload without its `signature` key (sync where possible). */
+export function payloadSignatureWith(secret: string, payload: object): string | Promise<string> {
   const { signature: _ignored, ...unsigned } = payload as Record<string, unknown>;
-  return toHex(await hmacFor(secret)([canonicalJson(unsigned)]));
+  const mac = hmacFor(secret)([canonicalJson(unsigned)]);
+  return mac instanceof Uint8Array ? toHex(mac) : mac.then(toHex);
 }
 
 /**

@@ -45,7 +45,9 @@ function reorder(value: Json, seed: number): Json {
   if (Array.isArray(value)) return value.map((v) => reorder(v, seed));
   if (value && typeof value === "object") {
     const entries = Object.entries(value).map(([k, v]) => [k, reorder(v, seed)] as const);
-    entries.sort((a, b) => ((a[0].length * 31 + seed) % 7) - ((b[0].length * 31 + seed) % 7) || (seed % 2 ? -1 : 1));
+    entries.sort(
+      (a, b) => ((a[0].length * 31 + seed) % 7) - ((b[0].length * 31 + seed) % 7) || (seed % 2 ? -1 : 1),
+    );
     return Object.fromEntries(entries);
   }
   return value;
@@ -80,7 +82,9 @@ describe("verification properties", () => {
         // …and a relay that re-signs the headers still cannot fake the payload field.
         const signature = await signWebhook({ id: "msg_prop", timestamp: NOW, body, secrets: SECRET });
         const resigned = { ...stale, "webhook-signature": signature };
-        expect(await rejectsWith(verifyWebhook(body, resigned, SECRET, opts))).toBe("payload_signature_mismatch");
+        expect(await rejectsWith(verifyWebhook(body, resigned, SECRET, opts))).toBe(
+          "payload_signature_mismatch",
+        );
       }),
       { numRuns: 200 },
     );
@@ -89,10 +93,13 @@ describe("verification properties", () => {
   it("changing the timestamp or the id makes verification fail", async () => {
     const { body, headers } = await fixture();
     await fc.assert(
-      fc.asyncProperty(fc.integer({ min: -300, max: 300 }).filter((d) => d !== 0), async (delta) => {
-        const moved = { ...headers, "webhook-timestamp": String(NOW + delta) };
-        expect(await rejectsWith(verifyWebhook(body, moved, SECRET, opts))).toBe("signature_mismatch");
-      }),
+      fc.asyncProperty(
+        fc.integer({ min: -300, max: 300 }).filter((d) => d !== 0),
+        async (delta) => {
+          const moved = { ...headers, "webhook-timestamp": String(NOW + delta) };
+          expect(await rejectsWith(verifyWebhook(body, moved, SECRET, opts))).toBe("signature_mismatch");
+        },
+      ),
       { numRuns: 100 },
     );
     await fc.assert(
@@ -111,7 +118,11 @@ describe("verification properties", () => {
       fc.asyncProperty(fc.nat(1000), fc.constantFrom(0, 1, 2, 4, "\t"), async (seed, space) => {
         const body = JSON.stringify(reorder(payload as unknown as Json, seed), null, space);
         const signature = await signWebhook({ id: "msg_prop", timestamp: NOW, body, secrets: SECRET });
-        const headers = { "webhook-id": "msg_prop", "webhook-timestamp": String(NOW), "webhook-signature": signature };
+        const headers = {
+          "webhook-id": "msg_prop",
+          "webhook-timestamp": String(NOW),
+          "webhook-signature": signature,
+        };
         const event = await verifyWebhook(body, headers, SECRET, opts);
         expect(event.payload).toEqual(payload);
       }),
