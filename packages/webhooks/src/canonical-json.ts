@@ -63,6 +63,7 @@ function serialise(value: unknown): string | undefined {
 }
 
 // Characters that need escaping or a surrogate check; most strings have none and skip both.
+// biome-ignore lint/suspicious/noControlCharactersInRegex: U+0000–U+001F are exactly what JSON must escape.
 const SPECIAL = /["\\\u0000-\u001f\ud800-\udfff]/;
 // Lone surrogates: a high not followed by a low, or a low not preceded by a high.
 const LONE_SURROGATE = /[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/;

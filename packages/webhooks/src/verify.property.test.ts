@@ -25,8 +25,9 @@ type Json = null | boolean | number | string | Json[] | { [k: string]: Json };
 /** Every path to a value inside `value`, objects and arrays included. */
 function paths(value: Json, prefix: (string | number)[] = []): (string | number)[][] {
   const out: (string | number)[][] = prefix.length ? [prefix] : [];
-  if (Array.isArray(value)) value.forEach((v, i) => out.push(...paths(v, [...prefix, i])));
-  else if (value && typeof value === "object") {
+  if (Array.isArray(value)) {
+    for (let i = 0; i < value.length; i++) out.push(...paths(value[i]!, [...prefix, i]));
+  } else if (value && typeof value === "object") {
     for (const [k, v] of Object.entries(value)) out.push(...paths(v, [...prefix, k]));
   }
   return out;

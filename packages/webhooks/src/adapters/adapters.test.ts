@@ -62,7 +62,8 @@ describe("node adapter (real http server)", () => {
       if (status === 401) expect((await res.json()).error).toMatch(/signature_mismatch|missing_header/);
     }
     expect(received.map((e) => e.id)).toEqual([good.headers["webhook-id"]]);
-    expect(received[0]?.payload.reference_number).toBe("REF-7Q2K9");
+    const first = received[0];
+    expect(first?.type === "operation" && first.payload.reference_number).toBe("REF-7Q2K9");
   });
 
   it("answers 500 when the handler throws, and handles the retry", async () => {
