@@ -53,15 +53,16 @@ beforeAll(async () => {
       "--disable-sync",
     ],
   });
-});
+}, 60_000);
 
 afterAll(async () => {
   await context?.close();
   await new Promise<void>((resolve) => server?.close(() => resolve()));
   if (profileDir) await rm(profileDir, { recursive: true, force: true });
-});
+}, 30_000);
 
-describe("in Chromium", () => {
+// Timeouts are set here, not in vitest.config.ts, so they also hold when run from the repo root.
+describe("in Chromium", { timeout: 60_000 }, () => {
   it("verifies a webhook signed in Node, rejects a tampered one, and signs identically", async () => {
     const { body, headers, payload } = await generateTestHeaders(operationPayload(), SECRET);
     const page = await context.newPage();
