@@ -14,6 +14,9 @@ export interface DedupeStore {
  * the first try, ±10 % jitter: at most ~30.3 h), so ids are remembered well past the last retry.
  * Manual replays from the dashboard can come later and are deliberate: after 72 h they are
  * processed again, which is what an operator replaying a message wants.
+ *
+ * @example
+ * createDeduper({ store: redisStore, retentionMs: DEFAULT_DEDUPE_RETENTION_MS });
  */
 export const DEFAULT_DEDUPE_RETENTION_MS = 72 * 60 * 60 * 1000;
 

@@ -7,7 +7,12 @@ import { parsePaymentWebhook } from "./parse-payment.js";
 import { bodyBytes, headerSignature, payloadSignatureWith, type RawBody } from "./sign.js";
 import type { WebhookEvent } from "./types.js";
 
-/** Default tolerance both ways: the Standard Webhooks value, and the contract's 5 minutes. */
+/**
+ * Default tolerance both ways: the Standard Webhooks value, and the contract's 5 minutes.
+ *
+ * @example
+ * await verifyWebhook(body, headers, secret, { toleranceSeconds: DEFAULT_TOLERANCE_SECONDS * 2 });
+ */
 export const DEFAULT_TOLERANCE_SECONDS = 300;
 
 /** Options of {@link verifyWebhook} and {@link verifyWebhookHeaders}. */
