@@ -64,8 +64,13 @@ export async function startReceiver(): Promise<Receiver> {
       const entry = { path: req.url ?? "/", headers: req.headers, body, json, receivedAt: Date.now() };
       requests.push(entry);
       const answer = receiver.respond(entry, requests.length - 1);
-      res.writeHead(answer.status, { "content-type": "text/plain", ...answer.headers });
-      res.end(answer.body ?? "");
+      const reply = () => {
+        if (res.destroyed) return;
+        res.writeHead(answer.status, { "content-type": "text/plain", ...answer.headers });
+        res.end(answer.body ?? "");
+      };
+      if (answer.delayMs) setTimeout(reply, answer.delayMs);
+      else reply();
       for (const w of [...waiters]) w();
     });
   });
