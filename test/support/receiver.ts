@@ -16,7 +16,7 @@ export interface Receiver {
   respond: (
     req: ReceivedRequest,
     index: number,
-  ) => { status: number; headers?: Record<string, string>; body?: string };
+  ) => { status: number; headers?: Record<string, string>; body?: string; delayMs?: number };
   /** Resolves when `count` requests (optionally on `path`) have arrived, or rejects after timeoutMs. */
   waitFor(count: number, options?: { path?: string; timeoutMs?: number }): Promise<ReceivedRequest[]>;
   close(): Promise<void>;
