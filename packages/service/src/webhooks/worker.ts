@@ -14,7 +14,11 @@ import { settingsRepo } from "./settings.repo.js";
 
 const CLAIM_BATCH = 200;
 const MAX_IN_FLIGHT = 512;
+/** Below this much free room a claim waits for more attempts to finish (fewer, larger claims). */
+const MIN_CLAIM = 50;
 const RECORD_BATCH = 500;
+/** Outcomes finishing within this window are recorded in one transaction. */
+const FLUSH_DELAY_MS = 2;
 /** Fallback wake-up for retries and expired leases only; new messages wake the worker at once. */
 export const FALLBACK_POLL_MS = 1_000;
 /** ±10 % jitter on retry delays so retries of many failures do not arrive together. */
@@ -93,7 +97,8 @@ export class DeliveryWorker {
       do {
         this.again = false;
         const room = Math.min(CLAIM_BATCH, MAX_IN_FLIGHT - this.inFlight);
-        if (room <= 0) break; // a finishing attempt wakes us again
+        // Busy: finishing attempts wake us again; claiming one row at a time would cost a query each.
+        if (room < MIN_CLAIM && this.inFlight > 0) break;
         const batch = await deliveryRepo.claim(this.db, room);
         if (batch.length === 0) continue;
         const merchants = [...new Set(batch.map((d) => d.merchant_id))];
@@ -147,6 +152,7 @@ export class DeliveryWorker {
     if (this.flushing) return;
     this.flushing = (async () => {
       try {
+        if (this.outcomes.length < RECORD_BATCH) await new Promise((r) => setTimeout(r, FLUSH_DELAY_MS));
         while (this.outcomes.length > 0) {
           const batch = this.outcomes.splice(0, RECORD_BATCH);
           await this.db.tx((q) => deliveryRepo.record(q, batch));
