@@ -164,17 +164,21 @@ export default async function deliveryBench(): Promise<BenchResult[]> {
   const receiver = await startBenchReceiver();
   const results: BenchResult[] = [];
   try {
-    const ceiling = await rawHttp(receiver);
-    results.push({ name: "raw_http.reqs_per_s", value: ceiling, unit: "req/s" });
-    console.error(`  raw_http ${ceiling} req/s`);
+    // The ceiling is measured again right before each store's run, so each ratio compares
+    // figures taken under the same load of the (shared) machine; the best one is reported.
+    let best = 0;
     for (const store of await benchStores()) {
+      const ceiling = await rawHttp(receiver);
+      best = Math.max(best, ceiling);
+      console.error(`  raw_http ${ceiling} req/s`);
       const db = await store.open();
+      const workerDb = await store.reopen(db);
       const merchantId = await seedMerchant(db);
       const count = DRAIN_MESSAGES[store.kind];
       await prefill(db, merchantId, count, receiver.url);
       await receiver.drain();
       const signal = new OutboxSignal();
-      const worker = new DeliveryWorker(db, {
+      const worker = new DeliveryWorker(workerDb, {
         allowPrivate: true,
         metrics: createMetrics(),
         signal,
@@ -209,9 +213,11 @@ export default async function deliveryBench(): Promise<BenchResult[]> {
         );
       }
       await worker.stop();
+      if (workerDb !== db) await workerDb.close();
       await db.close();
       store.stop();
     }
+    results.push({ name: "raw_http.reqs_per_s", value: best, unit: "req/s" });
   } finally {
     receiver.stop();
   }

@@ -7,6 +7,8 @@ import { findPgBin, startPostgres } from "../../scripts/postgres.mjs";
 export interface BenchStore {
   kind: "pglite" | "postgres";
   open(): Promise<Db>;
+  /** A second handle on the same database (its own connection pool on PostgreSQL, as a worker process has). */
+  reopen(db: Db): Promise<Db>;
   stop(): void;
 }
 
@@ -38,9 +40,11 @@ export async function benchStores(): Promise<BenchStore[]> {
         await migrate(db);
         return db;
       },
+      reopen: async (db) => db,
       stop: () => {},
     },
   ];
+  const urls = new WeakMap<Db, string>();
   const pg = await cluster();
   if (pg)
     stores.push({
@@ -54,8 +58,10 @@ export async function benchStores(): Promise<BenchStore[]> {
         url.pathname = `/${name}`;
         const db = await openPostgres(url.toString(), 20);
         await migrate(db);
+        urls.set(db, url.toString());
         return db;
       },
+      reopen: async (db) => openPostgres(urls.get(db)!, 10),
       stop: () => {},
     });
   return stores;
