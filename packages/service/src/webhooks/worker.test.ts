@@ -43,7 +43,12 @@ describe.each(STORES)("delivery workers on %s", (store) => {
       const id = await db.tx((q) =>
         enqueue(
           q,
-          { merchantId, kind: "operation", parentSessionId: `sess_w_${i % 6}`, body: JSON.stringify({ n: i }) },
+          {
+            merchantId,
+            kind: "operation",
+            parentSessionId: `sess_w_${i % 6}`,
+            body: JSON.stringify({ n: i }),
+          },
           [`${receiver.url}/w`],
           config,
         ),
@@ -66,10 +71,17 @@ describe.each(STORES)("delivery workers on %s", (store) => {
   it("a delivery whose worker died mid-attempt is taken over when its lease expires; the late outcome is ignored", async () => {
     receiver.requests.length = 0;
     const id = await db.tx((q) =>
-      enqueue(q, { merchantId, kind: "operation", parentSessionId: "sess_dead", body: "{}" }, [`${receiver.url}/d`], config),
+      enqueue(
+        q,
+        { merchantId, kind: "operation", parentSessionId: "sess_dead", body: "{}" },
+        [`${receiver.url}/d`],
+        config,
+      ),
     );
     // A worker claims it, then "dies": its lease is left to run out.
-    const [claimed] = await deliveryRepo.claim(db, 500).then((rows) => rows.filter((r) => r.message_id === id));
+    const [claimed] = await deliveryRepo
+      .claim(db, 500)
+      .then((rows) => rows.filter((r) => r.message_id === id));
     expect(claimed).toBeDefined();
     await db.query("update webhook_deliveries set lease_until = now() - interval '1 second' where id = $1", [
       claimed!.id,
