@@ -4,7 +4,7 @@
  * merchant's site on another origin, and one Chromium.
  */
 import type { Page, Request } from "playwright-core";
-import { apiKey, api, createMerchant, createTransaction, type TestMerchant } from "../../support/merchant.js";
+import { api, apiKey, createMerchant, createTransaction, type TestMerchant } from "../../support/merchant.js";
 import { type Stack, startStack } from "../../support/stack.js";
 import { type Browser, launchBrowser } from "./browser.js";
 import { type MerchantSite, startMerchantSite } from "./merchant-site.js";
@@ -75,8 +75,9 @@ export class CheckoutEnv {
 
   /** The payment's state as the merchant's backend sees it. */
   async state(sessionId: string): Promise<string> {
-    return (await api(this.stack, "GET", `/v1/payments/${sessionId}`, { auth: apiKey(this.merchant.privateKey) }))
-      .json.state;
+    return (
+      await api(this.stack, "GET", `/v1/payments/${sessionId}`, { auth: apiKey(this.merchant.privateKey) })
+    ).json.state;
   }
 
   async mount(options: MountOptions = {}): Promise<Mounted> {
@@ -121,7 +122,9 @@ ${options.themeJs ? `cfg.theme=${options.themeJs};` : ""}${init}window.__t1=perf
 /** Waits for the first callback and returns `[name, data]`. */
 export async function callback(page: Page): Promise<[string, Record<string, unknown>]> {
   await page.waitForFunction(() => (window as unknown as { __calls: unknown[] }).__calls.length > 0);
-  return page.evaluate(() => (window as unknown as { __calls: [string, Record<string, unknown>][] }).__calls[0]!);
+  return page.evaluate(
+    () => (window as unknown as { __calls: [string, Record<string, unknown>][] }).__calls[0]!,
+  );
 }
 
 export const option = (page: Page, form: string) => page.locator(`[data-form-of-payment="${form}"]`);
