@@ -10,5 +10,7 @@ export default defineConfig({
     testTimeout: 30_000,
     hookTimeout: 60_000,
     reporters: ["default"],
+    // The checkout SDK's script build, served by the service to the Chromium tests.
+    globalSetup: ["test/e2e/support/build-sdk.ts"],
   },
 });

@@ -3,6 +3,8 @@
  * whose root domain is the service's own host (so the SDK's base URL rule reaches it), the
  * merchant's site on another origin, and one Chromium.
  */
+import { readFileSync } from "node:fs";
+import { createRequire } from "node:module";
 import type { Page, Request } from "playwright-core";
 import { api, apiKey, createMerchant, createTransaction, type TestMerchant } from "../../support/merchant.js";
 import { type Stack, startStack } from "../../support/stack.js";
@@ -23,6 +25,8 @@ export interface MountOptions {
   colorScheme?: "light" | "dark";
   /** Use `new SvcCheckout.Checkout({delegate})` instead of the script tag's data-* callbacks. */
   delegateObject?: boolean;
+  /** Another browser (e.g. one launched with an Arabic locale). */
+  browser?: Browser;
 }
 
 export interface Mounted {
@@ -101,7 +105,7 @@ var onSuccess=rec("success"),onCancel=rec("cancel"),onError=rec("error");`,
       after: `var cfg=${JSON.stringify(config).replace(/</g, "\\u003c")};cfg.nonce=window.__nonce;
 ${options.themeJs ? `cfg.theme=${options.themeJs};` : ""}${init}window.__t1=performance.now();`,
     });
-    const page = await this.browser.context.newPage();
+    const page = await (options.browser ?? this.browser).context.newPage();
     const requests: Request[] = [];
     const errors: Error[] = [];
     page.on("request", (r) => requests.push(r));
@@ -128,3 +132,31 @@ export async function callback(page: Page): Promise<[string, Record<string, unkn
 }
 
 export const option = (page: Page, form: string) => page.locator(`[data-form-of-payment="${form}"]`);
+
+const axeSource = readFileSync(createRequire(import.meta.url).resolve("axe-core/axe.min.js"), "utf8");
+
+/** axe-core's violations on the whole page (evaluated through the devtools protocol, so the CSP stays strict). */
+export async function axeViolations(page: Page): Promise<{ id: string; nodes: unknown[] }[]> {
+  await page.evaluate(`${axeSource};0`);
+  return page.evaluate(async () => {
+    const axe = (
+      window as unknown as {
+        axe: { run(ctx: Document): Promise<{ violations: { id: string; nodes: { target: unknown }[] }[] }> };
+      }
+    ).axe;
+    const result = await axe.run(document);
+    return result.violations.map((v) => ({ id: v.id, nodes: v.nodes.map((n) => n.target) }));
+  });
+}
+
+/** Inline `style` attributes anywhere, the view's shadow root included; and CSP violations seen. */
+export function styleAudit(page: Page) {
+  return page.evaluate(() => {
+    const host = document.querySelector(".svc-checkout")!;
+    return {
+      inlineStyles:
+        document.querySelectorAll("[style]").length + host.shadowRoot!.querySelectorAll("[style]").length,
+      violations: (window as unknown as { __violations: string[] }).__violations,
+    };
+  });
+}
