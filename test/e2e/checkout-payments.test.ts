@@ -195,6 +195,28 @@ describe("svcPG (the hosted card page in a window of its own)", () => {
   });
 });
 
+describe("svcPG with a card challenge", () => {
+  it("4000 0000 0000 3220: the challenge page in the same window, then success with challenge_occurred", async () => {
+    const { page, tx } = await env.mount();
+    const popup = await payOnCardPage(page, "4000 0000 0000 3220");
+    await popup.waitForURL((url) => url.href.startsWith(env.stack.gatewayUrl));
+    await popup.locator("button[name=action][value=approve]").click();
+    expect(await callback(page)).toEqual([
+      "success",
+      {
+        status: "success",
+        message: "Payment successful",
+        form_of_payment: "svc_pg",
+        session_id: tx.session_id,
+        order_no: tx.order_no,
+        challenge_occurred: true,
+        payment_gateway_info: gatewayInfo(env.merchant.pg.sandbox, "sandbox", { is_sandbox: true }),
+      },
+    ]);
+    await page.close();
+  });
+});
+
 describe("tokenPay (saved cards of the customer)", () => {
   it("a card saved on the card page pays the next checkout → successCallback", async () => {
     const customer = { customer_id: `cust-${Date.now()}` };
