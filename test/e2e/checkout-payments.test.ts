@@ -333,3 +333,28 @@ describe("redirect (national debit gateway page)", () => {
     await page.close();
   });
 });
+
+describe("coming back to a finished session", () => {
+  it("a view built for a session paid meanwhile (the whole page went to the card page) reports the outcome", async () => {
+    const first = await env.mount();
+    const popup = await payOnCardPage(first.page, "4242 4242 4242 4242");
+    await callback(first.page);
+    await first.page.close();
+    expect(popup.isClosed()).toBe(true);
+    const { page, tx, requests } = await env.mount({ existing: first.tx, preload: false });
+    expect(await callback(page)).toEqual([
+      "success",
+      {
+        status: "success",
+        message: "Payment successful",
+        form_of_payment: "svc_pg",
+        session_id: tx.session_id,
+        order_no: tx.order_no,
+        payment_gateway_info: gatewayInfo(env.merchant.pg.sandbox, "sandbox", { is_sandbox: true }),
+      },
+    ]);
+    expect(requests.filter((r) => r.url().includes("/payments") && r.method() === "POST")).toHaveLength(0);
+    expect(await page.locator("[data-form-of-payment]").count()).toBe(0);
+    await page.close();
+  });
+});

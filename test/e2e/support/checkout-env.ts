@@ -25,6 +25,8 @@ export interface MountOptions {
   colorScheme?: "light" | "dark";
   /** Use `new SvcCheckout.Checkout({delegate})` instead of the script tag's data-* callbacks. */
   delegateObject?: boolean;
+  /** Mount an existing transaction instead of creating one. */
+  existing?: Mounted["tx"];
   /** Another browser (e.g. one launched with an Arabic locale). */
   browser?: Browser;
 }
@@ -85,7 +87,7 @@ export class CheckoutEnv {
   }
 
   async mount(options: MountOptions = {}): Promise<Mounted> {
-    const tx = await this.transaction(options.tx);
+    const tx = options.existing ?? (await this.transaction(options.tx));
     const config = {
       selector: "#checkout",
       merchantId: this.merchantId,

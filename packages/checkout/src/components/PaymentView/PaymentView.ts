@@ -4,6 +4,7 @@
  * section per option.
  */
 import { getDetails } from "../../api/get-details.js";
+import { getResult } from "../../api/get-result.js";
 import type { ApiContext } from "../../api/http.js";
 import type { ErrorReport } from "../../api/post-error.js";
 import { browserLanguage, type Texts, textsFor } from "../../i18n/index.js";
@@ -35,6 +36,7 @@ const COMPONENTS: Record<FormOfPayment, OptionComponent> = {
   redirect: PageRedirect,
 };
 const OPEN_STATES = ["created", "pending"];
+const FINAL_STATES = ["paid", "authorized", "failed", "canceled"];
 
 export interface PaymentViewInput {
   api: ApiContext;
@@ -132,7 +134,14 @@ export function PaymentView(input: PaymentViewInput): HTMLElement {
           : []),
       );
     }
-    if (!OPEN_STATES.includes(details.state) || options.length === 0) {
+    if (FINAL_STATES.includes(details.state)) {
+      alert.textContent = t.restart;
+      // Back from a card or gateway page the whole window went to: report the stored outcome.
+      getResult(input.api, details.session_id).then(
+        (result) => result.status !== "pending" && finish(result),
+        () => undefined,
+      );
+    } else if (!OPEN_STATES.includes(details.state) || options.length === 0) {
       alert.textContent = options.length === 0 ? t.noOptions : t.restart;
     } else {
       root.append(h("ul", { class: "o" }, ...options.map((m) => option(ctx, m))));
