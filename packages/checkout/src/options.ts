@@ -41,7 +41,11 @@ export const FORM_OF: Record<FormOfPaymentOption, FormOfPayment> = {
 const DELEGATE_METHODS = ["errorCallback", "cancelCallback", "successCallback"] as const;
 const LOCAL_HOSTS = ["localhost", "127.0.0.1"];
 
-/** `https://{merchantId}`; plain `http://` only for localhost and 127.0.0.1. */
+/**
+ * `https://{merchantId}`; plain `http://` only for localhost and 127.0.0.1.
+ * @example
+ * baseUrlOf("localhost:8080") // "http://localhost:8080"
+ */
 export function baseUrlOf(merchantId: string): string {
   const host = merchantId.split(":")[0]!.toLowerCase();
   return `${LOCAL_HOSTS.includes(host) ? "http" : "https"}://${merchantId}`;

@@ -1,6 +1,11 @@
 /** The one fetch wrapper: public key header, JSON both ways, RFC 9457 problems turned into ApiProblem. */
 
-/** A problem+json answer of the service (`code`, `detail`), or a network failure (`network_error`). */
+/**
+ * A problem+json answer of the service (`code`, `detail`), or a network failure (`network_error`).
+ * The view turns it into `errorCallback` data; it is exported for `instanceof` checks.
+ * @example
+ * if (error instanceof ApiProblem && error.code === "session_expired") createNewSession();
+ */
 export class ApiProblem extends Error {
   override readonly name = "ApiProblem";
   constructor(

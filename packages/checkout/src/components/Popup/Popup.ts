@@ -9,7 +9,11 @@ import { themeRule } from "../../theme/variables.js";
 import type { CallbackData } from "../../types.js";
 import { h, uid } from "../dom.js";
 
-/** The pg_name of the national debit gateway whose failed payments must show the gateway's result. */
+/**
+ * The pg_name of the national debit gateway whose failed payments must show the gateway's result.
+ * @example
+ * if (data.payment_gateway_info?.pg_name === NATIONAL_DEBIT_PG_NAME) showReceipt(data);
+ */
 export const NATIONAL_DEBIT_PG_NAME = "ndebit";
 
 const POPUP_CSS = `
@@ -32,6 +36,8 @@ export interface PopupOptions {
 /**
  * The popup text of the seed's rule: for an `ndebit` gateway its `pg_response`, otherwise the
  * whole data; "Payment was cancelled." when there is no gateway response.
+ * @example
+ * popupText({ status: "canceled", message: "…", form_of_payment: "svc_pg" }) // "Payment was cancelled."
  */
 export function popupText(
   data: CallbackData | undefined,
@@ -42,7 +48,11 @@ export function popupText(
   return JSON.stringify(info.pg_name === NATIONAL_DEBIT_PG_NAME ? info.pg_response : data, null, 2);
 }
 
-/** Shows `message` in a modal dialog; resolves when the customer closes it. */
+/**
+ * Shows `message` in a modal dialog; resolves when the customer closes it.
+ * @example
+ * await showPopup(popupText(data), { title: "Payment result" });
+ */
 export function showPopup(message: string, options: PopupOptions = {}): Promise<void> {
   const language = browserLanguage();
   const t = textsFor(language);
