@@ -14,11 +14,15 @@ const ROOT = path.resolve(import.meta.dirname, "../..");
 const START_TIMEOUT_MS = 60_000;
 
 function startDev(env: Record<string, string>): Promise<{ child: ChildProcess; output: () => string }> {
-  const child = spawn(process.execPath, [path.join(ROOT, "node_modules/tsx/dist/cli.mjs"), "packages/cli/src/main.ts", "dev"], {
-    cwd: ROOT,
-    env: { ...process.env, SVC_LOG_LEVEL: "warn", ...env },
-    stdio: ["ignore", "pipe", "pipe"],
-  });
+  const child = spawn(
+    process.execPath,
+    [path.join(ROOT, "node_modules/tsx/dist/cli.mjs"), "packages/cli/src/main.ts", "dev"],
+    {
+      cwd: ROOT,
+      env: { ...process.env, SVC_LOG_LEVEL: "warn", ...env },
+      stdio: ["ignore", "pipe", "pipe"],
+    },
+  );
   let out = "";
   child.stdout!.on("data", (d) => (out += d));
   child.stderr!.on("data", (d) => (out += d));
@@ -52,15 +56,34 @@ describe("svc dev (npm start)", () => {
   afterAll(() => rmSync(dataDir, { recursive: true, force: true }));
 
   it("serves, the printed curl creates a transaction, OTP 123456 pays it, and a restart keeps everything", async () => {
-    const env = { SVC_PORT: String(await freePort()), SVC_GATEWAY_PORT: String(await freePort()), SVC_DATA_DIR: dataDir };
+    const env = {
+      SVC_PORT: String(await freePort()),
+      SVC_GATEWAY_PORT: String(await freePort()),
+      SVC_DATA_DIR: dataDir,
+    };
     const first = await startDev(env);
     const creds = JSON.parse(readFileSync(path.join(dataDir, "dev-credentials.json"), "utf8"));
     expect(Object.keys(creds).sort()).toEqual(
-      ["admin_token", "dashboard", "gateway_notification_secret", "merchant_id", "pg_codes", "private_key", "public_key", "service_url", "webhook_secret"].sort(),
+      [
+        "admin_token",
+        "dashboard",
+        "gateway_notification_secret",
+        "merchant_id",
+        "pg_codes",
+        "private_key",
+        "public_key",
+        "service_url",
+        "webhook_secret",
+      ].sort(),
     );
     expect(creds.merchant_id).toBe(`localhost:${env.SVC_PORT}`);
     expect(creds.service_url).toBe(`http://localhost:${env.SVC_PORT}`);
-    expect(Object.keys(creds.pg_codes).sort()).toEqual(["ndebit", "sandbox", "sandbox_authorize", "sandbox_queued"]);
+    expect(Object.keys(creds.pg_codes).sort()).toEqual([
+      "ndebit",
+      "sandbox",
+      "sandbox_authorize",
+      "sandbox_queued",
+    ]);
     expect(creds.webhook_secret).toMatch(/^whsec_/);
     expect(first.output()).toContain(creds.private_key);
 
@@ -74,7 +97,11 @@ describe("svc dev (npm start)", () => {
       await fetch(`${creds.service_url}/v1/checkout/${created.session_id}/payments`, {
         method: "POST",
         headers,
-        body: JSON.stringify({ form_of_payment: "wallet_b_pay", pg_code: creds.pg_codes.sandbox, mobile_number: "96550001234" }),
+        body: JSON.stringify({
+          form_of_payment: "wallet_b_pay",
+          pg_code: creds.pg_codes.sandbox,
+          mobile_number: "96550001234",
+        }),
       })
     ).json();
     expect(started.status).toBe("otp_required");
@@ -92,7 +119,9 @@ describe("svc dev (npm start)", () => {
     try {
       const again = JSON.parse(readFileSync(path.join(dataDir, "dev-credentials.json"), "utf8"));
       expect(again).toEqual(creds);
-      const status = await fetch(`${creds.service_url}/v1/payments/${created.session_id}`, { headers: { authorization: `Api-Key ${creds.private_key}` } });
+      const status = await fetch(`${creds.service_url}/v1/payments/${created.session_id}`, {
+        headers: { authorization: `Api-Key ${creds.private_key}` },
+      });
       expect(status.status).toBe(200);
       expect(((await status.json()) as { state: string }).state).toBe("paid");
     } finally {
