@@ -3,8 +3,7 @@
  * a Fetch `Headers` instance, or Node's `IncomingHttpHeaders` (values may be string arrays).
  */
 export type HeadersLike =
-  | { get(name: string): string | null }
-  | Readonly<Record<string, string | readonly string[] | undefined>>;
+  { get(name: string): string | null } | Readonly<Record<string, string | readonly string[] | undefined>>;
 
 /** Reads one header by its lowercase name; repeated values are joined by a space. */
 export function readHeader(headers: HeadersLike, lowerName: string): string | undefined {
