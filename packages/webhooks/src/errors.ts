@@ -30,14 +30,14 @@ export type WebhookErrorCode =
  */
 export class WebhookVerificationError extends Error {
   /** Stable reason, e.g. `signature_mismatch`. */
-  readonly code: WebhookErrorCode;
+  declare readonly code: WebhookErrorCode;
   /**
    * 401 (not authentic), 400 (`invalid_payload`: authentic but invalid) or 500 (`invalid_body`,
    * `invalid_secret`: the receiver's own code or configuration is wrong, not the sender's).
    */
-  readonly statusCode: number;
+  declare readonly statusCode: number;
   /** For `invalid_payload`: every rule the payload broke, as `path: problem`. */
-  readonly issues: readonly string[];
+  declare readonly issues: readonly string[];
 
   constructor(code: WebhookErrorCode, message: string, issues: readonly string[] = []) {
     super(message);

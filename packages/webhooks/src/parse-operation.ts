@@ -48,7 +48,7 @@ export function parseOperationWebhook(value: unknown): OperationWebhook {
     const { operation, result, success, txn } = p as Partial<Record<string, unknown>> & {
       txn?: { state?: unknown };
     };
-    if ("event" in p) issues.push(`event: an operation webhook has no event key, got ${String(p.event)}`);
+    if ("event" in p) issues.push("event: not allowed on an operation webhook");
     const known = RESULTS.includes(result as OperationResult);
     if (known && typeof success === "boolean" && success !== (result === "success")) {
       issues.push(`success: must be ${result === "success"} when result is ${result}`);

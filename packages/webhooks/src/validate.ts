@@ -34,6 +34,13 @@ function isTimestampUtc(text: string): boolean {
   return text[10] === " " && !Number.isNaN(time) && new Date(time).toISOString() === iso;
 }
 
+// The kinds that are not strings: their test, and how to say what was expected.
+const TYPES: Record<string, [(value: unknown) => boolean, string]> = {
+  b: [(value) => typeof value === "boolean", "true or false"],
+  i: [Number.isSafeInteger, "an integer"],
+  o: [isRecord, "an object"],
+};
+
 // What each string kind must look like, and how to say it.
 const FORMATS: Record<string, [{ test(text: string): boolean }, string]> = {
   d: [DECIMAL, 'a decimal string like "10.50"'],
@@ -75,6 +82,7 @@ export function check(issues: Issues, obj: Obj, table: Table, path = ""): void {
     }
     if (value === null && flags[1] === "~") continue;
     let expected: string | undefined;
+    const type = TYPES[flags[0]!];
     if (typeof rule !== "string") {
       if (Array.isArray(rule)) {
         if (typeof rule[0] === "string") {
@@ -88,12 +96,8 @@ export function check(issues: Issues, obj: Obj, table: Table, path = ""): void {
         }
       } else if (!isRecord(value)) expected = "an object";
       else check(issues, value, rule as Table, `${at}.`);
-    } else if (flags[0] === "b") {
-      if (typeof value !== "boolean") expected = "true or false";
-    } else if (flags[0] === "i") {
-      if (!Number.isSafeInteger(value)) expected = "an integer";
-    } else if (flags[0] === "o") {
-      if (!isRecord(value)) expected = "an object";
+    } else if (type) {
+      if (!type[0](value)) expected = type[1];
     } else if (typeof value !== "string") expected = "a string";
     else {
       const max = +flags.slice(flags[1] === "?" || flags[1] === "~" ? 2 : 1);
