@@ -1,5 +1,5 @@
 import { toBase64, toHex } from "./encoding.js";
-import { signPayload, signWebhook } from "./sign.js";
+import { signPayload, signWebhook, toUnixSeconds } from "./sign.js";
 
 /** Options of {@link generateTestHeaders}. */
 export interface TestHeadersOptions {
@@ -39,9 +39,7 @@ export async function generateTestHeaders<P extends object>(
   const signed = { ...payload, signature: await signPayload(payload, secret) };
   const body = JSON.stringify(signed);
   const id = opts.id ?? `msg_${toHex(crypto.getRandomValues(new Uint8Array(12)))}`;
-  const timestamp = opts.timestamp ?? new Date();
-  const seconds =
-    typeof timestamp === "number" ? Math.floor(timestamp) : Math.floor(timestamp.getTime() / 1000);
+  const seconds = toUnixSeconds(opts.timestamp ?? new Date());
   const signature = await signWebhook({
     id,
     timestamp: seconds,
