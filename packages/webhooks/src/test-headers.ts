@@ -1,3 +1,4 @@
+import { canonicalJson } from "./canonical-json.js";
 import { toBase64, toHex } from "./encoding.js";
 import { signPayload, signWebhook, toUnixSeconds } from "./sign.js";
 
@@ -37,7 +38,9 @@ export async function generateTestHeaders<P extends object>(
   opts: TestHeadersOptions = {},
 ): Promise<TestWebhook<P>> {
   const signed = { ...payload, signature: await signPayload(payload, secret) };
-  const body = JSON.stringify(signed);
+  // Canonical JSON, as svc sends it: receivers can then check the payload signature on the
+  // body's own text (see verifyWebhook) and the test body matches a real one byte for byte.
+  const body = canonicalJson(signed);
   const id = opts.id ?? `msg_${toHex(crypto.getRandomValues(new Uint8Array(12)))}`;
   const seconds = toUnixSeconds(opts.timestamp ?? new Date());
   const signature = await signWebhook({
