@@ -188,6 +188,44 @@ describe.each(STORES)("SDK payments on %s", (store) => {
     });
   });
 
+  it.each([
+    ["queued", "approve", "paid", "Payment successful"],
+    ["ndebit", "cancel", "canceled", "Payment cancelled"],
+  ] as const)("redirect (%s): %s on the gateway page → %s", async (gateway, action, state, heading) => {
+    const pgCode = m.pg[gateway];
+    const tx = (await createTransaction(stack, m, { pg_codes: [pgCode] })).json;
+    const r = await pay(tx.session_id, { form_of_payment: "redirect", pg_code: pgCode });
+    const submitted = await fetch(r.json.redirect_url, {
+      method: "POST",
+      headers: { "content-type": "application/x-www-form-urlencoded" },
+      body: `action=${action}`,
+      redirect: "manual",
+    });
+    const returned = await fetch(submitted.headers.get("location")!, { redirect: "manual" });
+    expect(await returned.text()).toContain(heading);
+    expect((await status(tx.session_id)).state).toBe(state);
+  });
+
+  it("replays a payment call with the same Idempotency-Key instead of paying twice", async () => {
+    const tx = (await createTransaction(stack, m)).json;
+    const body = { form_of_payment: "wallet_a_pay", pg_code: m.pg.sandbox, payment_token: "t" };
+    const headers = { "idempotency-key": `pay-${tx.session_id}` };
+    const first = await api(stack, "POST", `/v1/checkout/${tx.session_id}/payments`, {
+      auth: apiKey(m.publicKey),
+      body,
+      headers,
+    });
+    const second = await api(stack, "POST", `/v1/checkout/${tx.session_id}/payments`, {
+      auth: apiKey(m.publicKey),
+      body,
+      headers,
+    });
+    expect(first.json.status).toBe("success");
+    expect(second.status).toBe(200);
+    expect(second.json).toEqual(first.json);
+    expect(second.headers.get("idempotent-replayed")).toBe("true");
+  });
+
   it("token_pay refuses a token that is not the customer's", async () => {
     const tx = (await createTransaction(stack, m, { customer_id: "cust-x" })).json;
     const r = await pay(tx.session_id, {

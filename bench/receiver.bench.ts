@@ -1,0 +1,108 @@
+/**
+ * @svc/webhooks receiver: verifications per second of a 1 KB payload, side by side with the
+ * standardwebhooks package in the same process, plus the library's minified + gzipped size.
+ *
+ * Rounds alternate between the contenders (ours, theirs, ours, theirs…) so a noisy neighbour on
+ * the shared machine slows both alike; each figure is the median round.
+ */
+import { mkdir } from "node:fs/promises";
+import { gzipSync } from "node:zlib";
+import { build } from "esbuild";
+import { Webhook } from "standardwebhooks";
+import { generateTestHeaders, verifyWebhook, verifyWebhookHeaders } from "../packages/webhooks/src/index.js";
+import { payloadOfSize } from "../packages/webhooks/test/fixtures.js";
+import type { BenchResult } from "./run.ts";
+
+const ROUND_MS = 500;
+const ROUNDS = 5;
+const PAYLOAD_BYTES = 1024;
+
+async function opsPerSecond(fn: () => unknown): Promise<number> {
+  let n = 0;
+  const start = performance.now();
+  let elapsed = 0;
+  while (elapsed < ROUND_MS) {
+    // Batches keep the clock out of the measurement.
+    for (let i = 0; i < 64; i++) await fn();
+    n += 64;
+    elapsed = performance.now() - start;
+  }
+  return (n * 1000) / elapsed;
+}
+
+const median = (xs: number[]) => xs.sort((a, b) => a - b)[Math.floor(xs.length / 2)]!;
+
+async function sideBySide(contenders: Record<string, () => unknown>): Promise<Record<string, number>> {
+  const samples: Record<string, number[]> = {};
+  for (const [name, fn] of Object.entries(contenders)) {
+    samples[name] = [];
+    await opsPerSecond(fn); // warm-up: JIT and key caches
+  }
+  for (let r = 0; r < ROUNDS; r++) {
+    for (const [name, fn] of Object.entries(contenders)) samples[name]!.push(await opsPerSecond(fn));
+  }
+  return Object.fromEntries(Object.entries(samples).map(([k, v]) => [k, Math.round(median(v))]));
+}
+
+async function gzipSize(): Promise<number> {
+  const out = await build({
+    entryPoints: [new URL("../packages/webhooks/src/index.ts", import.meta.url).pathname],
+    bundle: true,
+    minify: true,
+    format: "esm",
+    platform: "neutral",
+    write: false,
+  });
+  return gzipSync(out.outputFiles[0]!.contents, { level: 9 }).length;
+}
+
+export default async function receiverBench(): Promise<BenchResult[]> {
+  // run.ts writes bench/results/latest.json but does not create the folder on a fresh clone.
+  await mkdir(new URL("./results/", import.meta.url), { recursive: true });
+  const secret = `whsec_${Buffer.from(crypto.getRandomValues(new Uint8Array(32))).toString("base64")}`;
+  const { body, headers } = await generateTestHeaders(payloadOfSize(PAYLOAD_BYTES), secret);
+  const bytes = Buffer.from(body);
+  if (Math.abs(bytes.length - PAYLOAD_BYTES) > 64)
+    throw new Error(`payload is ${bytes.length} bytes, not ~1 KB`);
+  const theirs = new Webhook(secret);
+  const utf8 = new TextDecoder("utf-8", { fatal: true });
+  // All three get the same inputs: the body as a Buffer (as Node servers receive it), the plain
+  // lowercase header object, one whsec_ secret, and the real clock for the timestamp check.
+  const results = await sideBySide({
+    // standardwebhooks.verify: lower-cases the header names, checks that the three headers are
+    // present, parses the timestamp and checks ±5 min, decodes the Buffer to a string, HMAC-SHA256
+    // (fast-sha256, pure JS) over "{id}.{timestamp}.{body}", base64, compares it with every v1
+    // entry in constant time, then decodes the Buffer again and JSON.parses it.
+    standardwebhooks: () => theirs.verify(bytes, headers),
+    // The same work on our side: verifyWebhookHeaders (three headers present, timestamp
+    // unix-seconds and ±5 min, HMAC-SHA256 over the same bytes, constant-time compare with every
+    // v1 entry), then decode the same Buffer (UTF-8, fatal) and JSON.parse it. Not counted
+    // here: the payload `signature` field and the field rules, which standardwebhooks lacks.
+    headers: async () => {
+      await verifyWebhookHeaders(bytes, headers, secret);
+      return JSON.parse(utf8.decode(bytes));
+    },
+    // verifyWebhook: everything above, plus the payload `signature` field (RFC 8785 canonical
+    // JSON of the parsed payload, second HMAC-SHA256, constant-time compare) and every field
+    // rule of the contract, returning the typed event.
+    full: () => verifyWebhook(bytes, headers, secret),
+  });
+  const vs = { name: "standardwebhooks.verify_per_s", value: results.standardwebhooks! };
+  return [
+    {
+      name: "receiver.verify_headers_per_s",
+      value: results.headers!,
+      unit: "verif/s",
+      vs,
+      target: "≥ 3× standardwebhooks",
+    },
+    {
+      name: "receiver.verify_full_per_s",
+      value: results.full!,
+      unit: "verif/s",
+      vs,
+      target: "≥ 1.5× standardwebhooks",
+    },
+    { name: "receiver.size_gzip_bytes", value: await gzipSize(), unit: "B", target: "≤ 4096" },
+  ];
+}

@@ -1,0 +1,68 @@
+import type { Deduper } from "../dedupe.js";
+import { isWebhookVerificationError } from "../errors.js";
+import type { HeadersLike } from "../headers.js";
+import type { RawBody } from "../sign.js";
+import type { WebhookEvent } from "../types.js";
+import { type VerifyOptions, verifyWebhook } from "../verify.js";
+
+/** 1 MiB: far above any svc payload, low enough that a flood cannot exhaust memory. */
+export const DEFAULT_MAX_BODY_BYTES = 1024 * 1024;
+
+/**
+ * Options shared by every adapter. `C` is the framework's request context passed to `onEvent`.
+ */
+export interface WebhookHandlerOptions<C> extends VerifyOptions {
+  /** The endpoint's `whsec_…` secret, or several while rotating. */
+  secrets: string | readonly string[];
+  /** Your code. Throw to answer 500, so the service retries the delivery later. */
+  onEvent: (event: WebhookEvent, context: C) => unknown;
+  /** Skip deliveries already handled (same `webhook-id`); they are answered 200. */
+  dedupe?: Deduper;
+  /** Larger bodies are answered 413 without being read further. Default 1 MiB. */
+  maxBodyBytes?: number;
+  /** Told about every refused delivery and every handler error, e.g. to log them. */
+  onError?: (error: unknown, context: C) => void;
+}
+
+/** A framework-neutral answer: status and JSON body. */
+export interface HandlerResponse {
+  status: number;
+  body: string;
+}
+
+const json = (status: number, value: unknown): HandlerResponse => ({ status, body: JSON.stringify(value) });
+
+/** The whole receive path every adapter shares: verify, dedupe, run the handler, answer. */
+export async function handleWebhook<C>(
+  rawBody: RawBody,
+  headers: HeadersLike,
+  options: WebhookHandlerOptions<C>,
+  context: C,
+): Promise<HandlerResponse> {
+  let event: WebhookEvent;
+  try {
+    event = await verifyWebhook(rawBody, headers, options.secrets, options);
+  } catch (err) {
+    options.onError?.(err, context);
+    if (isWebhookVerificationError(err))
+      return json(err.statusCode, { error: err.code, message: err.message });
+    return json(500, { error: "internal_error" });
+  }
+  try {
+    const run = () => options.onEvent(event, context);
+    if (options.dedupe) {
+      const { duplicate } = await options.dedupe.once(event.id, run);
+      if (duplicate) return json(200, { received: true, duplicate: true });
+    } else {
+      await run();
+    }
+  } catch (err) {
+    options.onError?.(err, context);
+    return json(500, { error: "handler_failed" });
+  }
+  return json(200, { received: true });
+}
+
+export function tooLarge(limit: number): HandlerResponse {
+  return json(413, { error: "body_too_large", message: `Webhook bodies are limited to ${limit} bytes.` });
+}

@@ -1,0 +1,74 @@
+/**
+ * Every reason a webhook can be refused, one stable code each. Codes never change meaning; new
+ * ones may be added, so switch on them with a default branch.
+ */
+export type WebhookErrorCode =
+  | "missing_header"
+  | "invalid_header"
+  | "timestamp_too_old"
+  | "timestamp_in_future"
+  | "signature_mismatch"
+  | "payload_signature_mismatch"
+  | "invalid_payload"
+  | "invalid_body"
+  | "invalid_secret";
+
+/**
+ * Thrown when a webhook cannot be trusted or understood. `code` is stable and machine-readable;
+ * `message` says what to do about it; `statusCode` is what your endpoint should answer.
+ *
+ * @example
+ * try {
+ *   const event = await verifyWebhook(rawBody, req.headers, process.env.WEBHOOK_SECRET!);
+ * } catch (err) {
+ *   if (err instanceof WebhookVerificationError) {
+ *     console.warn(err.code, err.message);
+ *     return res.status(err.statusCode).end();
+ *   }
+ *   throw err;
+ * }
+ */
+export class WebhookVerificationError extends Error {
+  /** Stable reason, e.g. `signature_mismatch`. */
+  declare readonly code: WebhookErrorCode;
+  /**
+   * 401 (not authentic), 400 (`invalid_payload`: authentic but invalid) or 500 (`invalid_body`,
+   * `invalid_secret`: the receiver's own code or configuration is wrong, not the sender's).
+   */
+  declare readonly statusCode: number;
+  /** For `invalid_payload`: every rule the payload broke, as `path: problem`. */
+  declare readonly issues: readonly string[];
+
+  constructor(code: WebhookErrorCode, message: string, issues: readonly string[] = []) {
+    super(message);
+    this.name = "WebhookVerificationError";
+    this.code = code;
+    this.statusCode =
+      code === "invalid_payload" ? 400 : code === "invalid_body" || code === "invalid_secret" ? 500 : 401;
+    this.issues = issues;
+  }
+}
+
+/** The advice every `invalid_payload` message ends with. */
+export const UPGRADE = "upgrade @svc/webhooks if the service is newer.";
+
+/** Throws a {@link WebhookVerificationError}; the one place the library raises them. */
+export function fail(code: WebhookErrorCode, message: string, issues?: readonly string[]): never {
+  throw new WebhookVerificationError(code, message, issues);
+}
+
+/**
+ * True when `value` is a {@link WebhookVerificationError}, even one from another copy of this
+ * package (bundlers sometimes load two), where `instanceof` would say no.
+ *
+ * @example
+ * catch (err) { if (isWebhookVerificationError(err)) console.warn(err.code); }
+ */
+export function isWebhookVerificationError(value: unknown): value is WebhookVerificationError {
+  return (
+    value instanceof WebhookVerificationError ||
+    (value instanceof Error &&
+      value.name === "WebhookVerificationError" &&
+      typeof (value as { code?: unknown }).code === "string")
+  );
+}

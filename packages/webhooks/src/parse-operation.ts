@@ -1,0 +1,68 @@
+import { expectedTxnState, normaliseTxnState } from "./states.js";
+import type { OperationKind, OperationResult, OperationWebhook } from "./types.js";
+import { OPTIONAL, type Table, validate } from "./validate.js";
+
+const OPERATIONS: readonly OperationKind[] = ["capture", "refund", "void"];
+const RESULTS: readonly OperationResult[] = ["success", "queued", "rejected"];
+
+// The contract's operation payload, field by field (see Rule in validate.ts for the notation).
+const OPERATION: Table = {
+  amount: "d",
+  initiator: {
+    [OPTIONAL]: true,
+    id: "i",
+    first_name: "s?32",
+    last_name: "s?32",
+    username: "u150",
+    email: "s254",
+    phone: "s?128",
+  },
+  is_sandbox: "b",
+  operation: OPERATIONS,
+  order_no: "s?",
+  pg_code: "s",
+  pg_response: "o",
+  reference_number: "s",
+  result: RESULTS,
+  session_id: "s",
+  signature: "s",
+  source: ["input", "pg"],
+  success: "b",
+  timestamp_utc: "t",
+  txn: { amount: "d", currency_code: "c", order_no: "s128", session_id: "s", state: "x" },
+};
+
+/**
+ * Validates an operation webhook payload against every rule of the contract and returns it
+ * typed, discriminated by `result`, with `txn.state` normalised (`refund-queued` →
+ * `refund_queued`, `captured` → `paid`). It does not check the signature: use
+ * {@link verifyWebhook} on a request, this on a payload you already trust.
+ *
+ * @throws WebhookVerificationError `invalid_payload`, listing every broken rule in `issues`.
+ * @example
+ * const op = parseOperationWebhook(JSON.parse(archivedBody));
+ * if (op.result === "success") console.log(op.txn.state); // "paid" | "refunded" | "voided"
+ */
+export function parseOperationWebhook(value: unknown): OperationWebhook {
+  const op = validate(value, OPERATION, (p, issues) => {
+    const { operation, result, success, txn } = p as Partial<Record<string, unknown>> & {
+      txn?: { state?: unknown };
+    };
+    if ("event" in p) issues.push("event: not allowed on an operation webhook");
+    const known = RESULTS.includes(result as OperationResult);
+    if (known && typeof success === "boolean" && success !== (result === "success")) {
+      issues.push(`success: must be ${result === "success"} when result is ${result}`);
+    }
+    const raw = txn?.state;
+    const state = typeof raw === "string" && normaliseTxnState(raw);
+    if (
+      state &&
+      known &&
+      OPERATIONS.includes(operation as OperationKind) &&
+      state !== expectedTxnState(operation as OperationKind, result as OperationResult)
+    ) {
+      issues.push(`txn.state: ${raw} does not match a ${operation} with result ${result}`);
+    }
+  }) as unknown as OperationWebhook;
+  return { ...op, txn: { ...op.txn, state: normaliseTxnState(op.txn.state) } } as OperationWebhook;
+}

@@ -1,0 +1,57 @@
+import { normaliseTxnState } from "./states.js";
+import type { PaymentWebhook } from "./types.js";
+import { type Table, validate } from "./validate.js";
+
+// The contract's payment payload, field by field (see Rule in validate.ts for the notation).
+const PAYMENT: Table = {
+  event: ["payment"],
+  session_id: "s",
+  order_no: "s?128",
+  state: ["paid", "authorized", "failed", "canceled", "expired"],
+  amount: "d",
+  currency_code: "c",
+  operation: ["purchase", "authorize"],
+  created_via: ["api", "dashboard"],
+  type: ["e_commerce", "payment_request"],
+  pg_code: "s~",
+  form_of_payment: "s~",
+  captured_amount: "d",
+  refunded_amount: "d",
+  voided_amount: "d",
+  remaining_amount: "d",
+  is_sandbox: "b",
+  pg_response: "o",
+  timestamp_utc: "t",
+  signature: "s",
+  transactions: [
+    {
+      session_id: "s",
+      order_no: "s128",
+      amount: "d",
+      currency_code: "c",
+      state: "x",
+      operation: ["capture", "refund", "void"],
+      reference_number: "s",
+      source: ["input", "pg"],
+      created_at: "z",
+    },
+  ],
+};
+
+/**
+ * Validates a payment webhook payload (`event: "payment"`) and returns it typed, with each
+ * child's `state` normalised like {@link normaliseTxnState}. It does not check the signature:
+ * use {@link verifyWebhook} on a request.
+ *
+ * @throws WebhookVerificationError `invalid_payload`, listing every broken rule in `issues`.
+ * @example
+ * const payment = parsePaymentWebhook(JSON.parse(archivedBody));
+ * if (payment.state === "paid") await fulfilOrder(payment.order_no ?? payment.session_id);
+ */
+export function parsePaymentWebhook(value: unknown): PaymentWebhook {
+  const payment = validate(value, PAYMENT) as unknown as PaymentWebhook;
+  return {
+    ...payment,
+    transactions: payment.transactions.map((t) => ({ ...t, state: normaliseTxnState(t.state)! })),
+  };
+}

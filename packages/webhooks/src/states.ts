@@ -1,0 +1,36 @@
+import type { OperationKind, TxnState } from "./types.js";
+
+// Every TxnState: the three final states, and `<operation>_queued` / `<operation>_rejected`.
+const TXN_STATE = /^(?:paid|refunded|voided|(?:capture|refund|void)_(?:queued|rejected))$/;
+
+/**
+ * The canonical spelling of a child transaction state, or undefined if it is not one. The
+ * service sends underscores, but the source document also writes `refund-queued` and calls a
+ * captured child `captured`; all of those map to one spelling so `switch` statements stay short.
+ *
+ * @example
+ * normaliseTxnState("refund-queued"); // => "refund_queued"
+ * normaliseTxnState("captured");      // => "paid"
+ * normaliseTxnState("bogus");         // => undefined
+ */
+export function normaliseTxnState(state: string): TxnState | undefined {
+  const canonical = state === "captured" ? "paid" : state.replaceAll("-", "_");
+  return TXN_STATE.test(canonical) ? (canonical as TxnState) : undefined;
+}
+
+const FINAL_STATE: Record<OperationKind, TxnState> = { capture: "paid", refund: "refunded", void: "voided" };
+
+/**
+ * The child state an operation must have for a given result: a successful refund's child is
+ * `refunded`, a queued one `refund_queued`, a rejected one `refund_rejected`.
+ *
+ * @example
+ * expectedTxnState("capture", "success"); // => "paid"
+ * expectedTxnState("void", "queued");     // => "void_queued"
+ */
+export function expectedTxnState(
+  operation: OperationKind,
+  result: "success" | "queued" | "rejected",
+): TxnState {
+  return result === "success" ? FINAL_STATE[operation] : (`${operation}_${result}` as TxnState);
+}

@@ -1,0 +1,126 @@
+// Payload types of the webhooks the svc service sends. Field names are the wire names
+// (snake_case) so a payload can be logged, stored and compared without mapping.
+
+/** An operation on a payment: capture adds money, refund and void deduct it. */
+export type OperationKind = "capture" | "refund" | "void";
+/** Outcome of an operation: `rejected` always follows an earlier `queued`. */
+export type OperationResult = "success" | "queued" | "rejected";
+/** Child transaction state after a successful operation (`paid` = captured). */
+export type FinalTxnState = "paid" | "refunded" | "voided";
+export type QueuedTxnState = "capture_queued" | "refund_queued" | "void_queued";
+export type RejectedTxnState = "capture_rejected" | "refund_rejected" | "void_rejected";
+/** Every child state, in the normalised underscore spelling. */
+export type TxnState = FinalTxnState | QueuedTxnState | RejectedTxnState;
+
+/** The dashboard user who made the operation; absent for private-key API calls and gateways. */
+export interface Initiator {
+  id: number;
+  first_name?: string;
+  last_name?: string;
+  username: string;
+  email: string;
+  phone?: string;
+}
+
+/** The child transaction an operation created. */
+export interface OperationTxn<S extends TxnState = TxnState> {
+  /** Decimal string with the currency's exponent, e.g. "10.50". */
+  amount: string;
+  /** ISO 4217 code, three uppercase letters. */
+  currency_code: string;
+  /** The parent's order_no, or the operation's reference_number when the parent has none. */
+  order_no: string;
+  /** The child's own session id. */
+  session_id: string;
+  state: S;
+}
+
+interface OperationWebhookBase {
+  /** Amount of the operation: decimal string in the parent's currency. */
+  amount: string;
+  initiator?: Initiator;
+  is_sandbox: boolean;
+  operation: OperationKind;
+  /** The parent's order_no; absent when the parent has none. */
+  order_no?: string;
+  pg_code: string;
+  /** The gateway's raw response; non-JSON replies arrive as `{ raw: "…" }`. */
+  pg_response: Record<string, unknown>;
+  /** Unique per operation; the same on the queued notice and its final result. */
+  reference_number: string;
+  /** The parent's session id. */
+  session_id: string;
+  /** Hex HMAC-SHA256 of the canonical payload; checked by verifyWebhook. */
+  signature: string;
+  /** `input`: dashboard or API; `pg`: done on the gateway's own dashboard. */
+  source: "input" | "pg";
+  /** Time of the operation, UTC, `YYYY-MM-DD HH:MM:SS`. */
+  timestamp_utc: string;
+}
+
+export interface OperationSucceeded extends OperationWebhookBase {
+  result: "success";
+  success: true;
+  txn: OperationTxn<FinalTxnState>;
+}
+export interface OperationQueued extends OperationWebhookBase {
+  result: "queued";
+  success: false;
+  txn: OperationTxn<QueuedTxnState>;
+}
+export interface OperationRejected extends OperationWebhookBase {
+  result: "rejected";
+  success: false;
+  txn: OperationTxn<RejectedTxnState>;
+}
+
+/** The operation webhook, discriminated by `result`. It has no `event` key. */
+export type OperationWebhook = OperationSucceeded | OperationQueued | OperationRejected;
+
+export type PaymentState = "paid" | "authorized" | "failed" | "canceled" | "expired";
+
+/** One child transaction of a payment, as in the Payment Status API. */
+export interface PaymentTransaction {
+  session_id: string;
+  order_no: string;
+  amount: string;
+  currency_code: string;
+  state: TxnState;
+  operation: OperationKind;
+  reference_number: string;
+  source: "input" | "pg";
+  /** ISO 8601 UTC, e.g. "2026-11-21T10:00:00Z". */
+  created_at: string;
+}
+
+/** The payment webhook: a payment's outcome, with its children. */
+export interface PaymentWebhook {
+  event: "payment";
+  session_id: string;
+  order_no?: string;
+  state: PaymentState;
+  amount: string;
+  currency_code: string;
+  operation: "purchase" | "authorize";
+  created_via: "api" | "dashboard";
+  type: "e_commerce" | "payment_request";
+  pg_code: string | null;
+  form_of_payment: string | null;
+  captured_amount: string;
+  refunded_amount: string;
+  voided_amount: string;
+  remaining_amount: string;
+  transactions: PaymentTransaction[];
+  is_sandbox: boolean;
+  pg_response: Record<string, unknown>;
+  timestamp_utc: string;
+  signature: string;
+}
+
+/** Any payload the service sends. */
+export type WebhookPayload = OperationWebhook | PaymentWebhook;
+
+/** A verified webhook: the delivery's headers and its validated payload. */
+export type WebhookEvent =
+  | { type: "operation"; id: string; timestamp: number; payload: OperationWebhook }
+  | { type: "payment"; id: string; timestamp: number; payload: PaymentWebhook };

@@ -1,0 +1,210 @@
+import { canonical } from "./canonical-json.js";
+import { timingSafeEqual, utf8Decoder } from "./encoding.js";
+import { fail, UPGRADE } from "./errors.js";
+import { type HeadersLike, readHeader } from "./headers.js";
+import { macFor, secretList } from "./hmac.js";
+import { parseOperationWebhook } from "./parse-operation.js";
+import { parsePaymentWebhook } from "./parse-payment.js";
+import { bodyBytes, type RawBody } from "./sign.js";
+import type { WebhookEvent } from "./types.js";
+
+/**
+ * Default tolerance both ways: the Standard Webhooks value, and the contract's 5 minutes.
+ *
+ * @example
+ * await verifyWebhook(body, headers, secret, { toleranceSeconds: DEFAULT_TOLERANCE_SECONDS * 2 });
+ */
+export const DEFAULT_TOLERANCE_SECONDS = 300;
+
+/** Options of {@link verifyWebhook} and {@link verifyWebhookHeaders}. */
+export interface VerifyOptions {
+  /** How far `webhook-timestamp` may be in the past or the future. Default 300 (5 min). */
+  toleranceSeconds?: number;
+  /** The current time in unix seconds, for tests. Default: the clock. */
+  nowSeconds?: number;
+  /**
+   * Also check the payload's own `signature` field. Default true; turn it off only to accept
+   * payloads from a sender that does not sign the body (headers alone are still checked).
+   */
+  payloadSignature?: boolean;
+}
+
+/** What the Standard Webhooks headers proved. */
+export interface VerifiedHeaders {
+  /** `webhook-id`: the idempotency key, stable across retries. */
+  id: string;
+  /** `webhook-timestamp`: unix seconds of this attempt. */
+  timestamp: number;
+  /** The secret whose signature matched, to check the payload field with it first. */
+  secret: string;
+}
+
+function header(headers: HeadersLike, name: string): string {
+  return (
+    readHeader(headers, name) ||
+    fail(
+      "missing_header",
+      `Missing ${name} header: pass the request headers unchanged; check that no proxy strips them.`,
+    )
+  );
+}
+
+function checkBody(rawBody: unknown): string | Uint8Array {
+  return typeof rawBody === "string" || rawBody instanceof Uint8Array || rawBody instanceof ArrayBuffer
+    ? bodyBytes(rawBody)
+    : fail(
+        "invalid_body",
+        `rawBody is ${rawBody === null ? "null" : typeof rawBody}: pass the raw request body (string or bytes), not a re-serialised object.`,
+      );
+}
+
+/**
+ * Verifies only the Standard Webhooks headers (`webhook-id`, `webhook-timestamp`,
+ * `webhook-signature`) against the raw body: any `v1` entry matching any of `secrets`, timestamp
+ * within tolerance both ways, constant-time comparison. Works for any Standard Webhooks sender.
+ *
+ * @throws WebhookVerificationError `missing_header`, `invalid_header`, `timestamp_too_old`,
+ *   `timestamp_in_future`, `signature_mismatch`, `invalid_body`, `invalid_secret`.
+ * @example
+ * const { id, timestamp } = await verifyWebhookHeaders(rawBody, req.headers, "whsec_…");
+ */
+export async function verifyWebhookHeaders(
+  rawBody: RawBody,
+  headers: HeadersLike,
+  secrets: string | readonly string[],
+  options: VerifyOptions = {},
+): Promise<VerifiedHeaders> {
+  const body = checkBody(rawBody);
+  const list = secretList(secrets);
+  const id = header(headers, "webhook-id");
+  const stamp = header(headers, "webhook-timestamp");
+  const entries = header(headers, "webhook-signature").split(" ");
+  if (!/^\d{1,12}$/.test(stamp)) {
+    fail("invalid_header", `webhook-timestamp ${JSON.stringify(stamp)} is not unix seconds.`);
+  }
+  const timestamp = +stamp;
+  const age = (options.nowSeconds ?? Math.floor(Date.now() / 1000)) - timestamp;
+  const tolerance = options.toleranceSeconds ?? DEFAULT_TOLERANCE_SECONDS;
+  if (age > tolerance || -age > tolerance) {
+    fail(
+      age > 0 ? "timestamp_too_old" : "timestamp_in_future",
+      `webhook-timestamp is ${Math.abs(age)} s ${age > 0 ? "old" : "ahead"} (tolerance ${tolerance} s): a replay, or sync your clock (NTP).`,
+    );
+  }
+  if (!entries.some((e) => e.startsWith("v1,"))) {
+    fail("invalid_header", "webhook-signature has no v1,<base64> entry.");
+  }
+  const parts = [`${id}.${timestamp}.`, body];
+  for (const secret of list) {
+    const expected = `v1,${await macFor(secret)(parts, "base64")}`;
+    // Compare with every entry without stopping early, so timing reveals nothing.
+    let match = false;
+    for (const entry of entries) match = timingSafeEqual(entry, expected) || match;
+    if (match) return { id, timestamp, secret };
+  }
+  return fail(
+    "signature_mismatch",
+    "No signature matches: use the endpoint's current secret, and the raw request body, not a re-serialised object.",
+  );
+}
+
+/**
+ * Checks a parsed payload's `signature` field (hex HMAC-SHA256 of its RFC 8785 canonical JSON
+ * without `signature`) against any of `secrets`, in constant time.
+ *
+ * @throws WebhookVerificationError `payload_signature_mismatch`.
+ * @example
+ * await verifyPayloadSignature(JSON.parse(body), process.env.WEBHOOK_SECRET!);
+ */
+export async function verifyPayloadSignature(
+  payload: unknown,
+  secrets: string | readonly string[],
+): Promise<void> {
+  const list = secretList(secrets);
+  const given = (payload as { signature?: unknown } | null)?.signature;
+  if (typeof given === "string") {
+    // Canonicalised once, whatever the number of secrets.
+    const parts = [canonical(payload, "signature")!];
+    const lower = given.toLowerCase();
+    for (const secret of list) if (timingSafeEqual(await macFor(secret)(parts, "hex"), lower)) return;
+  }
+  fail(
+    "payload_signature_mismatch",
+    "The payload's signature field is missing or wrong: the JSON was changed after signing.",
+  );
+}
+
+/**
+ * The fast path of the payload signature. svc sends the body as canonical JSON, so the body's
+ * own text without its `"signature":"…"` member is exactly the string that was signed. If the
+ * HMAC of that text equals the signature, the payload is authentic without canonicalising it
+ * again (HMAC makes it impossible to find another text with the same MAC). Anything else — a
+ * body re-serialised by a proxy, another key order — returns false and takes the full path.
+ */
+async function signedAsSent(text: string, payload: unknown, secrets: readonly string[]): Promise<boolean> {
+  const given = (payload as { signature?: unknown } | null)?.signature;
+  if (typeof given !== "string" || !/^[0-9a-f]{64}$/.test(given)) return false;
+  const member = `"signature":"${given}"`;
+  const at = text.indexOf(member);
+  if (at < 1 || text.indexOf(member, at + 1) !== -1) return false;
+  const before = text[at - 1];
+  const after = text[at + member.length];
+  const stripped =
+    before === ","
+      ? text.slice(0, at - 1) + text.slice(at + member.length)
+      : before === "{" && after === ","
+        ? text.slice(0, at) + text.slice(at + member.length + 1)
+        : undefined;
+  if (stripped === undefined) return false;
+  for (const secret of secrets)
+    if (timingSafeEqual(await macFor(secret)([stripped], "hex"), given)) return true;
+  return false;
+}
+
+/**
+ * Verifies a webhook request and returns its typed, validated event. In order: the Standard
+ * Webhooks headers on the raw body (any of `secrets`, for rotation), the timestamp within
+ * tolerance both ways, the payload's own `signature` field, then every field rule.
+ *
+ * @param rawBody the body exactly as received: string, Uint8Array/Buffer or ArrayBuffer.
+ * @param headers a plain object (any case), a `Headers` instance or Node's `req.headers`.
+ * @param secrets the endpoint's `whsec_…` secret, or several while rotating.
+ * @throws WebhookVerificationError with a stable `code` and a `statusCode` to answer.
+ * @example
+ * import { verifyWebhook } from "@svc/webhooks";
+ * const event = await verifyWebhook(rawBody, req.headers, process.env.WEBHOOK_SECRET!);
+ * if (event.type === "operation" && event.payload.result === "success") {
+ *   console.log(event.payload.operation, event.payload.amount);
+ * }
+ */
+export async function verifyWebhook(
+  rawBody: RawBody,
+  headers: HeadersLike,
+  secrets: string | readonly string[],
+  options: VerifyOptions = {},
+): Promise<WebhookEvent> {
+  const { id, timestamp, secret } = await verifyWebhookHeaders(rawBody, headers, secrets, options);
+  const body = checkBody(rawBody);
+  let payload: { event?: unknown } | null;
+  let text: string;
+  try {
+    text = typeof body === "string" ? body : utf8Decoder.decode(body);
+    payload = JSON.parse(text);
+  } catch {
+    return fail("invalid_payload", "The body is not UTF-8 JSON.");
+  }
+  if (options.payloadSignature !== false) {
+    // The matching secret first: during a rotation the payload is signed with the same one.
+    const list = secretList(secrets);
+    const ordered = list.length > 1 ? [secret, ...list.filter((s) => s !== secret)] : list;
+    if (!(await signedAsSent(text, payload, ordered))) {
+      await verifyPayloadSignature(payload, ordered);
+    }
+  }
+  const event = payload?.event;
+  if (event === "payment") return { type: "payment", id, timestamp, payload: parsePaymentWebhook(payload) };
+  if (event !== undefined) {
+    fail("invalid_payload", `Unknown event ${JSON.stringify(event)}: ${UPGRADE}`);
+  }
+  return { type: "operation", id, timestamp, payload: parseOperationWebhook(payload) };
+}

@@ -1,0 +1,10 @@
+import { defineConfig } from "vitest/config";
+
+export default defineConfig({
+  test: {
+    include: ["src/**/*.test.ts", "test/**/*.test.ts"],
+    // The e2e tests pack a tarball and start Chromium: generous, but bounded.
+    testTimeout: 120_000,
+    hookTimeout: 120_000,
+  },
+});
