@@ -65,13 +65,26 @@ export default async function receiverBench(): Promise<BenchResult[]> {
   if (Math.abs(bytes.length - PAYLOAD_BYTES) > 64)
     throw new Error(`payload is ${bytes.length} bytes, not ~1 KB`);
   const theirs = new Webhook(secret);
-  // Like standardwebhooks.verify, the headers-only figure includes JSON.parse of the body.
+  const utf8 = new TextDecoder("utf-8", { fatal: true });
+  // All three get the same inputs: the body as a Buffer (as Node servers receive it), the plain
+  // lowercase header object, one whsec_ secret, and the real clock for the timestamp check.
   const results = await sideBySide({
+    // standardwebhooks.verify: lower-cases the header names, checks that the three headers are
+    // present, parses the timestamp and checks ±5 min, decodes the Buffer to a string, HMAC-SHA256
+    // (fast-sha256, pure JS) over "{id}.{timestamp}.{body}", base64, compares it with every v1
+    // entry in constant time, then decodes the Buffer again and JSON.parses it.
     standardwebhooks: () => theirs.verify(bytes, headers),
+    // The same work on our side: verifyWebhookHeaders (three headers present, timestamp
+    // unix-seconds and ±5 min, HMAC-SHA256 over the same bytes, constant-time compare with every
+    // v1 entry), then decode the same Buffer (UTF-8, fatal) and JSON.parse it. Not counted
+    // here: the payload `signature` field and the field rules, which standardwebhooks lacks.
     headers: async () => {
       await verifyWebhookHeaders(bytes, headers, secret);
-      return JSON.parse(body);
+      return JSON.parse(utf8.decode(bytes));
     },
+    // verifyWebhook: everything above, plus the payload `signature` field (RFC 8785 canonical
+    // JSON of the parsed payload, second HMAC-SHA256, constant-time compare) and every field
+    // rule of the contract, returning the typed event.
     full: () => verifyWebhook(bytes, headers, secret),
   });
   const vs = { name: "standardwebhooks.verify_per_s", value: results.standardwebhooks! };

@@ -6,7 +6,7 @@ export interface ReceivedRequest {
   headers: http.IncomingHttpHeaders;
   body: string;
   /** The parsed body, read field by field in assertions. */
-  // biome-ignore lint/suspicious/noExplicitAny: test JSON
+  // eslint-disable-next-line @typescript-eslint/no-explicit-any -- test JSON, read field by field
   json: any;
   receivedAt: number;
 }

@@ -1,24 +1,35 @@
 #!/usr/bin/env -S npx tsx
 /** `svc <command>`: the svc command line. */
 import { devCommand } from "./commands/dev.js";
+import { GATEWAY_USAGE, gatewayCommand } from "./commands/gateway.js";
 
 const USAGE = `usage: svc <command>
 
 commands:
-  dev     run the service and the sandbox gateway on embedded PGlite, seeded with a demo merchant
-`;
+  dev        run the service and the sandbox gateway on embedded PGlite, seeded with a demo merchant
+  gateway    act on the sandbox gateway's own dashboard (payments, refund, capture, void)
 
-const [command] = process.argv.slice(2);
-switch (command) {
-  case "dev":
-    await devCommand(process.env);
-    break;
-  case undefined:
-  case "help":
-  case "--help":
-    process.stdout.write(USAGE);
-    break;
-  default:
-    process.stderr.write(`svc: unknown command "${command}"\n${USAGE}`);
-    process.exitCode = 2;
+${GATEWAY_USAGE}`;
+
+const [command, ...rest] = process.argv.slice(2);
+try {
+  switch (command) {
+    case "dev":
+      await devCommand(process.env);
+      break;
+    case "gateway":
+      process.exitCode = await gatewayCommand(rest, process.env, (line) => process.stdout.write(`${line}\n`));
+      break;
+    case undefined:
+    case "help":
+    case "--help":
+      process.stdout.write(USAGE);
+      break;
+    default:
+      process.stderr.write(`svc: unknown command "${command}"\n${USAGE}`);
+      process.exitCode = 2;
+  }
+} catch (error) {
+  process.stderr.write(`svc: ${error instanceof Error ? error.message : String(error)}\n`);
+  process.exitCode = 1;
 }

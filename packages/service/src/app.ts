@@ -29,6 +29,7 @@ import { operationsRoutes } from "./operations/operations.routes.js";
 import { createOperationsService } from "./operations/operations.service.js";
 import { paymentsRoutes } from "./payments/payments.routes.js";
 import { createPaymentsService } from "./payments/payments.service.js";
+import { sdkAssetRoutes } from "./sdk-assets/sdk-assets.routes.js";
 import { emitPaymentWebhook } from "./webhooks/emit.js";
 import { messagesRoutes } from "./webhooks/messages.routes.js";
 import { createMessagesService } from "./webhooks/messages.service.js";
@@ -156,6 +157,7 @@ export async function buildApp(config: ServiceConfig, deps: AppDeps): Promise<Fa
     sdkRoutes(app, checkout, sdk);
     hostedPageRoutes(app, checkout);
     paymentsRoutes(app, payments);
+    sdkAssetRoutes(app, config);
     operationsRoutes(app, operations);
     notificationsRoutes(app, notifications);
     settingsRoutes(app, webhookSettings);

@@ -41,8 +41,8 @@ export function memoryDedupeStore(now: () => number = Date.now): DedupeStore {
         }
         nextSweep = t + 60_000;
       }
-      const expiry = expiries.get(key);
-      if (expiry !== undefined && expiry > t) return false;
+      // An absent key compares as undefined > t, which is false.
+      if ((expiries.get(key) as number) > t) return false;
       expiries.delete(key);
       expiries.set(key, t + ttlMs);
       return true;

@@ -1,36 +1,19 @@
-// Byte/text helpers on Web APIs only (TextEncoder, atob), so the library runs unchanged in
-// Node, Deno, Bun, browsers and edge workers.
+// Byte/text helpers on Web APIs only (TextEncoder, atob, btoa), so the library runs unchanged in
+// Node, Deno, Bun, browsers and edge workers. Only the Web Crypto path and key generation use
+// the base64/hex encoders; node:crypto encodes its digests natively.
 
-const B64 = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
-const HEX: string[] = Array.from({ length: 256 }, (_, i) => i.toString(16).padStart(2, "0"));
-
-export const utf8Encoder = new TextEncoder();
 // fatal: a body that is not UTF-8 cannot be the JSON the service sent.
 export const utf8Decoder = new TextDecoder("utf-8", { fatal: true });
 
 /** Standard base64 with padding, as in the `webhook-signature` header. */
 export function toBase64(bytes: Uint8Array): string {
-  let out = "";
-  let i = 0;
-  for (; i + 2 < bytes.length; i += 3) {
-    const n = (bytes[i]! << 16) | (bytes[i + 1]! << 8) | bytes[i + 2]!;
-    out += B64[n >> 18]! + B64[(n >> 12) & 63]! + B64[(n >> 6) & 63]! + B64[n & 63]!;
-  }
-  const rest = bytes.length - i;
-  if (rest > 0) {
-    const n = (bytes[i]! << 16) | (rest === 2 ? bytes[i + 1]! << 8 : 0);
-    out += B64[n >> 18]! + B64[(n >> 12) & 63]! + (rest === 2 ? B64[(n >> 6) & 63]! : "=") + "=";
-  }
-  return out;
+  return btoa(String.fromCharCode(...bytes));
 }
 
 /** Decodes standard base64; returns undefined when `text` is not base64. */
 export function fromBase64(text: string): Uint8Array | undefined {
   try {
-    const binary = atob(text);
-    const bytes = new Uint8Array(binary.length);
-    for (let i = 0; i < binary.length; i++) bytes[i] = binary.charCodeAt(i);
-    return bytes;
+    return Uint8Array.from(atob(text), (c) => c.charCodeAt(0));
   } catch {
     return undefined;
   }
@@ -38,9 +21,7 @@ export function fromBase64(text: string): Uint8Array | undefined {
 
 /** Lowercase hex, as in the payload's `signature` field. */
 export function toHex(bytes: Uint8Array): string {
-  let out = "";
-  for (let i = 0; i < bytes.length; i++) out += HEX[bytes[i]!]!;
-  return out;
+  return Array.from(bytes, (b) => (b + 256).toString(16).slice(1)).join("");
 }
 
 /**

@@ -13,21 +13,6 @@ export type WebhookErrorCode =
   | "invalid_body"
   | "invalid_secret";
 
-/** HTTP status an endpoint should answer for each code; the adapters use this table. */
-const STATUS_BY_CODE: Record<WebhookErrorCode, number> = {
-  missing_header: 401,
-  invalid_header: 401,
-  timestamp_too_old: 401,
-  timestamp_in_future: 401,
-  signature_mismatch: 401,
-  payload_signature_mismatch: 401,
-  // Authentic but malformed: a 400 tells the sender the message itself is wrong.
-  invalid_payload: 400,
-  // The two below are mistakes in the receiver's own code or configuration, not the sender's.
-  invalid_body: 500,
-  invalid_secret: 500,
-};
-
 /**
  * Thrown when a webhook cannot be trusted or understood. `code` is stable and machine-readable;
  * `message` says what to do about it; `statusCode` is what your endpoint should answer.
@@ -45,19 +30,31 @@ const STATUS_BY_CODE: Record<WebhookErrorCode, number> = {
  */
 export class WebhookVerificationError extends Error {
   /** Stable reason, e.g. `signature_mismatch`. */
-  readonly code: WebhookErrorCode;
-  /** 401 (not authentic), 400 (authentic but invalid) or 500 (receiver misconfigured). */
-  readonly statusCode: number;
+  declare readonly code: WebhookErrorCode;
+  /**
+   * 401 (not authentic), 400 (`invalid_payload`: authentic but invalid) or 500 (`invalid_body`,
+   * `invalid_secret`: the receiver's own code or configuration is wrong, not the sender's).
+   */
+  declare readonly statusCode: number;
   /** For `invalid_payload`: every rule the payload broke, as `path: problem`. */
-  readonly issues: readonly string[];
+  declare readonly issues: readonly string[];
 
   constructor(code: WebhookErrorCode, message: string, issues: readonly string[] = []) {
     super(message);
     this.name = "WebhookVerificationError";
     this.code = code;
-    this.statusCode = STATUS_BY_CODE[code];
+    this.statusCode =
+      code === "invalid_payload" ? 400 : code === "invalid_body" || code === "invalid_secret" ? 500 : 401;
     this.issues = issues;
   }
+}
+
+/** The advice every `invalid_payload` message ends with. */
+export const UPGRADE = "upgrade @svc/webhooks if the service is newer.";
+
+/** Throws a {@link WebhookVerificationError}; the one place the library raises them. */
+export function fail(code: WebhookErrorCode, message: string, issues?: readonly string[]): never {
+  throw new WebhookVerificationError(code, message, issues);
 }
 
 /**

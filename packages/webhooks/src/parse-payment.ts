@@ -1,43 +1,42 @@
-import { invalid } from "./parse-operation.js";
 import { normaliseTxnState } from "./states.js";
-import type { PaymentTransaction, PaymentWebhook } from "./types.js";
-import {
-  bool,
-  currency,
-  decimal,
-  type Issues,
-  isRecord,
-  object,
-  oneOf,
-  str,
-  timestampUtc,
-} from "./validate.js";
+import type { PaymentWebhook } from "./types.js";
+import { type Table, validate } from "./validate.js";
 
-// ISO 8601 UTC as the Payment Status API writes it, with optional fractional seconds.
-const ISO_UTC = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(?:\.\d{1,9})?(?:Z|\+00:00)$/;
-
-function checkTransaction(issues: Issues, value: unknown, path: string): PaymentTransaction | undefined {
-  if (!isRecord(value)) {
-    issues.push(`${path}: expected an object`);
-    return undefined;
-  }
-  str(issues, value, "session_id", path);
-  str(issues, value, "order_no", path, { max: 128 });
-  decimal(issues, value, "amount", path);
-  currency(issues, value, "currency_code", path);
-  const raw = str(issues, value, "state", path);
-  const state = raw === undefined ? undefined : normaliseTxnState(raw);
-  if (raw !== undefined && state === undefined)
-    issues.push(`${path}.state: unknown state ${JSON.stringify(raw)}`);
-  oneOf(issues, value, "operation", path, ["capture", "refund", "void"] as const);
-  str(issues, value, "reference_number", path);
-  oneOf(issues, value, "source", path, ["input", "pg"] as const);
-  str(issues, value, "created_at", path, {
-    pattern: ISO_UTC,
-    expected: "ISO 8601 UTC like 2026-11-21T10:00:00Z",
-  });
-  return { ...value, state } as unknown as PaymentTransaction;
-}
+// The contract's payment payload, field by field (see Rule in validate.ts for the notation).
+const PAYMENT: Table = {
+  event: ["payment"],
+  session_id: "s",
+  order_no: "s?128",
+  state: ["paid", "authorized", "failed", "canceled", "expired"],
+  amount: "d",
+  currency_code: "c",
+  operation: ["purchase", "authorize"],
+  created_via: ["api", "dashboard"],
+  type: ["e_commerce", "payment_request"],
+  pg_code: "s~",
+  form_of_payment: "s~",
+  captured_amount: "d",
+  refunded_amount: "d",
+  voided_amount: "d",
+  remaining_amount: "d",
+  is_sandbox: "b",
+  pg_response: "o",
+  timestamp_utc: "t",
+  signature: "s",
+  transactions: [
+    {
+      session_id: "s",
+      order_no: "s128",
+      amount: "d",
+      currency_code: "c",
+      state: "x",
+      operation: ["capture", "refund", "void"],
+      reference_number: "s",
+      source: ["input", "pg"],
+      created_at: "z",
+    },
+  ],
+};
 
 /**
  * Validates a payment webhook payload (`event: "payment"`) and returns it typed, with each
@@ -50,30 +49,9 @@ function checkTransaction(issues: Issues, value: unknown, path: string): Payment
  * if (payment.state === "paid") await fulfilOrder(payment.order_no ?? payment.session_id);
  */
 export function parsePaymentWebhook(value: unknown): PaymentWebhook {
-  const issues: Issues = [];
-  if (!isRecord(value)) throw invalid(["payload: expected a JSON object"]);
-  oneOf(issues, value, "event", "", ["payment"] as const);
-  str(issues, value, "session_id", "");
-  str(issues, value, "order_no", "", { optional: true, max: 128 });
-  oneOf(issues, value, "state", "", ["paid", "authorized", "failed", "canceled", "expired"] as const);
-  decimal(issues, value, "amount", "");
-  currency(issues, value, "currency_code", "");
-  oneOf(issues, value, "operation", "", ["purchase", "authorize"] as const);
-  oneOf(issues, value, "created_via", "", ["api", "dashboard"] as const);
-  oneOf(issues, value, "type", "", ["e_commerce", "payment_request"] as const);
-  str(issues, value, "pg_code", "", { nullable: true });
-  str(issues, value, "form_of_payment", "", { nullable: true });
-  for (const key of ["captured_amount", "refunded_amount", "voided_amount", "remaining_amount"]) {
-    decimal(issues, value, key, "");
-  }
-  bool(issues, value, "is_sandbox", "");
-  object(issues, value, "pg_response", "");
-  timestampUtc(issues, value, "timestamp_utc", "");
-  str(issues, value, "signature", "");
-  const list = value.transactions;
-  let transactions: (PaymentTransaction | undefined)[] = [];
-  if (!Array.isArray(list)) issues.push("transactions: expected an array");
-  else transactions = list.map((t, i) => checkTransaction(issues, t, `transactions[${i}]`));
-  if (issues.length > 0) throw invalid(issues);
-  return { ...value, transactions } as unknown as PaymentWebhook;
+  const payment = validate(value, PAYMENT) as unknown as PaymentWebhook;
+  return {
+    ...payment,
+    transactions: payment.transactions.map((t) => ({ ...t, state: normaliseTxnState(t.state)! })),
+  };
 }

@@ -64,13 +64,8 @@ export interface MinorUnits {
  */
 export function toMinorUnits(amount: string): MinorUnits {
   if (!DECIMAL.test(amount)) throw new RangeError(`not a decimal amount: ${JSON.stringify(amount)}`);
-  const point = amount.indexOf(".");
-  return point < 0
-    ? { minor: BigInt(amount), exponent: 0 }
-    : {
-        minor: BigInt(amount.slice(0, point) + amount.slice(point + 1)),
-        exponent: amount.length - point - 1,
-      };
+  const [units, fraction = ""] = amount.split(".");
+  return { minor: BigInt(units + fraction), exponent: fraction.length };
 }
 
 /** The signed change an operation makes to its parent, in minor units of `currency_code`. */
@@ -90,7 +85,6 @@ export interface AmountDelta extends MinorUnits {
  */
 export function amountDelta(payload: OperationWebhook): AmountDelta {
   const { minor, exponent } = toMinorUnits(payload.amount);
-  const currency_code = payload.txn.currency_code;
-  if (payload.result !== "success") return { minor: 0n, exponent, currency_code };
-  return { minor: payload.operation === "capture" ? minor : -minor, exponent, currency_code };
+  const sign = payload.result !== "success" ? 0n : payload.operation === "capture" ? 1n : -1n;
+  return { minor: sign * minor, exponent, currency_code: payload.txn.currency_code };
 }

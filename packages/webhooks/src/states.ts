@@ -1,16 +1,7 @@
 import type { OperationKind, TxnState } from "./types.js";
 
-const TXN_STATES: readonly TxnState[] = [
-  "paid",
-  "refunded",
-  "voided",
-  "capture_queued",
-  "refund_queued",
-  "void_queued",
-  "capture_rejected",
-  "refund_rejected",
-  "void_rejected",
-];
+// Every TxnState: the three final states, and `<operation>_queued` / `<operation>_rejected`.
+const TXN_STATE = /^(?:paid|refunded|voided|(?:capture|refund|void)_(?:queued|rejected))$/;
 
 /**
  * The canonical spelling of a child transaction state, or undefined if it is not one. The
@@ -23,9 +14,8 @@ const TXN_STATES: readonly TxnState[] = [
  * normaliseTxnState("bogus");         // => undefined
  */
 export function normaliseTxnState(state: string): TxnState | undefined {
-  const underscored = state.replaceAll("-", "_");
-  const canonical = underscored === "captured" ? "paid" : underscored;
-  return (TXN_STATES as readonly string[]).includes(canonical) ? (canonical as TxnState) : undefined;
+  const canonical = state === "captured" ? "paid" : state.replaceAll("-", "_");
+  return TXN_STATE.test(canonical) ? (canonical as TxnState) : undefined;
 }
 
 const FINAL_STATE: Record<OperationKind, TxnState> = { capture: "paid", refund: "refunded", void: "voided" };

@@ -1,5 +1,6 @@
+import { canonicalJson } from "./canonical-json.js";
 import { toBase64, toHex } from "./encoding.js";
-import { signPayload, signWebhook } from "./sign.js";
+import { signPayload, signWebhook, toUnixSeconds } from "./sign.js";
 
 /** Options of {@link generateTestHeaders}. */
 export interface TestHeadersOptions {
@@ -37,11 +38,11 @@ export async function generateTestHeaders<P extends object>(
   opts: TestHeadersOptions = {},
 ): Promise<TestWebhook<P>> {
   const signed = { ...payload, signature: await signPayload(payload, secret) };
-  const body = JSON.stringify(signed);
+  // Canonical JSON, as svc sends it: receivers can then check the payload signature on the
+  // body's own text (see verifyWebhook) and the test body matches a real one byte for byte.
+  const body = canonicalJson(signed);
   const id = opts.id ?? `msg_${toHex(crypto.getRandomValues(new Uint8Array(12)))}`;
-  const timestamp = opts.timestamp ?? new Date();
-  const seconds =
-    typeof timestamp === "number" ? Math.floor(timestamp) : Math.floor(timestamp.getTime() / 1000);
+  const seconds = toUnixSeconds(opts.timestamp ?? new Date());
   const signature = await signWebhook({
     id,
     timestamp: seconds,

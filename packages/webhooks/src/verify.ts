@@ -1,10 +1,11 @@
+import { canonical } from "./canonical-json.js";
 import { timingSafeEqual, utf8Decoder } from "./encoding.js";
-import { WebhookVerificationError } from "./errors.js";
+import { fail, UPGRADE } from "./errors.js";
 import { type HeadersLike, readHeader } from "./headers.js";
-import { secretList } from "./hmac.js";
+import { macFor, secretList } from "./hmac.js";
 import { parseOperationWebhook } from "./parse-operation.js";
 import { parsePaymentWebhook } from "./parse-payment.js";
-import { bodyBytes, headerSignature, payloadSignatureWith, type RawBody } from "./sign.js";
+import { bodyBytes, type RawBody } from "./sign.js";
 import type { WebhookEvent } from "./types.js";
 
 /**
@@ -38,56 +39,23 @@ export interface VerifiedHeaders {
   secret: string;
 }
 
-function fail(code: ConstructorParameters<typeof WebhookVerificationError>[0], message: string): never {
-  throw new WebhookVerificationError(code, message);
-}
-
-function requireHeader(headers: HeadersLike, name: string): string {
-  const value = readHeader(headers, name);
-  if (!value) {
+function header(headers: HeadersLike, name: string): string {
+  return (
+    readHeader(headers, name) ||
     fail(
       "missing_header",
-      `The ${name} header is missing. Pass the request's headers unchanged (req.headers or request.headers), ` +
-        "and make sure no proxy strips webhook-* headers.",
-    );
-  }
-  return value;
-}
-
-function checkTimestamp(header: string, options: VerifyOptions): number {
-  if (!/^[0-9]{1,12}$/.test(header)) {
-    fail("invalid_header", `webhook-timestamp must be unix seconds, got ${JSON.stringify(header)}.`);
-  }
-  const timestamp = Number(header);
-  const now = options.nowSeconds ?? Math.floor(Date.now() / 1000);
-  const tolerance = options.toleranceSeconds ?? DEFAULT_TOLERANCE_SECONDS;
-  if (now - timestamp > tolerance) {
-    fail(
-      "timestamp_too_old",
-      `webhook-timestamp is ${now - timestamp} s old (tolerance ${tolerance} s): a replayed or delayed ` +
-        "request. If your server clock is wrong, sync it with NTP.",
-    );
-  }
-  if (timestamp - now > tolerance) {
-    fail(
-      "timestamp_in_future",
-      `webhook-timestamp is ${timestamp - now} s in the future (tolerance ${tolerance} s). ` +
-        "Check that your server clock is synced with NTP.",
-    );
-  }
-  return timestamp;
+      `Missing ${name} header: pass the request headers unchanged; check that no proxy strips them.`,
+    )
+  );
 }
 
 function checkBody(rawBody: unknown): string | Uint8Array {
-  if (typeof rawBody === "string" || rawBody instanceof Uint8Array || rawBody instanceof ArrayBuffer) {
-    return bodyBytes(rawBody);
-  }
-  return fail(
-    "invalid_body",
-    `rawBody must be the raw request body as a string or bytes, got ${rawBody === null ? "null" : typeof rawBody}. ` +
-      "Pass the raw request body, not a re-serialised object: e.g. express.raw({ type: 'application/json' }) " +
-      "or await request.text(); or use an adapter from @svc/webhooks/node, /fastify or /fetch.",
-  );
+  return typeof rawBody === "string" || rawBody instanceof Uint8Array || rawBody instanceof ArrayBuffer
+    ? bodyBytes(rawBody)
+    : fail(
+        "invalid_body",
+        `rawBody is ${rawBody === null ? "null" : typeof rawBody}: pass the raw request body (string or bytes), not a re-serialised object.`,
+      );
 }
 
 /**
@@ -108,29 +76,35 @@ export async function verifyWebhookHeaders(
 ): Promise<VerifiedHeaders> {
   const body = checkBody(rawBody);
   const list = secretList(secrets);
-  const id = requireHeader(headers, "webhook-id");
-  const timestampHeader = requireHeader(headers, "webhook-timestamp");
-  const signatureHeader = requireHeader(headers, "webhook-signature");
-  const timestamp = checkTimestamp(timestampHeader, options);
-  const offered = signatureHeader
-    .split(" ")
-    .filter((entry) => entry.startsWith("v1,"))
-    .map((entry) => entry.slice(3));
-  if (offered.length === 0) {
-    fail("invalid_header", "webhook-signature has no v1 entry; expected `v1,<base64>` (space-separated).");
+  const id = header(headers, "webhook-id");
+  const stamp = header(headers, "webhook-timestamp");
+  const entries = header(headers, "webhook-signature").split(" ");
+  if (!/^\d{1,12}$/.test(stamp)) {
+    fail("invalid_header", `webhook-timestamp ${JSON.stringify(stamp)} is not unix seconds.`);
   }
+  const timestamp = +stamp;
+  const age = (options.nowSeconds ?? Math.floor(Date.now() / 1000)) - timestamp;
+  const tolerance = options.toleranceSeconds ?? DEFAULT_TOLERANCE_SECONDS;
+  if (age > tolerance || -age > tolerance) {
+    fail(
+      age > 0 ? "timestamp_too_old" : "timestamp_in_future",
+      `webhook-timestamp is ${Math.abs(age)} s ${age > 0 ? "old" : "ahead"} (tolerance ${tolerance} s): a replay, or sync your clock (NTP).`,
+    );
+  }
+  if (!entries.some((e) => e.startsWith("v1,"))) {
+    fail("invalid_header", "webhook-signature has no v1,<base64> entry.");
+  }
+  const parts = [`${id}.${timestamp}.`, body];
   for (const secret of list) {
-    let expected = headerSignature(secret, id, timestamp, body);
-    if (typeof expected !== "string") expected = await expected;
-    // Compare against every entry without stopping early, so timing reveals nothing.
+    const expected = `v1,${await macFor(secret)(parts, "base64")}`;
+    // Compare with every entry without stopping early, so timing reveals nothing.
     let match = false;
-    for (const signature of offered) match = timingSafeEqual(signature, expected) || match;
+    for (const entry of entries) match = timingSafeEqual(entry, expected) || match;
     if (match) return { id, timestamp, secret };
   }
   return fail(
     "signature_mismatch",
-    "No webhook-signature entry matches your signing secret(s). Check that you use this endpoint's " +
-      "current secret (whsec_…), and pass the raw request body exactly as received, not a re-serialised object.",
+    "No signature matches: use the endpoint's current secret, and the raw request body, not a re-serialised object.",
   );
 }
 
@@ -146,32 +120,45 @@ export async function verifyPayloadSignature(
   payload: unknown,
   secrets: string | readonly string[],
 ): Promise<void> {
+  const list = secretList(secrets);
   const given = (payload as { signature?: unknown } | null)?.signature;
-  if (typeof given !== "string") {
-    fail(
-      "payload_signature_mismatch",
-      "The payload has no signature field, so its content cannot be trusted.",
-    );
-  }
-  const lower = given.toLowerCase();
-  for (const secret of secretList(secrets)) {
-    let expected = payloadSignatureWith(secret, payload as object);
-    if (typeof expected !== "string") expected = await expected;
-    if (timingSafeEqual(expected, lower)) return;
+  if (typeof given === "string") {
+    // Canonicalised once, whatever the number of secrets.
+    const parts = [canonical(payload, "signature")!];
+    const lower = given.toLowerCase();
+    for (const secret of list) if (timingSafeEqual(await macFor(secret)(parts, "hex"), lower)) return;
   }
   fail(
     "payload_signature_mismatch",
-    "The payload's signature field does not match: the JSON content was changed after signing, or it was " +
-      "signed with another secret. Do not edit the payload before verifying it.",
+    "The payload's signature field is missing or wrong: the JSON was changed after signing.",
   );
 }
 
-function parseJson(body: string | Uint8Array): unknown {
-  try {
-    return JSON.parse(typeof body === "string" ? body : utf8Decoder.decode(body));
-  } catch {
-    return fail("invalid_payload", "The webhook body is not UTF-8 JSON, although its signature is valid.");
-  }
+/**
+ * The fast path of the payload signature. svc sends the body as canonical JSON, so the body's
+ * own text without its `"signature":"…"` member is exactly the string that was signed. If the
+ * HMAC of that text equals the signature, the payload is authentic without canonicalising it
+ * again (HMAC makes it impossible to find another text with the same MAC). Anything else — a
+ * body re-serialised by a proxy, another key order — returns false and takes the full path.
+ */
+async function signedAsSent(text: string, payload: unknown, secrets: readonly string[]): Promise<boolean> {
+  const given = (payload as { signature?: unknown } | null)?.signature;
+  if (typeof given !== "string" || !/^[0-9a-f]{64}$/.test(given)) return false;
+  const member = `"signature":"${given}"`;
+  const at = text.indexOf(member);
+  if (at < 1 || text.indexOf(member, at + 1) !== -1) return false;
+  const before = text[at - 1];
+  const after = text[at + member.length];
+  const stripped =
+    before === ","
+      ? text.slice(0, at - 1) + text.slice(at + member.length)
+      : before === "{" && after === ","
+        ? text.slice(0, at) + text.slice(at + member.length + 1)
+        : undefined;
+  if (stripped === undefined) return false;
+  for (const secret of secrets)
+    if (timingSafeEqual(await macFor(secret)([stripped], "hex"), given)) return true;
+  return false;
 }
 
 /**
@@ -196,18 +183,28 @@ export async function verifyWebhook(
   secrets: string | readonly string[],
   options: VerifyOptions = {},
 ): Promise<WebhookEvent> {
-  const verified = await verifyWebhookHeaders(rawBody, headers, secrets, options);
-  const payload = parseJson(checkBody(rawBody));
+  const { id, timestamp, secret } = await verifyWebhookHeaders(rawBody, headers, secrets, options);
+  const body = checkBody(rawBody);
+  let payload: { event?: unknown } | null;
+  let text: string;
+  try {
+    text = typeof body === "string" ? body : utf8Decoder.decode(body);
+    payload = JSON.parse(text);
+  } catch {
+    return fail("invalid_payload", "The body is not UTF-8 JSON.");
+  }
   if (options.payloadSignature !== false) {
     // The matching secret first: during a rotation the payload is signed with the same one.
     const list = secretList(secrets);
-    await verifyPayloadSignature(payload, [verified.secret, ...list.filter((s) => s !== verified.secret)]);
+    const ordered = list.length > 1 ? [secret, ...list.filter((s) => s !== secret)] : list;
+    if (!(await signedAsSent(text, payload, ordered))) {
+      await verifyPayloadSignature(payload, ordered);
+    }
   }
-  const { id, timestamp } = verified;
-  const event = (payload as { event?: unknown } | null)?.event;
+  const event = payload?.event;
   if (event === "payment") return { type: "payment", id, timestamp, payload: parsePaymentWebhook(payload) };
   if (event !== undefined) {
-    fail("invalid_payload", `Unknown webhook event ${JSON.stringify(event)}: upgrade @svc/webhooks.`);
+    fail("invalid_payload", `Unknown event ${JSON.stringify(event)}: ${UPGRADE}`);
   }
   return { type: "operation", id, timestamp, payload: parseOperationWebhook(payload) };
 }

@@ -157,6 +157,75 @@ describe.each(STORES)("SDK payments on %s", (store) => {
     expect(s.pg_response).toMatchObject({ result: "NOT CAPTURED" });
   });
 
+  it("payments/result: pending while on the gateway page, then the cancel callback data with pg_response", async () => {
+    const tx = (await createTransaction(stack, m, { pg_codes: [m.pg.ndebit], order_no: `nd-${Date.now()}` }))
+      .json;
+    const result = () =>
+      api(stack, "GET", `/v1/checkout/${tx.session_id}/payments/result`, { auth: apiKey(m.publicKey) });
+    expect((await result()).json).toEqual({ status: "pending", state: "created", session_id: tx.session_id });
+    const r = await pay(tx.session_id, { form_of_payment: "redirect", pg_code: m.pg.ndebit });
+    expect((await result()).json).toMatchObject({ status: "pending", state: "attempted" });
+    const submitted = await fetch(r.json.redirect_url, {
+      method: "POST",
+      headers: { "content-type": "application/x-www-form-urlencoded" },
+      body: "action=decline",
+      redirect: "manual",
+    });
+    await fetch(submitted.headers.get("location")!, { redirect: "manual" });
+    const final = await result();
+    expect(final.headers.get("access-control-allow-origin")).toBe("*");
+    expect(final.json).toEqual({
+      status: "canceled",
+      message: "The payment was declined",
+      form_of_payment: "redirect",
+      session_id: tx.session_id,
+      order_no: tx.order_no,
+      payment_gateway_info: {
+        pg_code: m.pg.ndebit,
+        pg_name: "ndebit",
+        pg_response: expect.objectContaining({ result: "NOT CAPTURED" }),
+      },
+    });
+  });
+
+  it.each([
+    ["queued", "approve", "paid", "Payment successful"],
+    ["ndebit", "cancel", "canceled", "Payment cancelled"],
+  ] as const)("redirect (%s): %s on the gateway page → %s", async (gateway, action, state, heading) => {
+    const pgCode = m.pg[gateway];
+    const tx = (await createTransaction(stack, m, { pg_codes: [pgCode] })).json;
+    const r = await pay(tx.session_id, { form_of_payment: "redirect", pg_code: pgCode });
+    const submitted = await fetch(r.json.redirect_url, {
+      method: "POST",
+      headers: { "content-type": "application/x-www-form-urlencoded" },
+      body: `action=${action}`,
+      redirect: "manual",
+    });
+    const returned = await fetch(submitted.headers.get("location")!, { redirect: "manual" });
+    expect(await returned.text()).toContain(heading);
+    expect((await status(tx.session_id)).state).toBe(state);
+  });
+
+  it("replays a payment call with the same Idempotency-Key instead of paying twice", async () => {
+    const tx = (await createTransaction(stack, m)).json;
+    const body = { form_of_payment: "wallet_a_pay", pg_code: m.pg.sandbox, payment_token: "t" };
+    const headers = { "idempotency-key": `pay-${tx.session_id}` };
+    const first = await api(stack, "POST", `/v1/checkout/${tx.session_id}/payments`, {
+      auth: apiKey(m.publicKey),
+      body,
+      headers,
+    });
+    const second = await api(stack, "POST", `/v1/checkout/${tx.session_id}/payments`, {
+      auth: apiKey(m.publicKey),
+      body,
+      headers,
+    });
+    expect(first.json.status).toBe("success");
+    expect(second.status).toBe(200);
+    expect(second.json).toEqual(first.json);
+    expect(second.headers.get("idempotent-replayed")).toBe("true");
+  });
+
   it("token_pay refuses a token that is not the customer's", async () => {
     const tx = (await createTransaction(stack, m, { customer_id: "cust-x" })).json;
     const r = await pay(tx.session_id, {

@@ -49,9 +49,10 @@ export function validationError(errors: Record<string, string[]>): AppError {
 }
 
 export class FieldErrors {
-  readonly errors: Record<string, string[]> = {};
+  // No prototype: a field named "toString" or "__proto__" is just a field.
+  readonly errors: Record<string, string[]> = Object.create(null);
   add(field: string, message: string): void {
-    const list = this.errors[field] ?? [];
+    const list = Object.hasOwn(this.errors, field) ? this.errors[field]! : [];
     list.push(message);
     this.errors[field] = list;
   }

@@ -112,11 +112,10 @@ describe("fetch adapter", () => {
 
 describe("fastify adapter", () => {
   it("registers a raw-body route that answers like the others", async () => {
-    // A stand-in for the few Fastify calls the plugin makes (fastify is not a dependency here):
+    // A stand-in for the few Fastify calls the plugin makes (fastify.test.ts runs the real one):
     // it records the parser and route, then drives the route handler like Fastify would.
     let parser:
-      | ((req: unknown, body: Uint8Array, done: (e: Error | null, b?: unknown) => void) => void)
-      | undefined;
+      ((req: unknown, body: Uint8Array, done: (e: Error | null, b?: unknown) => void) => void) | undefined;
     let route: { path: string; handler: (req: never, reply: never) => Promise<unknown> } | undefined;
     let removed = false;
     const app = {

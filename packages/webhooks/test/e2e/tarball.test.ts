@@ -35,7 +35,10 @@ beforeAll(async () => {
   work = await mkdtemp(path.join(os.tmpdir(), "webhooks-tarball-"));
   run(process.execPath, [tsc, "-p", "tsconfig.build.json"], pkgDir);
   run("npm", ["pack", "--pack-destination", work], pkgDir);
-  tarball = path.join(work, (await readdir(work)).find((f) => f.endsWith(".tgz"))!);
+  tarball = path.join(
+    work,
+    (await readdir(work)).find((f) => f.endsWith(".tgz"))!,
+  );
 }, 60_000);
 
 afterAll(async () => {

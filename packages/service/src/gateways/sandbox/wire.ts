@@ -65,9 +65,7 @@ export interface WirePaymentResultNotification extends WireNotificationBase {
 }
 
 export type WireNotification =
-  | WireOperationResultNotification
-  | WireOperationNotification
-  | WirePaymentResultNotification;
+  WireOperationResultNotification | WireOperationNotification | WirePaymentResultNotification;
 
 /** 4xx/5xx bodies: a stable code and a sentence telling what to fix. */
 export interface WireError {

@@ -1,0 +1,167 @@
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { api, apiKey, bearer, createMerchant, type TestMerchant } from "../../../test/support/merchant.js";
+import { type Stack, startStack } from "../../../test/support/stack.js";
+import { STORES } from "../../../test/support/stores.js";
+
+describe.each(STORES)("service basics on %s", (store) => {
+  let stack: Stack;
+  let m: TestMerchant;
+  beforeAll(async () => {
+    stack = await startStack(store);
+    m = await createMerchant(stack);
+  });
+  afterAll(() => stack.close());
+
+  it("answers health, readiness, OpenAPI 3.1 and /docs", async () => {
+    expect((await api(stack, "GET", "/healthz")).json).toEqual({ status: "ok" });
+    expect((await api(stack, "GET", "/readyz")).json).toEqual({ status: "ready" });
+    const spec = (await api(stack, "GET", "/openapi.json")).json;
+    expect(spec.openapi).toBe("3.1.0");
+    for (const path of [
+      "/v1/checkout",
+      "/v1/checkout/{session_id}",
+      "/v1/checkout/{session_id}/payments",
+      "/v1/checkout/{session_id}/payments/otp",
+      "/v1/sdk/config",
+      "/v1/sdk/errors",
+      "/v1/payments/{session_id}",
+      "/v1/payments",
+      "/v1/admin/merchants",
+    ]) {
+      expect(spec.paths[path], path).toBeDefined();
+    }
+    expect(
+      spec.paths["/v1/checkout"].post.requestBody.content["application/json"].schema.properties.amount.type,
+    ).toBe("string");
+    const docs = await fetch(`${stack.url}/docs`, { redirect: "follow" });
+    expect(docs.status).toBe(200);
+    expect(await docs.text()).toContain("swagger");
+  });
+
+  it("answers unknown routes with problem+json", async () => {
+    const r = await api(stack, "GET", "/v1/nope");
+    expect(r.status).toBe(404);
+    expect(r.json).toMatchObject({ code: "route_not_found", status: 404 });
+  });
+
+  it("guards the operator API with the admin token", async () => {
+    expect(
+      (await api(stack, "POST", "/v1/admin/merchants", { body: { root_domain: "a.example.com" } })).status,
+    ).toBe(401);
+    expect(
+      (
+        await api(stack, "POST", "/v1/admin/merchants", {
+          auth: "Bearer wrong",
+          body: { root_domain: "a.example.com" },
+        })
+      ).status,
+    ).toBe(401);
+    expect(
+      (
+        await api(stack, "POST", "/v1/admin/merchants", {
+          auth: apiKey(m.privateKey),
+          body: { root_domain: "a.example.com" },
+        })
+      ).status,
+    ).toBe(401);
+  });
+
+  it("validates merchants: no scheme in the root domain, no duplicates", async () => {
+    const scheme = await api(stack, "POST", "/v1/admin/merchants", {
+      auth: bearer,
+      body: { root_domain: "https://shop.example.com" },
+    });
+    expect(scheme.status).toBe(422);
+    expect(scheme.json.errors.root_domain[0]).toMatch(/without a scheme/);
+    const dup = await api(stack, "POST", "/v1/admin/merchants", {
+      auth: bearer,
+      body: { root_domain: m.rootDomain },
+    });
+    expect(dup.status).toBe(409);
+  });
+
+  it("stores keys hashed, shows them once, and revokes them", async () => {
+    const created = await api(stack, "POST", `/v1/admin/merchants/${m.id}/keys`, {
+      auth: bearer,
+      body: { kind: "private", label: "ci" },
+    });
+    expect(created.status).toBe(201);
+    expect(created.json.key).toMatch(/^sk_[a-z2-7]{52}$/);
+    const stored = await stack.db.query<{ key_hash: string }>("select key_hash from api_keys where id = $1", [
+      created.json.id,
+    ]);
+    expect(stored[0]!.key_hash).toMatch(/^[0-9a-f]{64}$/);
+    expect(
+      JSON.stringify(await stack.db.query("select * from api_keys where merchant_id = $1", [m.id])),
+    ).not.toContain(created.json.key);
+    const listed = await api(stack, "GET", `/v1/admin/merchants/${m.id}`, { auth: bearer });
+    expect(JSON.stringify(listed.json)).not.toContain(created.json.key);
+    expect(
+      (await api(stack, "GET", "/v1/payments?order_no=none", { auth: apiKey(created.json.key) })).status,
+    ).toBe(404);
+    expect(
+      (await api(stack, "DELETE", `/v1/admin/merchants/${m.id}/keys/${created.json.id}`, { auth: bearer }))
+        .status,
+    ).toBe(204);
+    const revoked = await api(stack, "GET", "/v1/payments?order_no=none", { auth: apiKey(created.json.key) });
+    expect(revoked.status).toBe(401);
+    expect(revoked.json.code).toBe("invalid_credentials");
+  });
+
+  it("refuses a public key on every private endpoint with a message naming the private key", async () => {
+    for (const [method, path, body] of [
+      ["POST", "/v1/checkout", {}],
+      ["GET", "/v1/payments/sess_x", undefined],
+      ["GET", "/v1/payments?order_no=x", undefined],
+    ] as const) {
+      const r = await api(stack, method, path, { auth: apiKey(m.publicKey), body });
+      expect(r.status, path).toBe(403);
+      expect(r.json.code).toBe("private_key_required");
+      expect(r.json.detail).toContain("sk_");
+    }
+  });
+
+  it("serves SDK endpoints with CORS for other origins, and answers preflight", async () => {
+    const pre = await fetch(`${stack.url}/v1/sdk/config`, {
+      method: "OPTIONS",
+      headers: {
+        origin: "https://shop.example.com",
+        "access-control-request-method": "GET",
+        "access-control-request-headers": "authorization",
+      },
+    });
+    expect(pre.status).toBe(204);
+    expect(pre.headers.get("access-control-allow-origin")).toBe("*");
+    expect(pre.headers.get("access-control-allow-headers")).toContain("authorization");
+    const config = await api(stack, "GET", "/v1/sdk/config", {
+      auth: apiKey(m.publicKey),
+      headers: { origin: "https://shop.example.com" },
+    });
+    expect(config.headers.get("access-control-allow-origin")).toBe("*");
+    expect(config.json).toEqual({
+      error_reporting: { is_enabled: true, endpoint: `${stack.url}/v1/sdk/errors` },
+    });
+  });
+
+  it("stores SDK error reports only while reporting is enabled", async () => {
+    const stored = await api(stack, "POST", "/v1/sdk/errors", {
+      auth: apiKey(m.publicKey),
+      body: { message: "boom", form_of_payment: "wallet_b_pay" },
+    });
+    expect(stored.status).toBe(201);
+    await stack.service.app.services.sdk.setErrorReporting(m.id, false);
+    const ignored = await api(stack, "POST", "/v1/sdk/errors", {
+      auth: apiKey(m.publicKey),
+      body: { message: "boom" },
+    });
+    expect(ignored.status).toBe(202);
+    expect(ignored.json).toEqual({ stored: false });
+    expect(
+      (await api(stack, "GET", "/v1/sdk/config", { auth: apiKey(m.publicKey) })).json.error_reporting
+        .is_enabled,
+    ).toBe(false);
+    const rows = await stack.db.query("select message from sdk_error_reports where merchant_id = $1", [m.id]);
+    expect(rows).toEqual([{ message: "boom" }]);
+    await stack.service.app.services.sdk.setErrorReporting(m.id, true);
+  });
+});

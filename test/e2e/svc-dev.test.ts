@@ -1,0 +1,131 @@
+/**
+ * `npm start` as a newcomer runs it: `svc dev` in its own process, on PGlite under a fresh data
+ * dir. The printed curl creates a transaction, wallet_b_pay with OTP 123456 pays it, and a
+ * restart on the same data keeps the merchant, its keys and the payment.
+ */
+import { type ChildProcess, execFileSync, spawn } from "node:child_process";
+import { mkdtempSync, readFileSync, rmSync } from "node:fs";
+import os from "node:os";
+import path from "node:path";
+import { afterAll, describe, expect, it } from "vitest";
+import { freePort } from "../support/free-port.js";
+
+const ROOT = path.resolve(import.meta.dirname, "../..");
+const START_TIMEOUT_MS = 60_000;
+
+function startDev(env: Record<string, string>): Promise<{ child: ChildProcess; output: () => string }> {
+  const child = spawn(
+    process.execPath,
+    [path.join(ROOT, "node_modules/tsx/dist/cli.mjs"), "packages/cli/src/main.ts", "dev"],
+    {
+      cwd: ROOT,
+      env: { ...process.env, SVC_LOG_LEVEL: "warn", ...env },
+      stdio: ["ignore", "pipe", "pipe"],
+    },
+  );
+  let out = "";
+  child.stdout!.on("data", (d) => (out += d));
+  child.stderr!.on("data", (d) => (out += d));
+  return new Promise((resolve, reject) => {
+    const timer = setTimeout(() => reject(new Error(`svc dev did not start:\n${out}`)), START_TIMEOUT_MS);
+    const check = setInterval(() => {
+      if (out.includes("Then open its checkout_url")) {
+        clearTimeout(timer);
+        clearInterval(check);
+        resolve({ child, output: () => out });
+      }
+    }, 100);
+    child.on("exit", (code) => {
+      clearTimeout(timer);
+      clearInterval(check);
+      reject(new Error(`svc dev exited with ${code}:\n${out}`));
+    });
+  });
+}
+
+function stop(child: ChildProcess): Promise<void> {
+  return new Promise((resolve) => {
+    child.removeAllListeners("exit");
+    child.on("exit", () => resolve());
+    child.kill("SIGTERM");
+  });
+}
+
+describe("svc dev (npm start)", () => {
+  const dataDir = mkdtempSync(path.join(os.tmpdir(), "svc-dev-"));
+  afterAll(() => rmSync(dataDir, { recursive: true, force: true }));
+
+  it("serves, the printed curl creates a transaction, OTP 123456 pays it, and a restart keeps everything", async () => {
+    const env = {
+      SVC_PORT: String(await freePort()),
+      SVC_GATEWAY_PORT: String(await freePort()),
+      SVC_DATA_DIR: dataDir,
+    };
+    const first = await startDev(env);
+    const creds = JSON.parse(readFileSync(path.join(dataDir, "dev-credentials.json"), "utf8"));
+    expect(Object.keys(creds).sort()).toEqual(
+      [
+        "admin_token",
+        "dashboard",
+        "gateway_notification_secret",
+        "merchant_id",
+        "pg_codes",
+        "private_key",
+        "public_key",
+        "service_url",
+        "webhook_secret",
+      ].sort(),
+    );
+    expect(creds.merchant_id).toBe(`localhost:${env.SVC_PORT}`);
+    expect(creds.service_url).toBe(`http://localhost:${env.SVC_PORT}`);
+    expect(Object.keys(creds.pg_codes).sort()).toEqual([
+      "ndebit",
+      "sandbox",
+      "sandbox_authorize",
+      "sandbox_queued",
+    ]);
+    expect(creds.webhook_secret).toMatch(/^whsec_/);
+    expect(first.output()).toContain(creds.private_key);
+
+    // Run the printed curl exactly as printed.
+    const curl = first.output().split("Create a transaction:\n")[1]!.split("\n\nThen open")[0]!;
+    const created = JSON.parse(execFileSync("bash", ["-c", curl], { encoding: "utf8" }));
+    expect(created).toMatchObject({ state: "created", amount: "10.500", currency_code: "KWD" });
+
+    const headers = { authorization: `Api-Key ${creds.public_key}`, "content-type": "application/json" };
+    const started = await (
+      await fetch(`${creds.service_url}/v1/checkout/${created.session_id}/payments`, {
+        method: "POST",
+        headers,
+        body: JSON.stringify({
+          form_of_payment: "wallet_b_pay",
+          pg_code: creds.pg_codes.sandbox,
+          mobile_number: "96550001234",
+        }),
+      })
+    ).json();
+    expect(started.status).toBe("otp_required");
+    const paid = await (
+      await fetch(`${creds.service_url}/v1/checkout/${created.session_id}/payments/otp`, {
+        method: "POST",
+        headers,
+        body: JSON.stringify({ otp_reference: started.otp_reference, otp: "123456" }),
+      })
+    ).json();
+    expect(paid.status).toBe("success");
+    await stop(first.child);
+
+    const second = await startDev(env);
+    try {
+      const again = JSON.parse(readFileSync(path.join(dataDir, "dev-credentials.json"), "utf8"));
+      expect(again).toEqual(creds);
+      const status = await fetch(`${creds.service_url}/v1/payments/${created.session_id}`, {
+        headers: { authorization: `Api-Key ${creds.private_key}` },
+      });
+      expect(status.status).toBe(200);
+      expect(((await status.json()) as { state: string }).state).toBe("paid");
+    } finally {
+      await stop(second.child);
+    }
+  }, 180_000);
+});
