@@ -17,7 +17,8 @@ import { operationPayload, paymentPayload } from "./payload.js";
 import { type Routing, settingsRepo } from "./settings.repo.js";
 
 export function operationGateOpen(routing: Routing, parent: TransactionRow, child: OperationRow): boolean {
-  if (!routing.config.enabled) return false;
+  // Every merchant gets a secret at creation; without one nothing could be signed, so nothing is sent.
+  if (!routing.config.enabled || !routing.secret) return false;
   const apiInitiated = parent.created_via === "api" || child.via === "api";
   return !apiInitiated || routing.config.notify_api_initiated;
 }
@@ -36,7 +37,7 @@ export async function emitOperationWebhook(
   child: OperationRow,
 ): Promise<{ payload: OperationWebhook; messageId: string | undefined }> {
   const routing = await settingsRepo.routing(q, parent.merchant_id, parent.type);
-  const payload = await operationPayload(parent, child, routing.secret);
+  const payload = await operationPayload(parent, child, routing.secret ?? "");
   if (!operationGateOpen(routing, parent, child)) return { payload, messageId: undefined };
   const messageId = await enqueue(
     q,
@@ -62,7 +63,7 @@ export async function emitOperationWebhook(
  */
 export async function emitPaymentWebhook(q: Queryable, parent: TransactionRow, at: Date) {
   const routing = await settingsRepo.routing(q, parent.merchant_id, parent.type);
-  if (!routing.config.enabled) return undefined;
+  if (!routing.config.enabled || !routing.secret) return undefined;
   const url = parent.webhook_url ?? (routing.plugin.enabled ? routing.plugin.webhook_url : null);
   if (!url) return undefined;
   const children = await paymentsRepo.children(q, parent.session_id);

@@ -77,7 +77,7 @@ export async function operationPayload(
       state: child.state,
     },
   } as OperationWebhook;
-  payload.signature = await signPayload(payload, secret);
+  payload.signature = secret ? await signPayload(payload, secret) : "";
   return payload;
 }
 
