@@ -5,7 +5,7 @@ import { type HeadersLike, readHeader } from "./headers.js";
 import { macFor, secretList } from "./hmac.js";
 import { parseOperationWebhook } from "./parse-operation.js";
 import { parsePaymentWebhook } from "./parse-payment.js";
-import { bodyBytes, type RawBody } from "./sign.js";
+import { checkBody, RAW_BODY, type RawBody } from "./sign.js";
 import type { WebhookEvent } from "./types.js";
 
 /**
@@ -42,20 +42,8 @@ export interface VerifiedHeaders {
 function header(headers: HeadersLike, name: string): string {
   return (
     readHeader(headers, name) ||
-    fail(
-      "missing_header",
-      `Missing ${name} header: pass the request headers unchanged; check that no proxy strips them.`,
-    )
+    fail("missing_header", `Missing ${name} header: pass the request headers unchanged (check proxies).`)
   );
-}
-
-function checkBody(rawBody: unknown): string | Uint8Array {
-  return typeof rawBody === "string" || rawBody instanceof Uint8Array || rawBody instanceof ArrayBuffer
-    ? bodyBytes(rawBody)
-    : fail(
-        "invalid_body",
-        `rawBody is ${rawBody === null ? "null" : typeof rawBody}: pass the raw request body (string or bytes), not a re-serialised object.`,
-      );
 }
 
 /**
@@ -85,10 +73,10 @@ export async function verifyWebhookHeaders(
   const timestamp = +stamp;
   const age = (options.nowSeconds ?? Math.floor(Date.now() / 1000)) - timestamp;
   const tolerance = options.toleranceSeconds ?? DEFAULT_TOLERANCE_SECONDS;
-  if (age > tolerance || -age > tolerance) {
+  if (Math.abs(age) > tolerance) {
     fail(
       age > 0 ? "timestamp_too_old" : "timestamp_in_future",
-      `webhook-timestamp is ${Math.abs(age)} s ${age > 0 ? "old" : "ahead"} (tolerance ${tolerance} s): a replay, or sync your clock (NTP).`,
+      `webhook-timestamp is ${Math.abs(age)} s ${age > 0 ? "old" : "ahead"} (max ${tolerance}): a replay, or sync your clock (NTP).`,
     );
   }
   if (!entries.some((e) => e.startsWith("v1,"))) {
@@ -102,10 +90,7 @@ export async function verifyWebhookHeaders(
     for (const entry of entries) match = timingSafeEqual(entry, expected) || match;
     if (match) return { id, timestamp, secret };
   }
-  return fail(
-    "signature_mismatch",
-    "No signature matches: use the endpoint's current secret, and the raw request body, not a re-serialised object.",
-  );
+  return fail("signature_mismatch", `No signature matches: check the secret and ${RAW_BODY}`);
 }
 
 /**
@@ -120,45 +105,45 @@ export async function verifyPayloadSignature(
   payload: unknown,
   secrets: string | readonly string[],
 ): Promise<void> {
-  const list = secretList(secrets);
+  await checkPayloadSignature(payload, secretList(secrets));
+}
+
+/**
+ * The payload signature, with a fast path when the body's text is given. svc sends the body as
+ * canonical JSON, so the body's own text without its `"signature":"…"` member is exactly the
+ * string that was signed. If the HMAC of that text equals the signature, the payload is
+ * authentic without canonicalising it again (HMAC makes it impossible to find another text with
+ * the same MAC). Anything else — a body re-serialised by a proxy, another key order — takes the
+ * full path: the RFC 8785 canonical JSON of the parsed payload.
+ */
+async function checkPayloadSignature(payload: unknown, secrets: readonly string[], text?: string) {
   const given = (payload as { signature?: unknown } | null)?.signature;
   if (typeof given === "string") {
-    // Canonicalised once, whatever the number of secrets.
-    const parts = [canonical(payload, "signature")!];
-    const lower = given.toLowerCase();
-    for (const secret of list) if (timingSafeEqual(await macFor(secret)(parts, "hex"), lower)) return;
+    const hex = given.toLowerCase();
+    let signed: string | undefined;
+    if (text && /^[0-9a-f]{64}$/.test(given)) {
+      const pieces = text.split(`"signature":"${given}"`);
+      const before = pieces[0]!;
+      const after = pieces[1]!;
+      if (pieces.length === 2) {
+        signed = before.endsWith(",")
+          ? before.slice(0, -1) + after
+          : before.endsWith("{") && after[0] === ","
+            ? before + after.slice(1)
+            : undefined;
+      }
+    }
+    // The body's own text first when it allows it; "" stands for the canonical form, computed
+    // once whatever the number of secrets.
+    for (const candidate of signed ? [signed, ""] : [""]) {
+      const data = [candidate || canonical(payload, "signature")!];
+      for (const secret of secrets) if (timingSafeEqual(await macFor(secret)(data, "hex"), hex)) return;
+    }
   }
   fail(
     "payload_signature_mismatch",
     "The payload's signature field is missing or wrong: the JSON was changed after signing.",
   );
-}
-
-/**
- * The fast path of the payload signature. svc sends the body as canonical JSON, so the body's
- * own text without its `"signature":"…"` member is exactly the string that was signed. If the
- * HMAC of that text equals the signature, the payload is authentic without canonicalising it
- * again (HMAC makes it impossible to find another text with the same MAC). Anything else — a
- * body re-serialised by a proxy, another key order — returns false and takes the full path.
- */
-async function signedAsSent(text: string, payload: unknown, secrets: readonly string[]): Promise<boolean> {
-  const given = (payload as { signature?: unknown } | null)?.signature;
-  if (typeof given !== "string" || !/^[0-9a-f]{64}$/.test(given)) return false;
-  const member = `"signature":"${given}"`;
-  const at = text.indexOf(member);
-  if (at < 1 || text.indexOf(member, at + 1) !== -1) return false;
-  const before = text[at - 1];
-  const after = text[at + member.length];
-  const stripped =
-    before === ","
-      ? text.slice(0, at - 1) + text.slice(at + member.length)
-      : before === "{" && after === ","
-        ? text.slice(0, at) + text.slice(at + member.length + 1)
-        : undefined;
-  if (stripped === undefined) return false;
-  for (const secret of secrets)
-    if (timingSafeEqual(await macFor(secret)([stripped], "hex"), given)) return true;
-  return false;
 }
 
 /**
@@ -184,11 +169,11 @@ export async function verifyWebhook(
   options: VerifyOptions = {},
 ): Promise<WebhookEvent> {
   const { id, timestamp, secret } = await verifyWebhookHeaders(rawBody, headers, secrets, options);
-  const body = checkBody(rawBody);
   let payload: { event?: unknown } | null;
   let text: string;
   try {
-    text = typeof body === "string" ? body : utf8Decoder.decode(body);
+    // verifyWebhookHeaders let through only a string, a Uint8Array or an ArrayBuffer.
+    text = typeof rawBody === "string" ? rawBody : utf8Decoder.decode(rawBody);
     payload = JSON.parse(text);
   } catch {
     return fail("invalid_payload", "The body is not UTF-8 JSON.");
@@ -196,15 +181,19 @@ export async function verifyWebhook(
   if (options.payloadSignature !== false) {
     // The matching secret first: during a rotation the payload is signed with the same one.
     const list = secretList(secrets);
-    const ordered = list.length > 1 ? [secret, ...list.filter((s) => s !== secret)] : list;
-    if (!(await signedAsSent(text, payload, ordered))) {
-      await verifyPayloadSignature(payload, ordered);
-    }
+    await checkPayloadSignature(
+      payload,
+      list[1] ? [secret, ...list.filter((s) => s !== secret)] : list,
+      text,
+    );
   }
   const event = payload?.event;
-  if (event === "payment") return { type: "payment", id, timestamp, payload: parsePaymentWebhook(payload) };
-  if (event !== undefined) {
-    fail("invalid_payload", `Unknown event ${JSON.stringify(event)}: ${UPGRADE}`);
-  }
-  return { type: "operation", id, timestamp, payload: parseOperationWebhook(payload) };
+  const type =
+    event === undefined
+      ? "operation"
+      : event === "payment"
+        ? event
+        : fail("invalid_payload", `Unknown event ${JSON.stringify(event)}: ${UPGRADE}`);
+  const parse = type === "payment" ? parsePaymentWebhook : parseOperationWebhook;
+  return { type, id, timestamp, payload: parse(payload) } as WebhookEvent;
 }
