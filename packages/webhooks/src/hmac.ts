@@ -17,7 +17,7 @@ interface NodeCryptoSubset {
   createHmac(algorithm: "sha256", key: Uint8Array): NodeHmac;
 }
 
-const BAD_SECRET = "Pass the endpoint's whsec_… secret (or an array of them), without quotes or spaces.";
+const BAD_SECRET = "Pass the endpoint's whsec_… secret (or an array), without quotes or spaces.";
 
 // Importing a key costs more than using it; a receiver uses one or two secrets for its whole
 // life, so keep them. Bounded in case a caller passes per-request secrets.

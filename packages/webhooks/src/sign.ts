@@ -23,7 +23,7 @@ export function toUnixSeconds(timestamp: number | Date): number {
 }
 
 /** What to do when a body is not raw. */
-export const RAW_BODY = "pass the raw request body (string or bytes), not a re-serialised object.";
+export const RAW_BODY = "pass the raw body (string or bytes), not a re-serialised object.";
 
 /** The raw body as HMAC input: bytes, or a string hashed as UTF-8; anything else throws. */
 export function checkBody(body: unknown): string | Uint8Array {
@@ -31,7 +31,7 @@ export function checkBody(body: unknown): string | Uint8Array {
     ? body
     : body instanceof ArrayBuffer
       ? new Uint8Array(body)
-      : fail("invalid_body", `The body is ${body === null ? "null" : typeof body}: ${RAW_BODY}`);
+      : fail("invalid_body", `Body is ${body === null ? "null" : typeof body}: ${RAW_BODY}`);
 }
 
 /**

@@ -58,17 +58,6 @@ function isoRoundTrip(iso: string): boolean {
   return time === time && new Date(time).toISOString() === iso;
 }
 
-/** A value as an issue shows it: strings quoted (cut at 40 characters), containers by kind. */
-function describe(value: unknown): string {
-  return isString(value)
-    ? JSON.stringify(value.slice(0, 40))
-    : Array.isArray(value)
-      ? "an array"
-      : isRecord(value)
-        ? "an object"
-        : String(value);
-}
-
 /** Checks `value` at path `at` against `rule`, pushing `at: problem` for each broken rule. */
 function check(issues: Issues, value: unknown, rule: Rule, at: string): void {
   let expected: string | undefined;
@@ -100,7 +89,8 @@ function check(issues: Issues, value: unknown, rule: Rule, at: string): void {
       }
     }
   }
-  if (expected) issues.push(`${at}: expected ${expected}, got ${describe(value)}`);
+  // The value as JSON, cut at 40 characters.
+  if (expected) issues.push(`${at}: expected ${expected}, got ${JSON.stringify(value)?.slice(0, 40)}`);
 }
 
 /** Validates `value` against `table` and throws `invalid_payload` listing every broken rule. */
@@ -111,10 +101,6 @@ export function validate(value: unknown, table: Table, extra?: (payload: Obj, is
     extra?.(value, issues);
   } else issues.push("payload: expected a JSON object");
   return issues.length
-    ? fail(
-        "invalid_payload",
-        `Payload breaks the contract (${issues.join("; ")}): answer 400; ${UPGRADE}`,
-        issues,
-      )
+    ? fail("invalid_payload", `Invalid payload (${issues.join("; ")}): answer 400; ${UPGRADE}`, issues)
     : (value as Obj);
 }

@@ -1,7 +1,7 @@
 import { canonical } from "./canonical-json.js";
 import { timingSafeEqual, utf8Decoder } from "./encoding.js";
 import { fail, UPGRADE } from "./errors.js";
-import { type HeadersLike, readHeader } from "./headers.js";
+import type { HeadersLike } from "./headers.js";
 import { macFor, secretList } from "./hmac.js";
 import { parseOperationWebhook } from "./parse-operation.js";
 import { parsePaymentWebhook } from "./parse-payment.js";
@@ -39,10 +39,19 @@ export interface VerifiedHeaders {
   secret: string;
 }
 
+/** One header by its lowercase name, in any key case; repeated values are joined by a space. */
 function header(headers: HeadersLike, name: string): string {
+  let value: string | readonly string[] | null | undefined;
+  if (typeof headers.get === "function") value = (headers as Headers).get(name);
+  else {
+    const record = headers as Record<string, string | readonly string[] | undefined>;
+    // Node lower-cases header names already: the direct hit is the fast path.
+    value = record[name];
+    if (value === undefined) for (const key in record) if (key.toLowerCase() === name) value = record[key];
+  }
   return (
-    readHeader(headers, name) ||
-    fail("missing_header", `Missing ${name} header: pass the request headers unchanged (check proxies).`)
+    (typeof value === "object" ? value?.join(" ") : value) ||
+    fail("missing_header", `Missing ${name} header: pass the request headers unchanged.`)
   );
 }
 
@@ -76,7 +85,7 @@ export async function verifyWebhookHeaders(
   if (Math.abs(age) > tolerance) {
     fail(
       age > 0 ? "timestamp_too_old" : "timestamp_in_future",
-      `webhook-timestamp is ${Math.abs(age)} s ${age > 0 ? "old" : "ahead"} (max ${tolerance}): a replay, or sync your clock (NTP).`,
+      `webhook-timestamp is ${Math.abs(age)} s ${age > 0 ? "old" : "ahead"} (max ${tolerance}): a replay, or sync your clock.`,
     );
   }
   if (!entries.some((e) => e.startsWith("v1,"))) {
@@ -116,23 +125,14 @@ export async function verifyPayloadSignature(
  * the same MAC). Anything else — a body re-serialised by a proxy, another key order — takes the
  * full path: the RFC 8785 canonical JSON of the parsed payload.
  */
-async function checkPayloadSignature(payload: unknown, secrets: readonly string[], text?: string) {
+async function checkPayloadSignature(payload: unknown, secrets: readonly string[], text = "") {
   const given = (payload as { signature?: unknown } | null)?.signature;
   if (typeof given === "string") {
     const hex = given.toLowerCase();
-    let signed: string | undefined;
-    if (text && /^[0-9a-f]{64}$/.test(given)) {
-      const pieces = text.split(`"signature":"${given}"`);
-      const before = pieces[0]!;
-      const after = pieces[1]!;
-      if (pieces.length === 2) {
-        signed = before.endsWith(",")
-          ? before.slice(0, -1) + after
-          : before.endsWith("{") && after[0] === ","
-            ? before + after.slice(1)
-            : undefined;
-      }
-    }
+    // The member after the first key, as canonical JSON places it in svc's payloads; it must
+    // occur exactly once. Anything else has no fast path.
+    const pieces = text.split(`,"signature":"${given}"`);
+    const signed = pieces.length === 2 ? pieces.join("") : "";
     // The body's own text first when it allows it; "" stands for the canonical form, computed
     // once whatever the number of secrets.
     for (const candidate of signed ? [signed, ""] : [""]) {
@@ -142,7 +142,7 @@ async function checkPayloadSignature(payload: unknown, secrets: readonly string[
   }
   fail(
     "payload_signature_mismatch",
-    "The payload's signature field is missing or wrong: the JSON was changed after signing.",
+    "Payload signature missing or wrong: the JSON was changed after signing.",
   );
 }
 
@@ -176,7 +176,7 @@ export async function verifyWebhook(
     text = typeof rawBody === "string" ? rawBody : utf8Decoder.decode(rawBody);
     payload = JSON.parse(text);
   } catch {
-    return fail("invalid_payload", "The body is not UTF-8 JSON.");
+    return fail("invalid_payload", "Body is not UTF-8 JSON.");
   }
   if (options.payloadSignature !== false) {
     // The matching secret first: during a rotation the payload is signed with the same one.
