@@ -24,18 +24,16 @@ export const OPTIONAL: unique symbol = Symbol();
 /** Non-negative decimal string without sign, exponent or stray zeros: "10.50", "500", "0.000". */
 export const DECIMAL = /^(?:0|[1-9]\d*)(?:\.\d+)?$/;
 
-const isString = (value: unknown): value is string => typeof value === "string";
-
 export function isRecord(value: unknown): value is Obj {
   return typeof value === "object" && value !== null && !Array.isArray(value);
 }
 
 /** A string matching `pattern`. */
-const matches = (pattern: RegExp) => (value: unknown) => isString(value) && pattern.test(value);
+const matches = (pattern: RegExp) => (value: unknown) => typeof value === "string" && pattern.test(value);
 
 // Each kind's test, and how to say what was expected.
 const KINDS: Record<string, [(value: unknown) => unknown, string]> = {
-  s: [isString, "a string"],
+  s: [(value) => typeof value === "string", "a string"],
   b: [(value) => typeof value === "boolean", "true or false"],
   i: [Number.isSafeInteger, "an integer"],
   o: [isRecord, "an object"],
@@ -44,13 +42,14 @@ const KINDS: Record<string, [(value: unknown) => unknown, string]> = {
   c: [matches(/^[A-Z]{3}$/), "an ISO 4217 code like KWD"],
   // A real calendar time (no 2026-02-30 or 24:00:00): the ISO form survives a round trip.
   t: [
-    (value) => isString(value) && value[10] === " " && isoRoundTrip(`${value.replace(" ", "T")}.000Z`),
+    (value) =>
+      typeof value === "string" && value[10] === " " && isoRoundTrip(`${value.replace(" ", "T")}.000Z`),
     'UTC "YYYY-MM-DD HH:MM:SS"',
   ],
   z: [matches(/^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(?:\.\d{1,9})?(?:Z|\+00:00)$/), "ISO 8601 UTC"],
   // Django's default username rule, which the seed's "letters, digits and @ . + - _" describes.
   u: [matches(/^[\p{L}\p{M}\p{N}@.+\-_]+$/u), "only letters, digits and @ . + - _"],
-  x: [(value) => isString(value) && normaliseTxnState(value), "a child state like refunded"],
+  x: [(value) => typeof value === "string" && normaliseTxnState(value), "a child state like refunded"],
 };
 
 function isoRoundTrip(iso: string): boolean {
@@ -61,7 +60,7 @@ function isoRoundTrip(iso: string): boolean {
 /** Checks `value` at path `at` against `rule`, pushing `at: problem` for each broken rule. */
 function check(issues: Issues, value: unknown, rule: Rule, at: string): void {
   let expected: string | undefined;
-  if (isString(rule)) {
+  if (typeof rule === "string") {
     const kind = KINDS[rule[0]!]!;
     // Limits count characters (code points); only a string longer in UTF-16 units can exceed.
     if (!kind[0](value)) {
@@ -71,7 +70,7 @@ function check(issues: Issues, value: unknown, rule: Rule, at: string): void {
       const length = (value as string).length > max ? [...(value as string)].length : 0;
       if (length > max) issues.push(`${at}: at most ${max} characters, got ${length}`);
     }
-  } else if (isString(rule[0])) {
+  } else if (typeof rule[0] === "string") {
     const allowed = rule as readonly string[];
     if (!allowed.includes(value as string)) expected = `one of ${allowed.join(", ")}`;
   } else if (Array.isArray(rule)) {
@@ -84,7 +83,7 @@ function check(issues: Issues, value: unknown, rule: Rule, at: string): void {
       const item = value[key];
       const path = at ? `${at}.${key}` : key;
       if (item !== undefined) check(issues, item, field, path);
-      else if (isString(field) ? !field.endsWith("?") : !(field as Table)[OPTIONAL]) {
+      else if (typeof field === "string" ? !field.endsWith("?") : !(field as Table)[OPTIONAL]) {
         issues.push(`${path}: required`);
       }
     }
