@@ -4,11 +4,18 @@ import { defineConfig } from "vitest/config";
 // wants its own process); two at a time on this 2-core machine.
 export default defineConfig({
   test: {
-    include: ["packages/*/src/**/*.test.ts", "packages/*/test/**/*.test.ts", "test/**/*.test.ts", "bench/**/*.test.ts"],
+    include: [
+      "packages/*/src/**/*.test.ts",
+      "packages/*/test/**/*.test.ts",
+      "test/**/*.test.ts",
+      "bench/**/*.test.ts",
+    ],
     pool: "forks",
     maxWorkers: 2,
     testTimeout: 30_000,
     hookTimeout: 60_000,
     reporters: ["default"],
+    // The checkout SDK's script build, served by the service to the Chromium tests.
+    globalSetup: ["test/e2e/support/build-sdk.ts"],
   },
 });

@@ -52,9 +52,13 @@ export const basic = (u: { username: string; password: string }) =>
 
 const CURRENCIES = ["KWD", "USD", "JPY", "EUR", "BHD"];
 
-export async function createMerchant(stack: Stack): Promise<TestMerchant> {
+/** `rootDomain`: e.g. the service's own host (`127.0.0.1:<port>`), the SDK's merchantId in browser tests. */
+export async function createMerchant(
+  stack: Stack,
+  options: { rootDomain?: string } = {},
+): Promise<TestMerchant> {
   const suffix = randomBytes(4).toString("hex");
-  const rootDomain = `shop-${suffix}.example.com`;
+  const rootDomain = options.rootDomain ?? `shop-${suffix}.example.com`;
   const created = await api(stack, "POST", "/v1/admin/merchants", {
     auth: bearer,
     body: { root_domain: rootDomain },

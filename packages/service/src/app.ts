@@ -23,6 +23,7 @@ import { adminRoutes } from "./merchants/admin.routes.js";
 import { createMerchantsService } from "./merchants/merchants.service.js";
 import { paymentsRoutes } from "./payments/payments.routes.js";
 import { createPaymentsService } from "./payments/payments.service.js";
+import { sdkAssetRoutes } from "./sdk-assets/sdk-assets.routes.js";
 
 export interface AppDeps {
   db: Db;
@@ -113,6 +114,7 @@ export async function buildApp(config: ServiceConfig, deps: AppDeps): Promise<Fa
   sdkRoutes(app, checkout, sdk);
   hostedPageRoutes(app, checkout);
   paymentsRoutes(app, payments);
+  sdkAssetRoutes(app, config);
 
   app.decorate("services", { db: deps.db, merchants, payments, checkout, sdk });
   return app;

@@ -43,6 +43,7 @@ export async function devCommand(env: Record<string, string | undefined>): Promi
 svc is running
   service          ${config.publicUrl}
   API docs         ${config.publicUrl}/docs
+  example shop     ${config.publicUrl}/example/   (pay with the checkout SDK in a browser)
   sandbox gateway  ${gateway.url}
   store            ${config.databaseUrl ? "PostgreSQL" : `PGlite in ${config.dataDir}`}
   credentials      ${file}

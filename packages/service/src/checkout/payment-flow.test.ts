@@ -157,6 +157,37 @@ describe.each(STORES)("SDK payments on %s", (store) => {
     expect(s.pg_response).toMatchObject({ result: "NOT CAPTURED" });
   });
 
+  it("payments/result: pending while on the gateway page, then the cancel callback data with pg_response", async () => {
+    const tx = (await createTransaction(stack, m, { pg_codes: [m.pg.ndebit], order_no: `nd-${Date.now()}` }))
+      .json;
+    const result = () =>
+      api(stack, "GET", `/v1/checkout/${tx.session_id}/payments/result`, { auth: apiKey(m.publicKey) });
+    expect((await result()).json).toEqual({ status: "pending", state: "created", session_id: tx.session_id });
+    const r = await pay(tx.session_id, { form_of_payment: "redirect", pg_code: m.pg.ndebit });
+    expect((await result()).json).toMatchObject({ status: "pending", state: "attempted" });
+    const submitted = await fetch(r.json.redirect_url, {
+      method: "POST",
+      headers: { "content-type": "application/x-www-form-urlencoded" },
+      body: "action=decline",
+      redirect: "manual",
+    });
+    await fetch(submitted.headers.get("location")!, { redirect: "manual" });
+    const final = await result();
+    expect(final.headers.get("access-control-allow-origin")).toBe("*");
+    expect(final.json).toEqual({
+      status: "canceled",
+      message: "The payment was declined",
+      form_of_payment: "redirect",
+      session_id: tx.session_id,
+      order_no: tx.order_no,
+      payment_gateway_info: {
+        pg_code: m.pg.ndebit,
+        pg_name: "ndebit",
+        pg_response: expect.objectContaining({ result: "NOT CAPTURED" }),
+      },
+    });
+  });
+
   it.each([
     ["queued", "approve", "paid", "Payment successful"],
     ["ndebit", "cancel", "canceled", "Payment cancelled"],

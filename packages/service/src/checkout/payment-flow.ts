@@ -4,7 +4,15 @@
  * locked and a unique index on payment_attempts refuses a second attempt even under concurrency.
  * The gateway is called outside any database transaction, so no lock is held across the network.
  */
-import { type CallbackData, type FormOfPayment, formatAmount, type GatewayKind, newId } from "@svc/protocol";
+import {
+  type CallbackData,
+  FINAL_PARENT_STATES,
+  type FormOfPayment,
+  formatAmount,
+  type GatewayKind,
+  newId,
+  type ParentState,
+} from "@svc/protocol";
 import type { ServiceConfig } from "../config.js";
 import type { Db } from "../db/client.js";
 import type { GatewayAdapter, GatewayPaymentResult, PaymentInstrument } from "../gateways/adapter.js";
@@ -405,6 +413,24 @@ export function createPaymentFlow(db: Db, deps: PaymentFlowDeps) {
         );
       }
       return outcome;
+    },
+
+    /**
+     * The SDK's poll while the customer is on a hosted or gateway page (svc_pg, redirect): the
+     * callback data once the payment is final, otherwise `pending` with the parent's state.
+     */
+    async paymentResult(
+      merchantId: string,
+      sessionId: string,
+    ): Promise<{ kind: "final"; callback: CallbackData } | { kind: "pending"; tx: TransactionRow }> {
+      const tx = await deps.load(merchantId, sessionId);
+      const attempt = await checkoutRepo.findAttempt(db, sessionId);
+      if (!attempt || !FINAL_PARENT_STATES.includes(tx.state as ParentState)) return { kind: "pending", tx };
+      const setting = (await merchantsRepo.findGatewayByCode(db, attempt.pg_code))!;
+      return {
+        kind: "final",
+        callback: storedCallback(tx, setting, attempt.form_of_payment as FormOfPayment),
+      };
     },
 
     /** The hosted card page's submit. */

@@ -57,6 +57,7 @@ export function sdkRoutes(app: FastifyInstance, checkout: CheckoutService, sdk: 
       "/v1/checkout/:session_id",
       "/v1/checkout/:session_id/payments",
       "/v1/checkout/:session_id/payments/otp",
+      "/v1/checkout/:session_id/payments/result",
       "/v1/sdk/config",
       "/v1/sdk/errors",
     ]) {
@@ -138,6 +139,27 @@ export function sdkRoutes(app: FastifyInstance, checkout: CheckoutService, sdk: 
             body.otp,
           ),
         );
+      },
+    );
+
+    scope.get(
+      "/v1/checkout/:session_id/payments/result",
+      {
+        config,
+        schema: {
+          tags,
+          security,
+          summary:
+            "The payment's callback data once final (svc_pg and redirect flows, polled by the SDK), else status pending",
+          params: SessionParams,
+        },
+      },
+      async (request) => {
+        const { session_id } = request.params as { session_id: string };
+        const result = await checkout.paymentResult(merchantOf(request), session_id);
+        return result.kind === "final"
+          ? result.callback
+          : { status: "pending", state: result.tx.state, session_id: result.tx.session_id };
       },
     );
 

@@ -1,0 +1,20 @@
+import type { CallbackData, FormOfPayment } from "../types.js";
+import { type ApiContext, request, sessionPath } from "./http.js";
+
+/** What a payment call answers: the final callback data, a one-time code to ask, or a page to open. */
+export type PaymentAnswer =
+  | CallbackData
+  | { status: "otp_required"; otp_reference: string }
+  | { status: "redirect"; redirect_url: string };
+
+export interface StartPaymentBody {
+  form_of_payment: FormOfPayment;
+  pg_code: string;
+  mobile_number?: string;
+  payment_token?: string;
+  token?: string;
+}
+
+/** `POST /v1/checkout/{session_id}/payments`. */
+export const startPayment = (ctx: ApiContext, sessionId: string, body: StartPaymentBody) =>
+  request<PaymentAnswer>(ctx, "POST", `${sessionPath(sessionId)}/payments`, body);

@@ -1,0 +1,86 @@
+/**
+ * `new Checkout(options)` validates at once and builds nothing; `paymentView()` builds the view
+ * on first call. Nothing here touches `window` before that, so importing is safe on a server.
+ */
+import type { ApiContext } from "./api/http.js";
+import { PaymentView } from "./components/PaymentView/index.js";
+import { type PopupOptions, popupText, showPopup } from "./components/Popup/index.js";
+import { baseUrlOf, type CheckoutOptions, FORM_OF, validateOptions } from "./options.js";
+import { createReporter } from "./reporter/load.js";
+import type { CallbackData, CancelCallbackData } from "./types.js";
+import { pageWalletA } from "./wallet-a.js";
+
+/**
+ * The checkout: one view, three callbacks.
+ * @example
+ * const checkout = new Checkout({
+ *   merchantId: "shop.example.com",
+ *   apiKey: "pk_live_…",
+ *   sessionId,
+ *   delegate: { successCallback: onPaid, cancelCallback: Checkout.cancelPopupHandler(), errorCallback: onError },
+ * });
+ * document.querySelector("#pay")!.append(checkout.paymentView());
+ */
+export class Checkout {
+  readonly options: Readonly<CheckoutOptions>;
+  readonly baseUrl: string;
+  #view: HTMLElement | undefined;
+
+  constructor(options: CheckoutOptions) {
+    validateOptions(options);
+    this.options = { ...options };
+    this.baseUrl = baseUrlOf(options.merchantId);
+  }
+
+  /** The view (an HTMLElement), built once; place it anywhere in the page. */
+  paymentView(): HTMLElement {
+    if (this.#view) return this.#view;
+    const o = this.options;
+    const api: ApiContext = { baseUrl: this.baseUrl, apiKey: o.apiKey };
+    this.#view = PaymentView({
+      api,
+      sessionId: o.sessionId,
+      forms: o.formsOfPayment?.map((f) => FORM_OF[f]),
+      preload: o.setupPreload,
+      theme: o.theme,
+      delegate: o.delegate,
+      nonce: o.nonce,
+      walletA: o.walletA ?? pageWalletA(),
+      report: createReporter(api),
+    });
+    return this.#view;
+  }
+
+  /**
+   * Shows a message in an accessible modal dialog; resolves when it is closed.
+   * @example
+   * await Checkout.showPopup("Payment was cancelled.");
+   */
+  static showPopup(message: string, options?: PopupOptions): Promise<void> {
+    return showPopup(message, options);
+  }
+
+  /**
+   * The popup text for cancel data under the national-debit rule: `pg_response` when
+   * `payment_gateway_info.pg_name` is `ndebit`, else the whole data; a default without response.
+   * @example
+   * Checkout.popupText(data) // '{ "result": "NOT CAPTURED", … }'
+   */
+  static popupText(data: CallbackData | undefined): string {
+    return popupText(data);
+  }
+
+  /**
+   * A ready `cancelCallback` that applies the national-debit popup rule, then calls `then`.
+   * @example
+   * delegate.cancelCallback = Checkout.cancelPopupHandler((data) => console.log("cancelled", data));
+   */
+  static cancelPopupHandler(
+    then?: (data: CancelCallbackData) => void,
+    options?: PopupOptions,
+  ): (data: CancelCallbackData) => void {
+    return (data) => {
+      void showPopup(popupText(data), options).then(() => then?.(data));
+    };
+  }
+}

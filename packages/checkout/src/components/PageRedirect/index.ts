@@ -1,0 +1,1 @@
+export { PageRedirect } from "./PageRedirect.js";

@@ -1,0 +1,1 @@
+export { cardsFor, TokenPay } from "./TokenPay.js";

@@ -1,0 +1,1 @@
+export { WalletA } from "./WalletA.js";

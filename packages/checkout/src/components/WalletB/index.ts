@@ -1,0 +1,1 @@
+export { WalletB } from "./WalletB.js";

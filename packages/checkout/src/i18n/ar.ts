@@ -1,0 +1,31 @@
+import type { Texts } from "./en.js";
+
+/** Arabic texts of the SDK's own interface. */
+export const ar: Texts = {
+  title: "الدفع",
+  amount: "المبلغ",
+  order: "الطلب",
+  fee: "الرسوم",
+  pay: "ادفع",
+  walletA: "ادفع بمحفظة الجهاز",
+  walletASetup: "إعداد محفظة الجهاز",
+  walletAUnsupported: "هذا الجهاز لا يدعم الدفع بمحفظة الجهاز.",
+  walletASetupHint: "أضف بطاقة إلى محفظة جهازك للدفع بها.",
+  mobileNumber: "رقم الهاتف المحمول",
+  mobileHint: "أرقام فقط مع رمز الدولة، مثل 96550000000",
+  sendCode: "أرسل الرمز",
+  otp: "رمز التحقق لمرة واحدة",
+  otpHint: "الرمز المرسل إلى رقم هاتفك",
+  otpWrong: "الرمز غير صحيح. حاول مرة أخرى.",
+  card: "ادفع بالبطاقة",
+  savedCard: "ادفع ببطاقة {brand} المنتهية بـ {last4}، تنتهي {expiry}",
+  redirect: "تابع إلى صفحة الدفع",
+  working: "جارٍ المعالجة…",
+  waitingPage: "أكمل الدفع في النافذة التي فُتحت.",
+  success: "تم الدفع بنجاح.",
+  restart: "انتهت عملية الدفع هذه. للدفع، ابدأ من جديد بعملية دفع جديدة.",
+  popupDefault: "تم إلغاء الدفع.",
+  popupTitle: "نتيجة الدفع",
+  close: "إغلاق",
+  noOptions: "لا توجد وسيلة دفع متاحة لعملية الدفع هذه.",
+};

@@ -1,0 +1,31 @@
+/** English texts of the SDK's own interface (backend texts come from the service). */
+export const en = {
+  title: "Payment",
+  amount: "Amount",
+  order: "Order",
+  fee: "Fee",
+  pay: "Pay",
+  walletA: "Pay with device wallet",
+  walletASetup: "Set up device wallet",
+  walletAUnsupported: "This device does not support device wallet payments.",
+  walletASetupHint: "Add a card to your device wallet to pay with it.",
+  mobileNumber: "Mobile number",
+  mobileHint: "Digits only, with the country code, e.g. 96550000000",
+  sendCode: "Send code",
+  otp: "One-time code",
+  otpHint: "The code sent to your mobile number",
+  otpWrong: "The code is not correct. Try again.",
+  card: "Pay by card",
+  savedCard: "Pay with {brand} ending {last4}, expires {expiry}",
+  redirect: "Continue to payment page",
+  working: "Processing…",
+  waitingPage: "Complete the payment in the window that opened.",
+  success: "Payment successful.",
+  restart: "This checkout has ended. To pay, start again with a new checkout.",
+  popupDefault: "Payment was cancelled.",
+  popupTitle: "Payment result",
+  close: "Close",
+  noOptions: "No payment option is available for this checkout.",
+};
+
+export type Texts = typeof en;

@@ -1,0 +1,40 @@
+/**
+ * @svc/checkout — the browser checkout SDK: `new Checkout({…}).paymentView()` gives one element
+ * to place anywhere; the delegate gets `successCallback`, `cancelCallback` or `errorCallback`.
+ * @example
+ * import { Checkout } from "@svc/checkout";
+ * const checkout = new Checkout({ merchantId: "shop.example.com", apiKey: "pk_…", sessionId, delegate });
+ * document.querySelector("#pay")!.append(checkout.paymentView());
+ */
+export { ApiProblem } from "./api/http.js";
+export { Checkout } from "./checkout.js";
+export { NATIONAL_DEBIT_PG_NAME, type PopupOptions, popupText, showPopup } from "./components/Popup/index.js";
+export { CheckoutError } from "./errors.js";
+export { baseUrlOf, type CheckoutOptions } from "./options.js";
+export {
+  ButtonComponent,
+  CheckoutTheme,
+  LabelComponent,
+  TextFieldComponent,
+  type ThemeColor,
+  type ThemeMargins,
+} from "./theme/checkout-theme.js";
+export type {
+  CallbackData,
+  CancelCallbackData,
+  ErrorCallbackData,
+  FormOfPayment,
+  FormOfPaymentOption,
+  PaymentGatewayInfo,
+  PaymentMethod,
+  SavedCard,
+  SuccessCallbackData,
+  SvcDelegate,
+  TransactionDetails,
+} from "./types.js";
+export type {
+  WalletAApi,
+  WalletAAuthorizedEvent,
+  WalletAPaymentRequest,
+  WalletASessionLike,
+} from "./wallet-a.js";
