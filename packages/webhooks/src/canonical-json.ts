@@ -15,15 +15,14 @@
  * // => '{"a":[true,null,"x"],"b":1,"c":1e+21}'
  */
 export function canonicalJson(value: unknown): string {
-  return canonical(value) ?? invalid(`${String(value)} is not JSON`);
+  return canonical(value) ?? invalid(typeof value);
 }
 
-function invalid(why: string): never {
-  throw new TypeError(`canonicalJson: ${why}`);
+function invalid(what: string): never {
+  throw new TypeError(`canonicalJson: ${what} is not JSON`);
 }
 
 // Characters that need escaping or a surrogate check; most strings have none and skip both.
-// biome-ignore lint/suspicious/noControlCharactersInRegex: U+0000–U+001F are exactly what JSON must escape.
 const SPECIAL = /["\\\u0000-\u001f\ud800-\udfff]/;
 
 /**
@@ -37,7 +36,7 @@ function sortedKeys(obj: object): string[] {
   for (let i = 1; i < keys.length; i++) {
     const key = keys[i]!;
     let j = i;
-    for (; j > 0 && keys[j - 1]! > key; j--) keys[j] = keys[j - 1]!;
+    for (; j && keys[j - 1]! > key; j--) keys[j] = keys[j - 1]!;
     keys[j] = key;
   }
   return keys;
@@ -48,42 +47,33 @@ function sortedKeys(obj: object): string[] {
  * `omit` leaves out one top-level key: the payload's own `signature`, without copying the payload.
  */
 export function canonical(value: unknown, omit?: string): string | undefined {
-  switch (typeof value) {
-    case "string":
-      if (!SPECIAL.test(value)) return `"${value}"`;
-      // encodeURIComponent throws on exactly the lone surrogates RFC 8785 forbids.
-      try {
-        encodeURIComponent(value);
-      } catch {
-        invalid("a string contains a lone surrogate");
-      }
-      // JSON.stringify (ES2019+) escapes exactly what RFC 8785 requires: " \ and U+0000–U+001F,
-      // with the short forms \b \t \n \f \r and lowercase \u00xx otherwise.
-      return JSON.stringify(value);
-    case "number":
-      // ECMAScript Number.prototype.toString is exactly RFC 8785's number format (and -0 → "0").
-      if (Number.isFinite(value)) return `${value}`;
-      return invalid(`${value} is not JSON`);
-    case "boolean":
-      return value ? "true" : "false";
-    case "bigint":
-      return invalid("a bigint is not JSON; use a string");
-    case "object":
-      if (value) break;
-      return "null";
-    default:
-      return undefined;
+  if (typeof value === "string") {
+    if (!SPECIAL.test(value)) return `"${value}"`;
+    // encodeURIComponent throws on exactly the lone surrogates RFC 8785 forbids.
+    try {
+      encodeURIComponent(value);
+    } catch {
+      invalid("a lone surrogate");
+    }
+  } else if (typeof value === "number") {
+    // ECMAScript Number.prototype.toString is exactly RFC 8785's number format (and -0 → "0").
+    return Number.isFinite(value) ? `${value}` : invalid(`${value}`);
+  } else if (typeof value === "bigint") invalid("a bigint (use a string)");
+  if (!value || typeof value !== "object") {
+    // JSON.stringify (ES2019+) escapes exactly what RFC 8785 requires: " \ and U+0000–U+001F,
+    // with the short forms \b \t \n \f \r and lowercase \u00xx otherwise.
+    return JSON.stringify(value);
   }
   const obj = value as Record<string, unknown> & { toJSON?: () => unknown };
   if (typeof obj.toJSON === "function") return canonical(obj.toJSON());
   let out = "";
   if (Array.isArray(obj)) {
-    for (let i = 0; i < obj.length; i++) out += (i ? "," : "") + (canonical(obj[i]) ?? "null");
+    for (const item of obj) out += (out ? "," : "") + (canonical(item) ?? "null");
     return `[${out}]`;
   }
   for (const key of sortedKeys(obj)) {
     const member = key === omit ? undefined : canonical(obj[key]);
-    if (member !== undefined) out += (out ? "," : "") + canonical(key) + ":" + member;
+    if (member !== undefined) out += `${out ? "," : ""}${canonical(key)}:${member}`;
   }
   return `{${out}}`;
 }

@@ -29,17 +29,14 @@ export const DEFAULT_DEDUPE_RETENTION_MS = 72 * 60 * 60 * 1000;
  */
 export function memoryDedupeStore(now: () => number = Date.now): DedupeStore {
   const expiries = new Map<string, number>();
-  let nextSweep = 0;
   return {
     setIfAbsent(key, ttlMs) {
       const t = now();
-      if (t >= nextSweep) {
-        // Map iterates in insertion order; with one TTL that is expiry order, so stop early.
-        for (const [k, expiry] of expiries) {
-          if (expiry > t) break;
-          expiries.delete(k);
-        }
-        nextSweep = t + 60_000;
+      // Map iterates in insertion order; with one TTL that is expiry order, so stop at the first
+      // live id: a sweep usually looks at one entry.
+      for (const [k, expiry] of expiries) {
+        if (expiry > t) break;
+        expiries.delete(k);
       }
       // An absent key compares as undefined > t, which is false.
       if ((expiries.get(key) as number) > t) return false;

@@ -1,4 +1,4 @@
-// Byte/text helpers on Web APIs only (TextEncoder, atob, btoa), so the library runs unchanged in
+// Byte/text helpers on Web APIs only (TextDecoder, btoa), so the library runs unchanged in
 // Node, Deno, Bun, browsers and edge workers. Only the Web Crypto path and key generation use
 // the base64/hex encoders; node:crypto encodes its digests natively.
 
@@ -8,15 +8,6 @@ export const utf8Decoder = new TextDecoder("utf-8", { fatal: true });
 /** Standard base64 with padding, as in the `webhook-signature` header. */
 export function toBase64(bytes: Uint8Array): string {
   return btoa(String.fromCharCode(...bytes));
-}
-
-/** Decodes standard base64; returns undefined when `text` is not base64. */
-export function fromBase64(text: string): Uint8Array | undefined {
-  try {
-    return Uint8Array.from(atob(text), (c) => c.charCodeAt(0));
-  } catch {
-    return undefined;
-  }
 }
 
 /** Lowercase hex, as in the payload's `signature` field. */

@@ -1,4 +1,4 @@
-import { fromBase64, toBase64, toHex } from "./encoding.js";
+import { toBase64, toHex } from "./encoding.js";
 import { fail } from "./errors.js";
 
 /** Data to authenticate, as parts concatenated in order; strings are UTF-8. */
@@ -9,18 +9,15 @@ export type MacInput = readonly (string | Uint8Array)[];
  */
 export type Mac = (parts: MacInput, encoding: "base64" | "hex") => string | Promise<string>;
 
+interface NodeHmac {
+  update(data: string | Uint8Array): NodeHmac;
+  digest(encoding: "base64" | "hex"): string;
+}
 interface NodeCryptoSubset {
-  createHmac(
-    algorithm: "sha256",
-    key: Uint8Array,
-  ): {
-    update(data: string | Uint8Array): unknown;
-    digest(encoding: "base64" | "hex"): string;
-  };
+  createHmac(algorithm: "sha256", key: Uint8Array): NodeHmac;
 }
 
-const BAD_SECRET =
-  "Pass the endpoint's whsec_… secret (an array while rotating), copied without quotes or spaces.";
+const BAD_SECRET = "Pass the endpoint's whsec_… secret (or an array), without quotes or spaces.";
 
 // Importing a key costs more than using it; a receiver uses one or two secrets for its whole
 // life, so keep them. Bounded in case a caller passes per-request secrets.
@@ -35,7 +32,7 @@ const cache = new Map<string, Mac>();
 function nodeCrypto(): NodeCryptoSubset | undefined {
   const proc = (globalThis as { process?: { getBuiltinModule?: (id: string) => unknown } }).process;
   const mod = proc?.getBuiltinModule?.("node:crypto") as NodeCryptoSubset | undefined;
-  return typeof mod?.createHmac === "function" ? mod : undefined;
+  return mod?.createHmac && mod;
 }
 
 let node = nodeCrypto();
@@ -46,25 +43,11 @@ export function forceWebCrypto(force: boolean): void {
   cache.clear();
 }
 
-/**
- * Decodes a signing secret: `whsec_` + base64, or bare base64 as standardwebhooks accepts.
- * Throws `invalid_secret` with a hint, because a wrong secret otherwise shows up only as
- * mysterious signature mismatches.
- */
-function decodeSecret(secret: string): Uint8Array {
-  const key = typeof secret === "string" ? fromBase64(secret.replace(/^whsec_/, "")) : undefined;
-  return key?.length ? key : fail("invalid_secret", BAD_SECRET);
-}
-
 function createMac(key: Uint8Array): Mac {
   const n = node;
-  if (n) {
-    return (parts, encoding) => {
-      const h = n.createHmac("sha256", key);
-      for (const p of parts) h.update(p);
-      return h.digest(encoding);
-    };
-  }
+  if (n)
+    return (parts, encoding) =>
+      parts.reduce((h, p) => h.update(p), n.createHmac("sha256", key)).digest(encoding);
   const cryptoKey = crypto.subtle.importKey(
     "raw",
     key as BufferSource,
@@ -76,17 +59,28 @@ function createMac(key: Uint8Array): Mac {
     // A Blob concatenates the parts and encodes strings as UTF-8, like TextEncoder.
     const data = await new Blob(parts as BlobPart[]).arrayBuffer();
     const mac = new Uint8Array(await crypto.subtle.sign("HMAC", await cryptoKey, data));
-    return encoding === "hex" ? toHex(mac) : toBase64(mac);
+    return (encoding === "hex" ? toHex : toBase64)(mac);
   };
 }
 
-/** The cached HMAC function for `secret`, decoding and importing its key on first use only. */
+/**
+ * The cached HMAC function for `secret`, decoding and importing its key on first use only. The
+ * secret is `whsec_` + base64, or bare base64 as standardwebhooks accepts; anything else throws
+ * `invalid_secret` with a hint, because a wrong secret otherwise shows up only as mysterious
+ * signature mismatches.
+ */
 export function macFor(secret: string): Mac {
   let mac = cache.get(secret);
   if (!mac) {
-    mac = createMac(decodeSecret(secret));
+    let key: Uint8Array | undefined;
+    try {
+      key = Uint8Array.from(atob(secret.replace(/^whsec_/, "")), (c) => c.charCodeAt(0));
+    } catch {
+      // not a string, or not base64
+    }
+    if (!key?.length) fail("invalid_secret", BAD_SECRET);
     if (cache.size >= 64) cache.clear();
-    cache.set(secret, mac);
+    cache.set(secret, (mac = createMac(key)));
   }
   return mac;
 }
@@ -94,5 +88,5 @@ export function macFor(secret: string): Mac {
 /** Normalises `secrets` to a non-empty list. */
 export function secretList(secrets: string | readonly string[]): readonly string[] {
   const list = typeof secrets === "string" ? [secrets] : secrets;
-  return Array.isArray(list) && list.length > 0 ? list : fail("invalid_secret", BAD_SECRET);
+  return Array.isArray(list) && list.length ? list : fail("invalid_secret", BAD_SECRET);
 }

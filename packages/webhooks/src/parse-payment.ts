@@ -1,3 +1,4 @@
+import { OPERATIONS, SOURCES } from "./parse-operation.js";
 import { normaliseTxnState } from "./states.js";
 import type { PaymentWebhook } from "./types.js";
 import { type Table, validate } from "./validate.js";
@@ -6,7 +7,7 @@ import { type Table, validate } from "./validate.js";
 const PAYMENT: Table = {
   event: ["payment"],
   session_id: "s",
-  order_no: "s?128",
+  order_no: "s128?",
   state: ["paid", "authorized", "failed", "canceled", "expired"],
   amount: "d",
   currency_code: "c",
@@ -30,9 +31,9 @@ const PAYMENT: Table = {
       amount: "d",
       currency_code: "c",
       state: "x",
-      operation: ["capture", "refund", "void"],
+      operation: OPERATIONS,
       reference_number: "s",
-      source: ["input", "pg"],
+      source: SOURCES,
       created_at: "z",
     },
   ],

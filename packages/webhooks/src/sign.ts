@@ -1,4 +1,5 @@
 import { canonical } from "./canonical-json.js";
+import { fail } from "./errors.js";
 import { macFor, secretList } from "./hmac.js";
 
 /** A request body exactly as sent or received on the wire. */
@@ -21,9 +22,16 @@ export function toUnixSeconds(timestamp: number | Date): number {
   return Math.floor(typeof timestamp === "number" ? timestamp : timestamp.getTime() / 1000);
 }
 
-/** The raw body as HMAC input: bytes, or a string hashed as UTF-8. */
-export function bodyBytes(body: RawBody): string | Uint8Array {
-  return body instanceof ArrayBuffer ? new Uint8Array(body) : body;
+/** What to do when a body is not raw. */
+export const RAW_BODY = "pass the raw body (string or bytes), not a re-serialised object.";
+
+/** The raw body as HMAC input: bytes, or a string hashed as UTF-8; anything else throws. */
+export function checkBody(body: unknown): string | Uint8Array {
+  return typeof body === "string" || body instanceof Uint8Array
+    ? body
+    : body instanceof ArrayBuffer
+      ? new Uint8Array(body)
+      : fail("invalid_body", `Body is ${body === null ? "null" : typeof body}: ${RAW_BODY}`);
 }
 
 /**
@@ -38,9 +46,9 @@ export function bodyBytes(body: RawBody): string | Uint8Array {
  * // => "v1,K5oZfzN95Z9UVu1EsfQmfVNQhnkZ2pj9o9NDN/H/pI4="
  */
 export async function signWebhook(input: SignWebhookInput): Promise<string> {
-  const parts = [`${input.id}.${toUnixSeconds(input.timestamp)}.`, bodyBytes(input.body)];
-  const entries = await Promise.all(secretList(input.secrets).map((s) => macFor(s)(parts, "base64")));
-  return entries.map((e) => `v1,${e}`).join(" ");
+  const parts = [`${input.id}.${toUnixSeconds(input.timestamp)}.`, checkBody(input.body)];
+  const list = secretList(input.secrets);
+  return (await Promise.all(list.map(async (s) => `v1,${await macFor(s)(parts, "base64")}`))).join(" ");
 }
 
 /**

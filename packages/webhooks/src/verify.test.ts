@@ -124,7 +124,7 @@ describe("verifyWebhook", () => {
       (e: Error) => e,
     );
     expect(err).toMatchObject({ code: "signature_mismatch" });
-    expect((err as Error).message).toMatch(/raw request body/);
+    expect((err as Error).message).toMatch(/raw body/);
     expect(await codeOf(verifyWebhook(body, headers, OTHER_SECRET, { nowSeconds: NOW }))).toBe(
       "signature_mismatch",
     );

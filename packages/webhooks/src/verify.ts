@@ -1,11 +1,11 @@
 import { canonical } from "./canonical-json.js";
 import { timingSafeEqual, utf8Decoder } from "./encoding.js";
 import { fail, UPGRADE } from "./errors.js";
-import { type HeadersLike, readHeader } from "./headers.js";
+import type { HeadersLike } from "./headers.js";
 import { macFor, secretList } from "./hmac.js";
 import { parseOperationWebhook } from "./parse-operation.js";
 import { parsePaymentWebhook } from "./parse-payment.js";
-import { bodyBytes, type RawBody } from "./sign.js";
+import { checkBody, RAW_BODY, type RawBody } from "./sign.js";
 import type { WebhookEvent } from "./types.js";
 
 /**
@@ -39,23 +39,20 @@ export interface VerifiedHeaders {
   secret: string;
 }
 
+/** One header by its lowercase name, in any key case; repeated values are joined by a space. */
 function header(headers: HeadersLike, name: string): string {
+  let value: string | readonly string[] | null | undefined;
+  if (typeof headers.get === "function") value = (headers as Headers).get(name);
+  else {
+    const record = headers as Record<string, string | readonly string[] | undefined>;
+    // Node lower-cases header names already: the direct hit is the fast path.
+    value = record[name];
+    if (value === undefined) for (const key in record) if (key.toLowerCase() === name) value = record[key];
+  }
   return (
-    readHeader(headers, name) ||
-    fail(
-      "missing_header",
-      `Missing ${name} header: pass the request headers unchanged; check that no proxy strips them.`,
-    )
+    (typeof value === "object" ? value?.join(" ") : value) ||
+    fail("missing_header", `Missing ${name} header: pass the request headers unchanged.`)
   );
-}
-
-function checkBody(rawBody: unknown): string | Uint8Array {
-  return typeof rawBody === "string" || rawBody instanceof Uint8Array || rawBody instanceof ArrayBuffer
-    ? bodyBytes(rawBody)
-    : fail(
-        "invalid_body",
-        `rawBody is ${rawBody === null ? "null" : typeof rawBody}: pass the raw request body (string or bytes), not a re-serialised object.`,
-      );
 }
 
 /**
@@ -85,10 +82,10 @@ export async function verifyWebhookHeaders(
   const timestamp = +stamp;
   const age = (options.nowSeconds ?? Math.floor(Date.now() / 1000)) - timestamp;
   const tolerance = options.toleranceSeconds ?? DEFAULT_TOLERANCE_SECONDS;
-  if (age > tolerance || -age > tolerance) {
+  if (Math.abs(age) > tolerance) {
     fail(
       age > 0 ? "timestamp_too_old" : "timestamp_in_future",
-      `webhook-timestamp is ${Math.abs(age)} s ${age > 0 ? "old" : "ahead"} (tolerance ${tolerance} s): a replay, or sync your clock (NTP).`,
+      `webhook-timestamp is ${Math.abs(age)} s ${age > 0 ? "old" : "ahead"} (max ${tolerance}): a replay, or sync your clock.`,
     );
   }
   if (!entries.some((e) => e.startsWith("v1,"))) {
@@ -102,10 +99,7 @@ export async function verifyWebhookHeaders(
     for (const entry of entries) match = timingSafeEqual(entry, expected) || match;
     if (match) return { id, timestamp, secret };
   }
-  return fail(
-    "signature_mismatch",
-    "No signature matches: use the endpoint's current secret, and the raw request body, not a re-serialised object.",
-  );
+  return fail("signature_mismatch", `No signature matches: check the secret and ${RAW_BODY}`);
 }
 
 /**
@@ -120,45 +114,36 @@ export async function verifyPayloadSignature(
   payload: unknown,
   secrets: string | readonly string[],
 ): Promise<void> {
-  const list = secretList(secrets);
-  const given = (payload as { signature?: unknown } | null)?.signature;
-  if (typeof given === "string") {
-    // Canonicalised once, whatever the number of secrets.
-    const parts = [canonical(payload, "signature")!];
-    const lower = given.toLowerCase();
-    for (const secret of list) if (timingSafeEqual(await macFor(secret)(parts, "hex"), lower)) return;
-  }
-  fail(
-    "payload_signature_mismatch",
-    "The payload's signature field is missing or wrong: the JSON was changed after signing.",
-  );
+  await checkPayloadSignature(payload, secretList(secrets));
 }
 
 /**
- * The fast path of the payload signature. svc sends the body as canonical JSON, so the body's
- * own text without its `"signature":"…"` member is exactly the string that was signed. If the
- * HMAC of that text equals the signature, the payload is authentic without canonicalising it
- * again (HMAC makes it impossible to find another text with the same MAC). Anything else — a
- * body re-serialised by a proxy, another key order — returns false and takes the full path.
+ * The payload signature, with a fast path when the body's text is given. svc sends the body as
+ * canonical JSON, so the body's own text without its `"signature":"…"` member is exactly the
+ * string that was signed. If the HMAC of that text equals the signature, the payload is
+ * authentic without canonicalising it again (HMAC makes it impossible to find another text with
+ * the same MAC). Anything else — a body re-serialised by a proxy, another key order — takes the
+ * full path: the RFC 8785 canonical JSON of the parsed payload.
  */
-async function signedAsSent(text: string, payload: unknown, secrets: readonly string[]): Promise<boolean> {
+async function checkPayloadSignature(payload: unknown, secrets: readonly string[], text = "") {
   const given = (payload as { signature?: unknown } | null)?.signature;
-  if (typeof given !== "string" || !/^[0-9a-f]{64}$/.test(given)) return false;
-  const member = `"signature":"${given}"`;
-  const at = text.indexOf(member);
-  if (at < 1 || text.indexOf(member, at + 1) !== -1) return false;
-  const before = text[at - 1];
-  const after = text[at + member.length];
-  const stripped =
-    before === ","
-      ? text.slice(0, at - 1) + text.slice(at + member.length)
-      : before === "{" && after === ","
-        ? text.slice(0, at) + text.slice(at + member.length + 1)
-        : undefined;
-  if (stripped === undefined) return false;
-  for (const secret of secrets)
-    if (timingSafeEqual(await macFor(secret)([stripped], "hex"), given)) return true;
-  return false;
+  if (typeof given === "string") {
+    const hex = given.toLowerCase();
+    // The member after the first key, as canonical JSON places it in svc's payloads; it must
+    // occur exactly once. Anything else has no fast path.
+    const pieces = text.split(`,"signature":"${given}"`);
+    const signed = pieces.length === 2 ? pieces.join("") : "";
+    // The body's own text first when it allows it; "" stands for the canonical form, computed
+    // once whatever the number of secrets.
+    for (const candidate of signed ? [signed, ""] : [""]) {
+      const data = [candidate || canonical(payload, "signature")!];
+      for (const secret of secrets) if (timingSafeEqual(await macFor(secret)(data, "hex"), hex)) return;
+    }
+  }
+  fail(
+    "payload_signature_mismatch",
+    "Payload signature missing or wrong: the JSON was changed after signing.",
+  );
 }
 
 /**
@@ -184,27 +169,31 @@ export async function verifyWebhook(
   options: VerifyOptions = {},
 ): Promise<WebhookEvent> {
   const { id, timestamp, secret } = await verifyWebhookHeaders(rawBody, headers, secrets, options);
-  const body = checkBody(rawBody);
   let payload: { event?: unknown } | null;
   let text: string;
   try {
-    text = typeof body === "string" ? body : utf8Decoder.decode(body);
+    // verifyWebhookHeaders let through only a string, a Uint8Array or an ArrayBuffer.
+    text = typeof rawBody === "string" ? rawBody : utf8Decoder.decode(rawBody);
     payload = JSON.parse(text);
   } catch {
-    return fail("invalid_payload", "The body is not UTF-8 JSON.");
+    return fail("invalid_payload", "Body is not UTF-8 JSON.");
   }
   if (options.payloadSignature !== false) {
     // The matching secret first: during a rotation the payload is signed with the same one.
     const list = secretList(secrets);
-    const ordered = list.length > 1 ? [secret, ...list.filter((s) => s !== secret)] : list;
-    if (!(await signedAsSent(text, payload, ordered))) {
-      await verifyPayloadSignature(payload, ordered);
-    }
+    await checkPayloadSignature(
+      payload,
+      list[1] ? [secret, ...list.filter((s) => s !== secret)] : list,
+      text,
+    );
   }
   const event = payload?.event;
-  if (event === "payment") return { type: "payment", id, timestamp, payload: parsePaymentWebhook(payload) };
-  if (event !== undefined) {
-    fail("invalid_payload", `Unknown event ${JSON.stringify(event)}: ${UPGRADE}`);
-  }
-  return { type: "operation", id, timestamp, payload: parseOperationWebhook(payload) };
+  const type =
+    event === undefined
+      ? "operation"
+      : event === "payment"
+        ? event
+        : fail("invalid_payload", `Unknown event ${JSON.stringify(event)}: ${UPGRADE}`);
+  const parse = type === "payment" ? parsePaymentWebhook : parseOperationWebhook;
+  return { type, id, timestamp, payload: parse(payload) } as WebhookEvent;
 }
