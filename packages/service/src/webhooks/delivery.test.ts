@@ -2,6 +2,7 @@
  * The delivery policy against a real loopback receiver: retries, Retry-After, 410, redirects,
  * final failure, replay, the messages API, metrics, and the outbox's transactional guarantee.
  */
+import { verifyWebhook } from "@svc/webhooks";
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import { api, apiKey, createMerchant, type TestMerchant } from "../../../../test/support/merchant.js";
 import { paidParent } from "../../../../test/support/payments.js";
@@ -235,5 +236,14 @@ describe.each(STORES)("webhook delivery on %s", (store) => {
       transactions: [],
     });
     expect(verifyWithStandardWebhooks(delivered!, m.webhookSecret)).toEqual(payload);
+    const event = await verifyWebhook(
+      delivered!.body,
+      delivered!.headers as Record<string, string>,
+      m.webhookSecret,
+    );
+    expect(event).toMatchObject({
+      type: "payment",
+      payload: { session_id: parent.session_id, state: "paid" },
+    });
   });
 });

@@ -8,6 +8,7 @@
  * plugin `webhook_url` of the parent's type, the same URL once.
  */
 import type { OperationWebhook } from "@svc/webhooks";
+import { canonicalJson } from "@svc/webhooks";
 import type { TransactionRow } from "../checkout/checkout.repo.js";
 import type { Queryable } from "../db/client.js";
 import type { OperationRow } from "../operations/operations.repo.js";
@@ -48,7 +49,9 @@ export async function emitOperationWebhook(
       childSessionId: child.session_id,
       referenceNumber: child.reference_number,
       result: payload.result,
-      body: JSON.stringify(payload),
+      // The body is the payload's RFC 8785 form: what the `signature` field covers, byte for byte
+      // (receivers can check it without re-canonicalising).
+      body: canonicalJson(payload),
     },
     operationDestinations(routing),
     routing.config,
@@ -75,7 +78,7 @@ export async function emitPaymentWebhook(q: Queryable, parent: TransactionRow, a
       kind: "payment",
       parentSessionId: parent.session_id,
       result: parent.state,
-      body: JSON.stringify(payload),
+      body: canonicalJson(payload),
     },
     [url],
     routing.config,

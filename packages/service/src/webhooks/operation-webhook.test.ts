@@ -2,6 +2,7 @@
  * Acceptance: each trigger produces exactly the payload of the contract, delivered signed to
  * the configured destinations, through the real service, sandbox gateway and a loopback receiver.
  */
+import { verifyWebhook } from "@svc/webhooks";
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import { api, apiKey, basic, createMerchant, type TestMerchant } from "../../../../test/support/merchant.js";
 import { paidParent } from "../../../../test/support/payments.js";
@@ -12,6 +13,7 @@ import {
   configurePlugin,
   configureWebhooks,
   expectedPayloadSignature,
+  independentCanonicalJson,
   verifyWithStandardWebhooks,
 } from "../../../../test/support/webhooks.js";
 
@@ -116,6 +118,17 @@ describe.each(STORES)("operation webhook on %s", (store) => {
     expect(payload).not.toHaveProperty("initiator");
     checkCommon(payload, parent);
     expect(verifyWithStandardWebhooks(delivered!, m.webhookSecret)).toEqual(payload);
+    // The body is the payload's canonical form (keys sorted at every level).
+    expect(delivered!.body).toBe(independentCanonicalJson(payload));
+    const parsed = await verifyWebhook(
+      delivered!.body,
+      delivered!.headers as Record<string, string>,
+      m.webhookSecret,
+    );
+    expect(parsed).toMatchObject({
+      type: "operation",
+      payload: { reference_number: payload.reference_number },
+    });
     expect(delivered!.headers["webhook-id"]).toMatch(/^msg_/);
     expect(delivered!.headers["content-type"]).toBe("application/json");
   });
