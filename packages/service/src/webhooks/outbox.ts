@@ -46,9 +46,17 @@ export async function enqueue(
 ): Promise<string | undefined> {
   if (urls.length === 0) return undefined;
   const id = newId("msg");
+  // One statement (message, deliveries, NOTIFY): the outbox costs the operation one round trip.
   await q.query(
-    `insert into webhook_messages (id, merchant_id, kind, parent_session_id, child_session_id, reference_number, result, body)
-     values ($1, $2, $3, $4, $5, $6, $7, $8)`,
+    `with message as (
+       insert into webhook_messages (id, merchant_id, kind, parent_session_id, child_session_id, reference_number, result, body)
+       values ($1, $2, $3, $4, $5, $6, $7, $8) returning id),
+     deliveries as (
+       insert into webhook_deliveries (id, message_id, merchant_id, parent_session_id, url, status, timeout_seconds, retry_schedule_seconds)
+       select d.id, message.id, $2, $4, d.url, 'pending', $11, $12
+         from message, unnest($9::text[], $10::text[]) with ordinality as d(id, url, n)
+        order by d.n)
+     select pg_notify($13, '')`,
     [
       id,
       message.merchantId,
@@ -58,21 +66,12 @@ export async function enqueue(
       message.referenceNumber ?? null,
       message.result ?? null,
       message.body,
-    ],
-  );
-  await q.query(
-    `insert into webhook_deliveries (id, message_id, merchant_id, parent_session_id, url, status, timeout_seconds, retry_schedule_seconds)
-     select d.id, $1, $2, $3, d.url, 'pending', $6, $7 from unnest($4::text[], $5::text[]) as d(id, url)`,
-    [
-      id,
-      message.merchantId,
-      message.parentSessionId,
       urls.map(() => newId("dlv")),
       urls,
       config.timeout_seconds,
       config.retry_schedule_seconds,
+      OUTBOX_CHANNEL,
     ],
   );
-  await q.query("select pg_notify($1, '')", [OUTBOX_CHANNEL]);
   return id;
 }
