@@ -23,6 +23,8 @@ export interface ClaimedDelivery {
   retry_schedule_seconds: number[];
   body: string;
   message_created_at: Date;
+  /** The merchant's signing secrets now, newest first (read in the claim: no extra round trip). */
+  secrets: string[];
 }
 
 export interface DeliveryOutcome {
@@ -67,7 +69,10 @@ export const deliveryRepo = {
          from due, webhook_messages m
         where d.id = due.id and m.id = d.message_id
        returning d.id, d.message_id, d.merchant_id, d.url, d.tries, d.timeout_seconds, d.retry_schedule_seconds,
-                 m.body, m.created_at as message_created_at`,
+                 m.body, m.created_at as message_created_at,
+                 array(select s.secret from webhook_secrets s
+                        where s.merchant_id = d.merchant_id and (s.expires_at is null or s.expires_at > now())
+                        order by s.created_at desc, s.id desc) as secrets`,
       [limit, limit * CANDIDATE_FACTOR],
     );
   },

@@ -114,27 +114,6 @@ export const settingsRepo = {
       [merchantId, p.type, p.webhook_url, p.enabled],
     );
   },
-  /** The secrets that sign now, newest first: the active one and any rotated out less than 24 h ago. */
-  async secrets(q: Queryable, merchantId: string): Promise<string[]> {
-    const rows = await q.query<{ secret: string }>(
-      `select secret from webhook_secrets where merchant_id = $1 and (expires_at is null or expires_at > now())
-        order by created_at desc, id desc`,
-      [merchantId],
-    );
-    return rows.map((r) => r.secret);
-  },
-  /** Signing secrets of several merchants at once (the worker signs a batch). */
-  async secretsOf(q: Queryable, merchantIds: string[]): Promise<Map<string, string[]>> {
-    const rows = await q.query<{ merchant_id: string; secret: string }>(
-      `select merchant_id, secret from webhook_secrets
-        where merchant_id = any($1) and (expires_at is null or expires_at > now())
-        order by created_at desc, id desc`,
-      [merchantIds],
-    );
-    const out = new Map<string, string[]>();
-    for (const r of rows) out.set(r.merchant_id, [...(out.get(r.merchant_id) ?? []), r.secret]);
-    return out;
-  },
   async rotateSecret(q: Queryable, merchantId: string, id: string, secret: string, overlapEndsAt: Date) {
     await q.query(
       "update webhook_secrets set expires_at = $2 where merchant_id = $1 and expires_at is null",

@@ -10,7 +10,6 @@ import type { Metrics } from "../metrics/metrics.js";
 import { type AttemptOutcome, attemptDelivery, createDeliveryAgent } from "./deliver.js";
 import { type ClaimedDelivery, type DeliveryOutcome, deliveryRepo } from "./delivery.repo.js";
 import { OUTBOX_CHANNEL, type OutboxSignal } from "./outbox.js";
-import { settingsRepo } from "./settings.repo.js";
 
 const CLAIM_BATCH = 500;
 const MAX_IN_FLIGHT = 1024;
@@ -113,11 +112,9 @@ export class DeliveryWorker {
           this.again = true;
           if (this.claimers < CLAIMERS) void this.claimLoop();
         }
-        const merchants = [...new Set(batch.map((d) => d.merchant_id))];
-        const secrets = await settingsRepo.secretsOf(this.db, merchants);
         for (const delivery of batch) {
           this.inFlight += 1;
-          void this.attempt(delivery, secrets.get(delivery.merchant_id) ?? []);
+          void this.attempt(delivery, delivery.secrets);
         }
       }
     } catch (error) {
