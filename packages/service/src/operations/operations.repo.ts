@@ -3,6 +3,12 @@ import type { GatewayKind, Operation } from "@svc/protocol";
 import type { TransactionRow } from "../checkout/checkout.repo.js";
 import type { Queryable } from "../db/client.js";
 import type { PgResponse } from "../gateways/adapter.js";
+import {
+  ROUTING_COLUMNS,
+  type Routing,
+  type RoutingColumns,
+  routingFrom,
+} from "../webhooks/settings.repo.js";
 
 export interface InitiatorRecord {
   id: number;
@@ -55,7 +61,7 @@ export const operationsRepo = {
     return rows[0];
   },
   /**
-   * The parent locked, with its gateway setting's kind, in one round trip. The children are read
+   * The parent locked, with its gateway setting's kind and its webhook routing, in one round trip. The children are read
    * by a separate statement after this one: under READ COMMITTED a statement that waited for the
    * row lock still reads other tables with its old snapshot, so reading them here would miss a
    * concurrent operation that committed while we waited.
@@ -64,18 +70,42 @@ export const operationsRepo = {
     q: Queryable,
     merchantId: string,
     by: { sessionId?: string | undefined; orderNo?: string | undefined },
-  ): Promise<{ parent: TransactionRow; gatewayKind: GatewayKind | null } | undefined> {
-    const rows = await q.query<TransactionRow & { op_gateway_kind: GatewayKind | null }>(
-      `select t.*, g.kind as op_gateway_kind
-         from transactions t left join gateway_settings g on g.pg_code = t.pg_code
+  ): Promise<{ parent: TransactionRow; gatewayKind: GatewayKind | null; routing: Routing } | undefined> {
+    const rows = await q.query<TransactionRow & RoutingColumns & { op_gateway_kind: GatewayKind | null }>(
+      `select t.*, g.kind as op_gateway_kind, ${ROUTING_COLUMNS}
+         from transactions t
+         left join gateway_settings g on g.pg_code = t.pg_code
+         left join webhook_configs c on c.merchant_id = t.merchant_id
+         left join webhook_plugins p on p.merchant_id = t.merchant_id and p.type = t.type
         where t.merchant_id = $1 and ${by.sessionId ? "t.session_id" : "t.order_no"} = $2
         for update of t`,
       [merchantId, by.sessionId ?? by.orderNo],
     );
     const row = rows[0];
     if (!row) return undefined;
-    const { op_gateway_kind, ...parent } = row;
-    return { parent: parent as TransactionRow, gatewayKind: op_gateway_kind };
+    const {
+      op_gateway_kind,
+      rt_secret,
+      rt_enabled,
+      rt_url,
+      rt_notify,
+      rt_timeout,
+      rt_schedule,
+      rt_plugin_url,
+      rt_plugin_enabled,
+      ...parent
+    } = row;
+    const routing = routingFrom({
+      rt_secret,
+      rt_enabled,
+      rt_url,
+      rt_notify,
+      rt_timeout,
+      rt_schedule,
+      rt_plugin_url,
+      rt_plugin_enabled,
+    });
+    return { parent: parent as TransactionRow, gatewayKind: op_gateway_kind, routing };
   },
   async lockParentByPgReference(
     q: Queryable,

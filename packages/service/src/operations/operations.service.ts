@@ -17,7 +17,8 @@ import type { GatewayRegistry } from "../gateways/registry.js";
 import { AppError } from "../http/problem.js";
 import { paymentsRepo } from "../payments/payments.repo.js";
 import { deriveTotals } from "../payments/totals.js";
-import { emitOperationWebhook } from "../webhooks/emit.js";
+import { emitOperationWebhook, operationGateOpen } from "../webhooks/emit.js";
+import { operationPayload } from "../webhooks/payload.js";
 import type { OutboxSignal } from "../webhooks/outbox.js";
 import { type InitiatorRecord, type OperationRow, operationsRepo } from "./operations.repo.js";
 import { finalState, operationAmount } from "./rules.js";
@@ -60,7 +61,7 @@ export function createOperationsService(db: Db, deps: OperationsDeps) {
             ? `No transaction with session_id ${input.sessionId}.`
             : `No transaction with order_no ${input.orderNo}.`,
         );
-      const { parent, gatewayKind } = found;
+      const { parent, gatewayKind, routing } = found;
       const children = await paymentsRepo.children(q, parent.session_id);
       const totals = deriveTotals(parent, children);
       const capturesInFlight = children.filter(
@@ -99,7 +100,7 @@ export function createOperationsService(db: Db, deps: OperationsDeps) {
         pg_response: {},
         gateway_operation_id: null,
       });
-      return { parent, child: child!, setting, adapter };
+      return { parent, child: child!, setting, adapter, routing };
     });
   }
 
@@ -113,7 +114,7 @@ export function createOperationsService(db: Db, deps: OperationsDeps) {
      * @throws AppError 402 operation_declined (nothing stored), 409/422 rule violations, 502 gateway_unavailable
      */
     async perform(input: PerformInput): Promise<PerformResult> {
-      const { parent, child, setting, adapter } = await reserve(input);
+      const { parent, child, setting, adapter, routing } = await reserve(input);
       let answer: GatewayOperationResult;
       try {
         answer = await adapter.operate({
@@ -141,15 +142,30 @@ export function createOperationsService(db: Db, deps: OperationsDeps) {
         );
       }
       const state = answer.status === "queued" ? `${input.operation}_queued` : finalState(input.operation);
+      const operatedAt = deps.now();
+      // Routing was read with the parent's lock, before the gateway call (a settings change in
+      // that instant applies from the next operation). With the gate closed, finishing is one
+      // statement; with it open, the child and its messages commit together (the outbox).
+      if (!operationGateOpen(routing, parent, child)) {
+        const finished = await operationsRepo.finish(
+          db,
+          child.session_id,
+          state,
+          answer.pgResponse,
+          operatedAt,
+        );
+        const payload = await operationPayload(parent, finished, routing.secret ?? "");
+        return { status: answer.status === "queued" ? 202 : 200, payload };
+      }
       const { payload, messageId } = await db.tx(async (q) => {
         const finished = await operationsRepo.finish(
           q,
           child.session_id,
           state,
           answer.pgResponse,
-          deps.now(),
+          operatedAt,
         );
-        return emitOperationWebhook(q, parent, finished);
+        return emitOperationWebhook(q, parent, finished, routing);
       });
       if (messageId) deps.outbox.committed();
       return { status: answer.status === "queued" ? 202 : 200, payload };

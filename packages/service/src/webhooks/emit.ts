@@ -17,7 +17,11 @@ import { enqueue, uniqueUrls } from "./outbox.js";
 import { operationPayload, paymentPayload } from "./payload.js";
 import { type Routing, settingsRepo } from "./settings.repo.js";
 
-export function operationGateOpen(routing: Routing, parent: TransactionRow, child: OperationRow): boolean {
+export function operationGateOpen(
+  routing: Routing,
+  parent: Pick<TransactionRow, "created_via">,
+  child: Pick<OperationRow, "via">,
+): boolean {
   // Every merchant gets a secret at creation; without one nothing could be signed, so nothing is sent.
   if (!routing.config.enabled || !routing.secret) return false;
   const apiInitiated = parent.created_via === "api" || child.via === "api";
@@ -36,8 +40,10 @@ export async function emitOperationWebhook(
   q: Queryable,
   parent: TransactionRow,
   child: OperationRow,
+  /** Already read with the parent's lock (the operations service); read here otherwise. */
+  known?: Routing,
 ): Promise<{ payload: OperationWebhook; messageId: string | undefined }> {
-  const routing = await settingsRepo.routing(q, parent.merchant_id, parent.type);
+  const routing = known ?? (await settingsRepo.routing(q, parent.merchant_id, parent.type));
   const payload = await operationPayload(parent, child, routing.secret ?? "");
   if (!operationGateOpen(routing, parent, child)) return { payload, messageId: undefined };
   const messageId = await enqueue(

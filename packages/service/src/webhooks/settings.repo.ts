@@ -38,41 +38,57 @@ export interface Routing {
   secret: string | null;
 }
 
+/**
+ * Columns of a Routing, for a query that joins `webhook_configs c` and `webhook_plugins p` on a
+ * row `t` with `merchant_id` and `type` (the operations service reads them with the parent's lock).
+ */
+export const ROUTING_COLUMNS = `(select s.secret from webhook_secrets s
+            where s.merchant_id = t.merchant_id and (s.expires_at is null or s.expires_at > now())
+            order by s.created_at desc, s.id desc limit 1) as rt_secret,
+         c.enabled as rt_enabled, c.operations_webhook_url as rt_url, c.notify_api_initiated as rt_notify,
+         c.timeout_seconds as rt_timeout, c.retry_schedule_seconds as rt_schedule,
+         p.webhook_url as rt_plugin_url, p.enabled as rt_plugin_enabled`;
+
+export interface RoutingColumns {
+  rt_secret: string | null;
+  rt_enabled: boolean | null;
+  rt_url: string | null;
+  rt_notify: boolean | null;
+  rt_timeout: number | null;
+  rt_schedule: number[] | null;
+  rt_plugin_url: string | null;
+  rt_plugin_enabled: boolean | null;
+}
+
+/** A Routing from ROUTING_COLUMNS; absent rows mean the defaults. */
+export function routingFrom(row: RoutingColumns): Routing {
+  const config: WebhookConfig =
+    row.rt_enabled === null
+      ? { ...DEFAULT_CONFIG, retry_schedule_seconds: [...DEFAULT_CONFIG.retry_schedule_seconds] }
+      : {
+          enabled: row.rt_enabled,
+          operations_webhook_url: row.rt_url,
+          notify_api_initiated: row.rt_notify ?? false,
+          timeout_seconds: row.rt_timeout ?? DEFAULT_TIMEOUT_SECONDS,
+          retry_schedule_seconds: row.rt_schedule ?? [...DEFAULT_RETRY_SCHEDULE_SECONDS],
+        };
+  return {
+    config,
+    plugin: { webhook_url: row.rt_plugin_url, enabled: row.rt_plugin_enabled ?? true },
+    secret: row.rt_secret,
+  };
+}
+
 export const settingsRepo = {
   async routing(q: Queryable, merchantId: string, type: TransactionType): Promise<Routing> {
-    const rows = await q.query<
-      Partial<WebhookConfig> & {
-        secret: string | null;
-        plugin_url: string | null;
-        plugin_enabled: boolean | null;
-      }
-    >(
-      `select (select s.secret from webhook_secrets s
-                where s.merchant_id = $1 and (s.expires_at is null or s.expires_at > now())
-                order by s.created_at desc, s.id desc limit 1) as secret,
-              c.enabled, c.operations_webhook_url, c.notify_api_initiated, c.timeout_seconds, c.retry_schedule_seconds,
-              p.webhook_url as plugin_url, p.enabled as plugin_enabled
-         from (select 1) as one
-         left join webhook_configs c on c.merchant_id = $1
-         left join webhook_plugins p on p.merchant_id = $1 and p.type = $2`,
+    const rows = await q.query<RoutingColumns>(
+      `select ${ROUTING_COLUMNS}
+         from (select $1::text as merchant_id, $2::text as type) as t
+         left join webhook_configs c on c.merchant_id = t.merchant_id
+         left join webhook_plugins p on p.merchant_id = t.merchant_id and p.type = t.type`,
       [merchantId, type],
     );
-    const row = rows[0]!;
-    const config: WebhookConfig =
-      row.enabled === null || row.enabled === undefined
-        ? { ...DEFAULT_CONFIG, retry_schedule_seconds: [...DEFAULT_CONFIG.retry_schedule_seconds] }
-        : {
-            enabled: row.enabled,
-            operations_webhook_url: row.operations_webhook_url ?? null,
-            notify_api_initiated: row.notify_api_initiated ?? false,
-            timeout_seconds: row.timeout_seconds ?? DEFAULT_TIMEOUT_SECONDS,
-            retry_schedule_seconds: row.retry_schedule_seconds ?? [...DEFAULT_RETRY_SCHEDULE_SECONDS],
-          };
-    return {
-      config,
-      plugin: { webhook_url: row.plugin_url, enabled: row.plugin_enabled ?? true },
-      secret: row.secret,
-    };
+    return routingFrom(rows[0]!);
   },
   async config(q: Queryable, merchantId: string): Promise<WebhookConfig> {
     const rows = await q.query<WebhookConfig>(
