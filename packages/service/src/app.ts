@@ -15,6 +15,7 @@ import { createSdkService } from "./checkout/sdk.service.js";
 import type { ServiceConfig } from "./config.js";
 import type { Db } from "./db/client.js";
 import { migrationsApplied } from "./db/migrate.js";
+import { dashboardRoutes } from "./dashboard/dashboard.routes.js";
 import type { GatewayRegistry } from "./gateways/registry.js";
 import { registerAuth } from "./http/auth.js";
 import { registerIdempotency } from "./http/idempotency.js";
@@ -113,6 +114,7 @@ export async function buildApp(config: ServiceConfig, deps: AppDeps): Promise<Fa
   sdkRoutes(app, checkout, sdk);
   hostedPageRoutes(app, checkout);
   paymentsRoutes(app, payments);
+  dashboardRoutes(app, { config, now });
 
   app.decorate("services", { db: deps.db, merchants, payments, checkout, sdk });
   return app;
