@@ -24,7 +24,10 @@ export interface Stack {
   close(): Promise<void>;
 }
 
-export async function startStack(kind: StoreKind, options: { queuedDelayMs?: number } = {}): Promise<Stack> {
+export async function startStack(
+  kind: StoreKind,
+  options: { queuedDelayMs?: number; config?: Partial<ServiceConfig> } = {},
+): Promise<Stack> {
   const db = await testDb(kind);
   const gateway = await startSandboxGateway({
     port: 0,
@@ -44,6 +47,7 @@ export async function startStack(kind: StoreKind, options: { queuedDelayMs?: num
       adminToken: ADMIN_TOKEN,
       logLevel: "silent",
       webhookAllowPrivate: true,
+      ...options.config,
     },
   );
   let offsetMs = 0;

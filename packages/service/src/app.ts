@@ -16,14 +16,26 @@ import type { ServiceConfig } from "./config.js";
 import type { Db } from "./db/client.js";
 import { migrationsApplied } from "./db/migrate.js";
 import { dashboardRoutes } from "./dashboard/dashboard.routes.js";
+import { notificationsRoutes } from "./gateways/notifications.routes.js";
+import { createNotificationsService } from "./gateways/notifications.service.js";
 import type { GatewayRegistry } from "./gateways/registry.js";
 import { registerAuth } from "./http/auth.js";
 import { registerIdempotency } from "./http/idempotency.js";
 import { AppError, errorHandler, sendProblem } from "./http/problem.js";
 import { adminRoutes } from "./merchants/admin.routes.js";
 import { createMerchantsService } from "./merchants/merchants.service.js";
+import { createMetrics, type Metrics } from "./metrics/metrics.js";
+import { metricsRoutes } from "./metrics/metrics.routes.js";
+import { operationsRoutes } from "./operations/operations.routes.js";
+import { createOperationsService } from "./operations/operations.service.js";
 import { paymentsRoutes } from "./payments/payments.routes.js";
 import { createPaymentsService } from "./payments/payments.service.js";
+import { emitPaymentWebhook } from "./webhooks/emit.js";
+import { messagesRoutes } from "./webhooks/messages.routes.js";
+import { createMessagesService } from "./webhooks/messages.service.js";
+import { OutboxSignal } from "./webhooks/outbox.js";
+import { settingsRoutes } from "./webhooks/settings.routes.js";
+import { createSettingsService } from "./webhooks/settings.service.js";
 
 export interface AppDeps {
   db: Db;
@@ -31,6 +43,10 @@ export interface AppDeps {
   gateways: GatewayRegistry;
   /** Injected clock, so expiry is testable without waiting. */
   now?: () => Date;
+  /** Wakes the in-process delivery worker after a transaction that wrote webhook messages commits. */
+  outbox?: OutboxSignal;
+  /** Delivery counters and histograms, shared with the worker of this process. */
+  metrics?: Metrics;
 }
 
 export const BODY_LIMIT_BYTES = 1024 * 1024;
@@ -93,9 +109,30 @@ export async function buildApp(config: ServiceConfig, deps: AppDeps): Promise<Fa
   const merchants = createMerchantsService(deps.db, {
     gatewayNotificationSecret: config.gatewayNotificationSecret,
   });
-  const payments = createPaymentsService(deps.db, { now });
+  const outbox = deps.outbox ?? new OutboxSignal();
+  const metrics = deps.metrics ?? createMetrics();
+  const payments = createPaymentsService(deps.db, {
+    now,
+    // The payment webhook is written in the transaction that makes the payment final; NOTIFY
+    // wakes the workers when it commits.
+    events: { onPaymentFinal: (q, tx) => emitPaymentWebhook(q, tx, now()).then(() => undefined) },
+  });
   const sdk = createSdkService(deps.db, config.publicUrl);
   const checkout = createCheckoutService(deps.db, { config, gateways: deps.gateways, now, payments });
+  const operations = createOperationsService(deps.db, {
+    gateways: deps.gateways,
+    now,
+    publicUrl: config.publicUrl,
+    outbox,
+  });
+  const notifications = createNotificationsService(deps.db, {
+    gateways: deps.gateways,
+    now,
+    outbox,
+    applyPaymentNotification: checkout.applyPaymentNotification,
+  });
+  const webhookSettings = createSettingsService(deps.db, { now });
+  const messages = createMessagesService(deps.db, { outbox });
 
   app.get("/healthz", { schema: { hide: true } }, async () => ({ status: "ok" }));
   app.get("/readyz", { schema: { hide: true } }, async (_request, reply) => {
@@ -109,14 +146,35 @@ export async function buildApp(config: ServiceConfig, deps: AppDeps): Promise<Fa
   });
   app.get("/openapi.json", { schema: { hide: true } }, async () => app.swagger());
 
-  adminRoutes(app, merchants);
-  checkoutRoutes(app, checkout);
-  sdkRoutes(app, checkout, sdk);
-  hostedPageRoutes(app, checkout);
-  paymentsRoutes(app, payments);
-  dashboardRoutes(app, { config, now });
+  metricsRoutes(app, deps.db, metrics);
 
-  app.decorate("services", { db: deps.db, merchants, payments, checkout, sdk });
+  // A worker-only process (SVC_ROLE=worker) serves health, readiness and metrics, nothing else.
+  if (config.role !== "worker") {
+    adminRoutes(app, merchants);
+    checkoutRoutes(app, checkout);
+    sdkRoutes(app, checkout, sdk);
+    hostedPageRoutes(app, checkout);
+    paymentsRoutes(app, payments);
+    operationsRoutes(app, operations);
+    notificationsRoutes(app, notifications);
+    settingsRoutes(app, webhookSettings);
+    messagesRoutes(app, messages);
+    dashboardRoutes(app, { config, now });
+  }
+
+  app.decorate("services", {
+    db: deps.db,
+    merchants,
+    payments,
+    checkout,
+    sdk,
+    operations,
+    notifications,
+    webhookSettings,
+    messages,
+    outbox,
+    metrics,
+  });
   return app;
 }
 
@@ -128,6 +186,13 @@ declare module "fastify" {
       payments: ReturnType<typeof createPaymentsService>;
       checkout: ReturnType<typeof createCheckoutService>;
       sdk: ReturnType<typeof createSdkService>;
+      /** The dashboard calls operations.perform({ merchantId, initiator: user, via: "dashboard", … }). */
+      operations: ReturnType<typeof createOperationsService>;
+      notifications: ReturnType<typeof createNotificationsService>;
+      webhookSettings: ReturnType<typeof createSettingsService>;
+      messages: ReturnType<typeof createMessagesService>;
+      outbox: OutboxSignal;
+      metrics: Metrics;
     };
   }
 }

@@ -9,12 +9,17 @@ import type { ServiceConfig } from "./config.js";
 import { type Db, openDb } from "./db/client.js";
 import { migrate } from "./db/migrate.js";
 import { createGatewayRegistry } from "./gateways/registry.js";
+import { createMetrics } from "./metrics/metrics.js";
+import { OutboxSignal } from "./webhooks/outbox.js";
+import { DeliveryWorker } from "./webhooks/worker.js";
 
 const EXPIRY_SWEEP_MS = 30_000; // how often open sessions past expiration_time become `expired`
 
 export interface RunningService {
   app: FastifyInstance;
   db: Db;
+  /** The webhook delivery worker, unless SVC_ROLE=api. */
+  worker: DeliveryWorker | undefined;
   url: string;
   close(): Promise<void>;
 }
@@ -28,8 +33,27 @@ export async function startService(
     (await openDb({ databaseUrl: config.databaseUrl, dataDir: path.join(config.dataDir, "pgdata") }));
   await migrate(db);
   const gateways = createGatewayRegistry({ sandboxBaseUrl: config.gatewayUrl });
-  const app = await buildApp(config, { db, gateways, ...(options.now ? { now: options.now } : {}) });
+  const outbox = new OutboxSignal();
+  const metrics = createMetrics();
+  const app = await buildApp(config, {
+    db,
+    gateways,
+    outbox,
+    metrics,
+    ...(options.now ? { now: options.now } : {}),
+  });
   await app.listen({ port: config.port, host: config.host });
+  // SVC_ROLE: api = HTTP only; worker = delivery (HTTP serves health and metrics); all = both.
+  const worker =
+    config.role === "api"
+      ? undefined
+      : new DeliveryWorker(db, {
+          allowPrivate: config.webhookAllowPrivate,
+          metrics,
+          signal: outbox,
+          onError: (err) => app.log.warn({ err }, "webhook delivery worker error"),
+        });
+  await worker?.start();
   const sweep = setInterval(() => {
     app.services.checkout
       .expireDueSessions()
@@ -41,10 +65,13 @@ export async function startService(
   return {
     app,
     db,
+    worker,
     url: `http://${config.host}:${port}`,
     async close() {
       clearInterval(sweep);
+      await worker?.stop();
       await app.close();
+      await gateways.close();
       if (!options.db) await db.close();
     },
   };

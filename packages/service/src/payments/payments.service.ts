@@ -9,6 +9,7 @@ import type { Db, Queryable } from "../db/client.js";
 import { AppError } from "../http/problem.js";
 import { type PaymentListFilter, paymentsRepo } from "./payments.repo.js";
 import { deriveTotals } from "./totals.js";
+import { transactionsOf } from "./transactions.js";
 
 export interface PaymentEvents {
   /** Called inside the transaction that makes a payment final (paid, authorized, failed, canceled). */
@@ -44,17 +45,7 @@ export function createPaymentsService(db: Db, deps: { now: () => Date; events?: 
       expires_at: tx.expires_at.toISOString(),
       created_at: tx.created_at.toISOString(),
       completed_at: tx.completed_at?.toISOString() ?? null,
-      transactions: children.map((c) => ({
-        session_id: c.session_id,
-        order_no: tx.order_no ?? c.reference_number,
-        amount: money(c.amount_minor),
-        currency_code: c.currency_code,
-        state: c.state,
-        operation: c.operation,
-        reference_number: c.reference_number,
-        source: c.source,
-        created_at: c.created_at.toISOString(),
-      })),
+      transactions: transactionsOf(tx, children),
     };
   }
 

@@ -5,6 +5,8 @@
  * - capturable: what an authorisation still allows to capture (amount − captured − voided − captures queued);
  * - refundable: captured − refunded − refunds queued;
  * - remaining: capturable + refundable, what the merchant can still act on.
+ * Reservations (`<operation>_pending`: the gateway is being asked right now) count like queued
+ * operations, so concurrent requests can never promise the same money twice.
  */
 import type { ChildRow } from "./payments.repo.js";
 
@@ -39,10 +41,13 @@ export function deriveTotals(parent: { state: string; amount_minor: number }, ch
           parent.amount_minor -
             captured -
             voided -
-            sum(children, "capture", ["capture_queued"]) -
-            sum(children, "void", ["void_queued"]),
+            sum(children, "capture", ["capture_queued", "capture_pending"]) -
+            sum(children, "void", ["void_queued", "void_pending"]),
         )
       : 0;
-  const refundable = Math.max(0, captured - refunded - sum(children, "refund", ["refund_queued"]));
+  const refundable = Math.max(
+    0,
+    captured - refunded - sum(children, "refund", ["refund_queued", "refund_pending"]),
+  );
   return { captured, refunded, voided, capturable, refundable, remaining: capturable + refundable };
 }

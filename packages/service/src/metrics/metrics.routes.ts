@@ -1,0 +1,29 @@
+/** `GET /metrics`: Prometheus text of the delivery worker and the shared outbox queue. */
+import type { FastifyInstance } from "fastify";
+import type { Db } from "../db/client.js";
+import type { Metrics } from "./metrics.js";
+
+export async function queueGauges(db: Db): Promise<string> {
+  const rows = await db.query<{ depth: number; oldest: number | null }>(
+    `select count(*)::int8 as depth, extract(epoch from (now() - min(created_at)))::float8 as oldest
+       from webhook_deliveries where status in ('pending', 'retrying')`,
+  );
+  const depth = rows[0]?.depth ?? 0;
+  const oldest = rows[0]?.oldest ?? 0;
+  return [
+    "# HELP svc_webhook_queue_depth Deliveries waiting for a first try or a retry.",
+    "# TYPE svc_webhook_queue_depth gauge",
+    `svc_webhook_queue_depth ${depth}`,
+    "# HELP svc_webhook_oldest_pending_age_seconds Age of the oldest delivery not yet done.",
+    "# TYPE svc_webhook_oldest_pending_age_seconds gauge",
+    `svc_webhook_oldest_pending_age_seconds ${Math.max(0, Number(oldest))}`,
+    "",
+  ].join("\n");
+}
+
+export function metricsRoutes(app: FastifyInstance, db: Db, metrics: Metrics): void {
+  app.get("/metrics", { schema: { hide: true } }, async (_request, reply) => {
+    const text = metrics.render() + (await queueGauges(db));
+    return reply.type("text/plain; version=0.0.4; charset=utf-8").send(text);
+  });
+}

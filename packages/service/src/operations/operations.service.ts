@@ -1,0 +1,176 @@
+/**
+ * Refund, capture and void on a parent, for the three triggers that start one: the operations
+ * API (private key or a dashboard user's Basic credentials) and the dashboard (a user).
+ *
+ * No database transaction is held across the gateway call: (1) lock the parent, check the rules
+ * against totals derived from its children and insert a reservation (`<operation>_pending`,
+ * which counts against the totals), commit; (2) call the gateway; (3) on success or queued,
+ * finish the child and write its webhook to the outbox in one transaction; on a decline or an
+ * unreachable gateway, delete the reservation, so nothing is stored and nothing is sent.
+ */
+import { formatAmount, newId, type Operation } from "@svc/protocol";
+import type { OperationWebhook } from "@svc/webhooks";
+import type { Db } from "../db/client.js";
+import type { GatewayOperationResult } from "../gateways/adapter.js";
+import { GatewayError } from "../gateways/gateway-error.js";
+import type { GatewayRegistry } from "../gateways/registry.js";
+import { AppError } from "../http/problem.js";
+import { merchantsRepo } from "../merchants/merchants.repo.js";
+import { paymentsRepo } from "../payments/payments.repo.js";
+import { deriveTotals } from "../payments/totals.js";
+import { emitOperationWebhook } from "../webhooks/emit.js";
+import type { OutboxSignal } from "../webhooks/outbox.js";
+import { type InitiatorRecord, type OperationRow, operationsRepo } from "./operations.repo.js";
+import { finalState, operationAmount } from "./rules.js";
+
+export interface PerformInput {
+  merchantId: string;
+  /** api: the operations API; dashboard: the service dashboard (a later issue's forms call this). */
+  via: "api" | "dashboard";
+  /** The dashboard user behind the operation; absent for a private key. */
+  initiator?: InitiatorRecord | undefined;
+  operation: Operation;
+  sessionId?: string | undefined;
+  orderNo?: string | undefined;
+  /** Wire amount; omitted = all that remains (void: always the whole remaining authorization). */
+  amount?: string | undefined;
+  currencyCode?: string | undefined;
+}
+
+export interface PerformResult {
+  /** 200 when the gateway did it, 202 when it queued it. */
+  status: 200 | 202;
+  payload: OperationWebhook;
+}
+
+export interface OperationsDeps {
+  gateways: GatewayRegistry;
+  now: () => Date;
+  publicUrl: string;
+  outbox: OutboxSignal;
+}
+
+export function createOperationsService(db: Db, deps: OperationsDeps) {
+  async function reserve(input: PerformInput) {
+    return db.tx(async (q) => {
+      const parent = await operationsRepo.lockParent(q, input.merchantId, input);
+      if (!parent)
+        throw new AppError(
+          "not_found",
+          input.sessionId
+            ? `No transaction with session_id ${input.sessionId}.`
+            : `No transaction with order_no ${input.orderNo}.`,
+        );
+      const children = await paymentsRepo.children(q, parent.session_id);
+      const totals = deriveTotals(parent, children);
+      const capturesInFlight = children.filter(
+        (c) => c.operation === "capture" && (c.state === "capture_queued" || c.state === "capture_pending"),
+      ).length;
+      const amountMinor = operationAmount(
+        { state: parent.state, currency_code: parent.currency_code, captures_in_flight: capturesInFlight },
+        totals,
+        input,
+      );
+      const setting = parent.pg_code ? await merchantsRepo.findGatewayByCode(q, parent.pg_code) : undefined;
+      if (!setting || !parent.pg_reference)
+        throw new AppError(
+          "invalid_state_for_operation",
+          "This payment has no gateway payment to operate on.",
+        );
+      const adapter = deps.gateways.adapterFor(setting.kind);
+      if (!adapter.operations.includes(input.operation))
+        throw new AppError(
+          "invalid_state_for_operation",
+          `The gateway ${setting.pg_code} (${setting.kind}) does not support ${input.operation}.`,
+        );
+      const child = await operationsRepo.insert(q, {
+        session_id: newId("sess"),
+        parent_session_id: parent.session_id,
+        merchant_id: parent.merchant_id,
+        operation: input.operation,
+        amount_minor: amountMinor,
+        currency_code: parent.currency_code,
+        state: `${input.operation}_pending`,
+        reference_number: newId("ref"),
+        source: "input",
+        via: input.via,
+        initiator: input.initiator ? initiatorRecord(input.initiator) : null,
+        pg_code: setting.pg_code,
+        pg_response: {},
+        gateway_operation_id: null,
+      });
+      return { parent, child: child!, setting, adapter };
+    });
+  }
+
+  async function release(sessionId: string): Promise<void> {
+    await db.tx((q) => operationsRepo.deleteReservation(q, sessionId));
+  }
+
+  return {
+    /**
+     * Performs an operation and returns the operation webhook payload of its outcome.
+     * @throws AppError 402 operation_declined (nothing stored), 409/422 rule violations, 502 gateway_unavailable
+     */
+    async perform(input: PerformInput): Promise<PerformResult> {
+      const { parent, child, setting, adapter } = await reserve(input);
+      let answer: GatewayOperationResult;
+      try {
+        answer = await adapter.operate({
+          pgCode: setting.pg_code,
+          kind: setting.kind,
+          operation: input.operation,
+          pgReference: parent.pg_reference!,
+          referenceNumber: child.reference_number,
+          amount: formatWire(child),
+          amountMinor: child.amount_minor,
+          currency: child.currency_code,
+          notificationUrl: `${deps.publicUrl}/v1/gateways/${encodeURIComponent(setting.pg_code)}/notifications`,
+        });
+      } catch (error) {
+        await release(child.session_id);
+        const reason = error instanceof GatewayError ? error.message : "the gateway call failed";
+        throw new AppError("gateway_unavailable", `${reason}. Nothing was done; try again later.`);
+      }
+      if (answer.status === "declined") {
+        await release(child.session_id);
+        throw new AppError(
+          "operation_declined",
+          `The gateway declined the ${input.operation}; nothing was stored. See pg_response.`,
+          { extra: { pg_response: answer.pgResponse } },
+        );
+      }
+      const state = answer.status === "queued" ? `${input.operation}_queued` : finalState(input.operation);
+      const { payload, messageId } = await db.tx(async (q) => {
+        const finished = await operationsRepo.finish(
+          q,
+          child.session_id,
+          state,
+          answer.pgResponse,
+          deps.now(),
+        );
+        return emitOperationWebhook(q, parent, finished);
+      });
+      if (messageId) deps.outbox.committed();
+      return { status: answer.status === "queued" ? 202 : 200, payload };
+    },
+  };
+}
+
+/** Only the initiator's identity is stored (never permissions or other user fields). */
+function initiatorRecord(user: InitiatorRecord): InitiatorRecord {
+  return {
+    id: Number(user.id),
+    username: user.username,
+    email: user.email,
+    first_name: user.first_name ?? null,
+    last_name: user.last_name ?? null,
+    phone: user.phone ?? null,
+  };
+}
+
+function formatWire(child: Pick<OperationRow, "amount_minor" | "currency_code">): string {
+  return formatAmount(child.amount_minor, child.currency_code);
+}
+
+export type OperationsService = ReturnType<typeof createOperationsService>;

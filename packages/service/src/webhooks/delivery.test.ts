@@ -1,0 +1,239 @@
+/**
+ * The delivery policy against a real loopback receiver: retries, Retry-After, 410, redirects,
+ * final failure, replay, the messages API, metrics, and the outbox's transactional guarantee.
+ */
+import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
+import { api, apiKey, createMerchant, type TestMerchant } from "../../../../test/support/merchant.js";
+import { paidParent } from "../../../../test/support/payments.js";
+import { type Receiver, startReceiver } from "../../../../test/support/receiver.js";
+import { type Stack, startStack } from "../../../../test/support/stack.js";
+import { STORES } from "../../../../test/support/stores.js";
+import { configureWebhooks, verifyWithStandardWebhooks } from "../../../../test/support/webhooks.js";
+import { enqueue } from "./outbox.js";
+
+describe.each(STORES)("webhook delivery on %s", (store) => {
+  let stack: Stack;
+  let m: TestMerchant;
+  let receiver: Receiver;
+  beforeAll(async () => {
+    stack = await startStack(store);
+    m = await createMerchant(stack);
+    receiver = await startReceiver();
+  });
+  afterAll(async () => {
+    await stack.close();
+    await receiver.close();
+  });
+  beforeEach(async () => {
+    receiver.requests.length = 0;
+    receiver.respond = () => ({ status: 200, body: "ok" });
+    await configureWebhooks(stack, m, {
+      enabled: true,
+      operations_webhook_url: `${receiver.url}/hook`,
+      notify_api_initiated: true,
+      retry_schedule_seconds: [1, 1],
+      timeout_seconds: 2,
+    });
+  });
+
+  const auth = () => apiKey(m.privateKey);
+  async function refund(amount = "1.000") {
+    const parent = await paidParent(stack, m);
+    const r = await api(stack, "POST", "/v1/operations", {
+      auth: auth(),
+      body: { operation: "refund", session_id: parent.session_id, amount },
+    });
+    expect(r.status).toBe(200);
+    return { parent, payload: r.json };
+  }
+  async function messageOf(sessionId: string) {
+    const r = await api(stack, "GET", `/v1/webhooks/messages?session_id=${sessionId}`, { auth: auth() });
+    expect(r.status).toBe(200);
+    return r.json.messages[0];
+  }
+  async function until<T>(read: () => Promise<T>, ok: (v: T) => boolean, timeoutMs = 10_000): Promise<T> {
+    const deadline = Date.now() + timeoutMs;
+    for (;;) {
+      const v = await read();
+      if (ok(v) || Date.now() > deadline) return v;
+      await new Promise((r) => setTimeout(r, 100));
+    }
+  }
+
+  it("retries a 500 with the same webhook-id and a fresh timestamp; every attempt is recorded", async () => {
+    receiver.respond = (_r, i) => (i === 0 ? { status: 500, body: "x".repeat(5000) } : { status: 204 });
+    const { parent } = await refund();
+    const [first, second] = await receiver.waitFor(2);
+    expect(second!.headers["webhook-id"]).toBe(first!.headers["webhook-id"]);
+    expect(second!.body).toBe(first!.body);
+    expect(second!.receivedAt - first!.receivedAt).toBeGreaterThanOrEqual(800);
+    verifyWithStandardWebhooks(second!, m.webhookSecret);
+    const message = await until(
+      () => messageOf(parent.session_id),
+      (msg) => msg.status === "succeeded",
+    );
+    const [delivery] = message.deliveries;
+    expect(delivery).toMatchObject({ url: `${receiver.url}/hook`, status: "succeeded", tries: 2 });
+    expect(delivery.attempts).toHaveLength(2);
+    expect(delivery.attempts[0]).toMatchObject({ status_code: 500, error: "HTTP 500" });
+    expect(delivery.attempts[0].response_body).toHaveLength(2048);
+    expect(delivery.attempts[0].latency_ms).toBeGreaterThanOrEqual(0);
+    expect(delivery.attempts[1]).toMatchObject({ status_code: 204, error: null });
+  });
+
+  it("honours Retry-After on 503 over the schedule", async () => {
+    await configureWebhooks(stack, m, { retry_schedule_seconds: [3600] });
+    receiver.respond = (_r, i) =>
+      i === 0 ? { status: 503, headers: { "retry-after": "1" } } : { status: 200 };
+    await refund();
+    const [first, second] = await receiver.waitFor(2, { timeoutMs: 5_000 });
+    expect(second!.receivedAt - first!.receivedAt).toBeLessThan(3_000);
+  });
+
+  it("410 stops retrying: the delivery fails after one attempt", async () => {
+    receiver.respond = () => ({ status: 410, body: "gone" });
+    const { parent } = await refund();
+    await receiver.waitFor(1);
+    const message = await until(
+      () => messageOf(parent.session_id),
+      (msg) => msg.status === "failed",
+    );
+    expect(message.deliveries[0]).toMatchObject({ status: "failed", tries: 1 });
+    expect(message.deliveries[0].last_error).toContain("410");
+    await new Promise((r) => setTimeout(r, 1500));
+    expect(receiver.requests).toHaveLength(1);
+  });
+
+  it("does not follow redirects; after the last try the delivery is failed, then replayed one by one and in bulk", async () => {
+    receiver.respond = (r) =>
+      r.path === "/hook"
+        ? { status: 302, headers: { location: `${receiver.url}/elsewhere` } }
+        : { status: 200 };
+    const started = new Date(Date.now() - 1000).toISOString();
+    const { parent } = await refund();
+    const message = await until(
+      () => messageOf(parent.session_id),
+      (msg) => msg.status === "failed",
+      15_000,
+    );
+    expect(message.deliveries[0]).toMatchObject({ status: "failed", tries: 3 });
+    expect(message.deliveries[0].attempts[0].error).toContain("redirect 302");
+    expect(receiver.requests.every((r) => r.path === "/hook")).toBe(true);
+    expect(receiver.requests).toHaveLength(3);
+
+    const failed = await api(stack, "GET", `/v1/webhooks/messages?status=failed&since=${started}`, {
+      auth: auth(),
+    });
+    expect(failed.json.messages.map((x: { id: string }) => x.id)).toContain(message.id);
+    const succeeded = await api(
+      stack,
+      "GET",
+      `/v1/webhooks/messages?status=succeeded&session_id=${parent.session_id}`,
+      {
+        auth: auth(),
+      },
+    );
+    expect(succeeded.json.messages).toEqual([]);
+
+    receiver.respond = () => ({ status: 200 });
+    const one = await api(stack, "POST", `/v1/webhooks/messages/${message.id}/replay`, { auth: auth() });
+    expect(one.status).toBe(202);
+    expect(one.json.replayed).toBe(1);
+    const replayed = await until(
+      () => messageOf(parent.session_id),
+      (msg) => msg.status === "succeeded",
+    );
+    expect(replayed.deliveries[0].attempts).toHaveLength(4);
+
+    receiver.respond = () => ({ status: 500 });
+    const { parent: second } = await refund();
+    await until(
+      () => messageOf(second.session_id),
+      (msg) => msg.status === "failed",
+      15_000,
+    );
+    receiver.respond = () => ({ status: 200 });
+    const bulk = await api(stack, "POST", "/v1/webhooks/replay", {
+      auth: auth(),
+      body: { status: "failed", since: started },
+    });
+    expect(bulk.status).toBe(202);
+    expect(bulk.json.replayed).toBeGreaterThanOrEqual(1);
+    const after = await until(
+      () => messageOf(second.session_id),
+      (msg) => msg.status === "succeeded",
+    );
+    expect(after.status).toBe("succeeded");
+    const single = await api(stack, "GET", `/v1/webhooks/messages/${after.id}`, { auth: auth() });
+    expect(single.json.payload.session_id).toBe(second.session_id);
+    const other = await createMerchant(stack);
+    const hidden = await api(stack, "GET", `/v1/webhooks/messages/${after.id}`, {
+      auth: apiKey(other.privateKey),
+    });
+    expect(hidden.status).toBe(404);
+  });
+
+  it("a slow receiver times out and is retried", async () => {
+    await configureWebhooks(stack, m, { timeout_seconds: 1, retry_schedule_seconds: [1] });
+    receiver.respond = (_r, i) => (i === 0 ? { status: 200, delayMs: 1500 } : { status: 200 });
+    const { parent } = await refund();
+    const message = await until(
+      () => messageOf(parent.session_id),
+      (msg) => msg.status === "succeeded",
+    );
+    expect(message.status).toBe("succeeded");
+    expect(message.deliveries[0].attempts[0].error).toBe("timed out after 1000 ms");
+    expect(message.deliveries[0].attempts[0].status_code).toBeNull();
+    expect(receiver.requests).toHaveLength(2);
+  });
+
+  it("an outbox insert in a transaction that rolls back leaves no message", async () => {
+    const parent = await paidParent(stack, m);
+    await expect(
+      stack.db.tx(async (q) => {
+        await enqueue(
+          q,
+          { merchantId: m.id, kind: "operation", parentSessionId: parent.session_id, body: "{}" },
+          [`${receiver.url}/hook`],
+          { timeout_seconds: 1, retry_schedule_seconds: [1] },
+        );
+        throw new Error("crash before commit");
+      }),
+    ).rejects.toThrow("crash before commit");
+    const rows = await stack.db.query("select id from webhook_messages where parent_session_id = $1", [
+      parent.session_id,
+    ]);
+    expect(rows).toEqual([]);
+    await new Promise((r) => setTimeout(r, 300));
+    expect(receiver.requests).toHaveLength(0);
+  });
+
+  it("/metrics reports deliveries by outcome, the latency histogram, queue depth and oldest pending age", async () => {
+    await refund();
+    await receiver.waitFor(1);
+    const r = await fetch(`${stack.url}/metrics`);
+    const text = await r.text();
+    expect(r.headers.get("content-type")).toContain("text/plain");
+    expect(text).toMatch(/svc_webhook_deliveries_total\{outcome="succeeded"\} [1-9]/);
+    expect(text).toContain('svc_webhook_attempt_duration_seconds_bucket{le="+Inf"}');
+    expect(text).toMatch(/svc_webhook_queue_depth \d+/);
+    expect(text).toMatch(/svc_webhook_oldest_pending_age_seconds [\d.]+/);
+  });
+
+  it("the payment webhook: the transaction's webhook_url gets the outcome with its transactions, signed the same way", async () => {
+    const parent = await paidParent(stack, m, "sandbox", { webhook_url: `${receiver.url}/payments` });
+    const [delivered] = await receiver.waitFor(1, { path: "/payments" });
+    const payload = delivered!.json;
+    expect(payload).toMatchObject({
+      event: "payment",
+      session_id: parent.session_id,
+      state: "paid",
+      amount: "10.500",
+      currency_code: "KWD",
+      created_via: "api",
+      captured_amount: "10.500",
+      transactions: [],
+    });
+    expect(verifyWithStandardWebhooks(delivered!, m.webhookSecret)).toEqual(payload);
+  });
+});

@@ -1,0 +1,82 @@
+/**
+ * Decides whether a webhook is sent and where, builds its payload and writes it to the outbox,
+ * inside the caller's transaction.
+ *
+ * The gate (operation webhook): nothing while `enabled` is off; when the parent was created
+ * through the API or the operation came through the operations API, only if
+ * `notify_api_initiated` is on. Destinations: the general `operations_webhook_url` and the
+ * plugin `webhook_url` of the parent's type, the same URL once.
+ */
+import type { OperationWebhook } from "@svc/webhooks";
+import type { TransactionRow } from "../checkout/checkout.repo.js";
+import type { Queryable } from "../db/client.js";
+import type { OperationRow } from "../operations/operations.repo.js";
+import { paymentsRepo } from "../payments/payments.repo.js";
+import { enqueue, uniqueUrls } from "./outbox.js";
+import { operationPayload, paymentPayload } from "./payload.js";
+import { type Routing, settingsRepo } from "./settings.repo.js";
+
+export function operationGateOpen(routing: Routing, parent: TransactionRow, child: OperationRow): boolean {
+  if (!routing.config.enabled) return false;
+  const apiInitiated = parent.created_via === "api" || child.via === "api";
+  return !apiInitiated || routing.config.notify_api_initiated;
+}
+
+export function operationDestinations(routing: Routing): string[] {
+  return uniqueUrls([
+    routing.config.operations_webhook_url,
+    routing.plugin.enabled ? routing.plugin.webhook_url : null,
+  ]);
+}
+
+/** Builds the operation payload (also the operations API's response body) and queues it if the gate is open. */
+export async function emitOperationWebhook(
+  q: Queryable,
+  parent: TransactionRow,
+  child: OperationRow,
+): Promise<{ payload: OperationWebhook; messageId: string | undefined }> {
+  const routing = await settingsRepo.routing(q, parent.merchant_id, parent.type);
+  const payload = await operationPayload(parent, child, routing.secret);
+  if (!operationGateOpen(routing, parent, child)) return { payload, messageId: undefined };
+  const messageId = await enqueue(
+    q,
+    {
+      merchantId: parent.merchant_id,
+      kind: "operation",
+      parentSessionId: parent.session_id,
+      childSessionId: child.session_id,
+      referenceNumber: child.reference_number,
+      result: payload.result,
+      body: JSON.stringify(payload),
+    },
+    operationDestinations(routing),
+    routing.config,
+  );
+  return { payload, messageId };
+}
+
+/**
+ * The payment webhook, when a payment becomes final: to the transaction's own `webhook_url`,
+ * else its plugin's `webhook_url`. A URL given on the transaction is an explicit request, so the
+ * API gate does not apply to it; `enabled` off still stops everything.
+ */
+export async function emitPaymentWebhook(q: Queryable, parent: TransactionRow, at: Date) {
+  const routing = await settingsRepo.routing(q, parent.merchant_id, parent.type);
+  if (!routing.config.enabled) return undefined;
+  const url = parent.webhook_url ?? (routing.plugin.enabled ? routing.plugin.webhook_url : null);
+  if (!url) return undefined;
+  const children = await paymentsRepo.children(q, parent.session_id);
+  const payload = await paymentPayload(parent, children, at, routing.secret);
+  return enqueue(
+    q,
+    {
+      merchantId: parent.merchant_id,
+      kind: "payment",
+      parentSessionId: parent.session_id,
+      result: parent.state,
+      body: JSON.stringify(payload),
+    },
+    [url],
+    routing.config,
+  );
+}

@@ -1,0 +1,109 @@
+/** `GET /v1/webhooks/messages[/{id}]`, `POST /v1/webhooks/messages/{id}/replay`, `POST /v1/webhooks/replay`. */
+import { Type } from "@sinclair/typebox";
+import type { FastifyInstance } from "fastify";
+import { merchantOf } from "../http/auth.js";
+import { PRIVATE_SECURITY } from "../http/openapi.js";
+import { validationError } from "../http/problem.js";
+import { stringEnum } from "../http/schema.js";
+import { DEFAULT_PAGE, type MessagesService } from "./messages.service.js";
+
+const tags = ["Webhooks"];
+const security = PRIVATE_SECURITY;
+const config = { auth: "private" as const, permission: "webhooks.manage" as const };
+const STATUSES = ["pending", "retrying", "succeeded", "failed"] as const;
+const MAX_PAGE = 200;
+
+function sinceOf(value: string | undefined, field = "since"): Date | undefined {
+  if (value === undefined) return undefined;
+  const at = new Date(value);
+  if (Number.isNaN(at.getTime()))
+    throw validationError({ [field]: ["must be an ISO 8601 time such as 2026-11-21T10:00:00Z"] });
+  return at;
+}
+
+export function messagesRoutes(app: FastifyInstance, messages: MessagesService): void {
+  app.get(
+    "/v1/webhooks/messages",
+    {
+      config,
+      schema: {
+        tags,
+        security,
+        summary: "Webhook messages, newest first, with their deliveries and every attempt",
+        querystring: Type.Object(
+          {
+            status: Type.Optional(
+              stringEnum(STATUSES, { description: "Messages with a delivery in this status" }),
+            ),
+            session_id: Type.Optional(
+              Type.String({ minLength: 1, maxLength: 64, description: "Parent or child" }),
+            ),
+            since: Type.Optional(Type.String({ minLength: 1, maxLength: 40, description: "ISO 8601 time" })),
+            limit: Type.Optional(Type.Integer({ minimum: 1, maximum: MAX_PAGE })),
+          },
+          { additionalProperties: false },
+        ),
+      },
+    },
+    async (request) => {
+      const query = request.query as {
+        status?: (typeof STATUSES)[number];
+        session_id?: string;
+        since?: string;
+        limit?: number;
+      };
+      return messages.list(merchantOf(request), {
+        status: query.status,
+        sessionId: query.session_id,
+        since: sinceOf(query.since),
+        limit: query.limit ?? DEFAULT_PAGE,
+      });
+    },
+  );
+  const idParams = Type.Object({ id: Type.String({ minLength: 1, maxLength: 64 }) });
+  app.get(
+    "/v1/webhooks/messages/:id",
+    {
+      config,
+      schema: { tags, security, summary: "One webhook message with its attempts", params: idParams },
+    },
+    async (request) => messages.get(merchantOf(request), (request.params as { id: string }).id),
+  );
+  app.post(
+    "/v1/webhooks/messages/:id/replay",
+    {
+      config,
+      schema: { tags, security, summary: "Send a message again to its destinations", params: idParams },
+    },
+    async (request, reply) =>
+      reply
+        .status(202)
+        .send(await messages.replay(merchantOf(request), (request.params as { id: string }).id)),
+  );
+  app.post(
+    "/v1/webhooks/replay",
+    {
+      config,
+      schema: {
+        tags,
+        security,
+        summary: "Send again every delivery in a final status, created since a time",
+        body: Type.Object(
+          {
+            status: stringEnum(["failed", "succeeded"] as const),
+            since: Type.Optional(Type.String({ minLength: 1, maxLength: 40 })),
+          },
+          { additionalProperties: false },
+        ),
+      },
+    },
+    async (request, reply) => {
+      const body = request.body as { status: "failed" | "succeeded"; since?: string };
+      return reply
+        .status(202)
+        .send(
+          await messages.replayMany(merchantOf(request), { status: body.status, since: sinceOf(body.since) }),
+        );
+    },
+  );
+}

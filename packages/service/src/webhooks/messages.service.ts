@@ -1,0 +1,88 @@
+/** The messages API: what was sent where, every attempt, and replays. */
+import type { Db } from "../db/client.js";
+import { AppError } from "../http/problem.js";
+import { type MessageFilter, messagesRepo } from "./messages.repo.js";
+import type { OutboxSignal } from "./outbox.js";
+
+export const DEFAULT_PAGE = 50;
+
+export function createMessagesService(db: Db, deps: { outbox: OutboxSignal }) {
+  async function withDeliveries(messages: Awaited<ReturnType<typeof messagesRepo.list>>) {
+    const deliveries = await messagesRepo.deliveries(
+      db,
+      messages.map((m) => m.id),
+    );
+    const attempts = await messagesRepo.attempts(
+      db,
+      deliveries.map((d) => d.id),
+    );
+    return messages.map((m) => {
+      const own = deliveries.filter((d) => d.message_id === m.id);
+      return {
+        id: m.id,
+        kind: m.kind,
+        session_id: m.parent_session_id,
+        child_session_id: m.child_session_id,
+        reference_number: m.reference_number,
+        result: m.result,
+        status: messageStatus(own.map((d) => d.status)),
+        created_at: m.created_at.toISOString(),
+        payload: JSON.parse(m.body) as unknown,
+        deliveries: own.map((d) => ({
+          id: d.id,
+          url: d.url,
+          status: d.status,
+          tries: d.tries,
+          next_attempt_at:
+            d.status === "pending" || d.status === "retrying" ? d.next_attempt_at.toISOString() : null,
+          last_status_code: d.last_status_code,
+          last_error: d.last_error,
+          completed_at: d.completed_at?.toISOString() ?? null,
+          attempts: attempts
+            .filter((a) => a.delivery_id === d.id)
+            .map((a) => ({
+              attempted_at: a.attempted_at.toISOString(),
+              status_code: a.status_code,
+              latency_ms: a.latency_ms,
+              error: a.error,
+              response_body: a.response_body,
+            })),
+        })),
+      };
+    });
+  }
+
+  return {
+    async list(merchantId: string, filter: MessageFilter) {
+      return { messages: await withDeliveries(await messagesRepo.list(db, merchantId, filter)) };
+    },
+    async get(merchantId: string, id: string) {
+      const message = await messagesRepo.find(db, merchantId, id);
+      if (!message) throw new AppError("not_found", `No webhook message ${id}.`);
+      return (await withDeliveries([message]))[0]!;
+    },
+    /** Sends one message again to each of its destinations that finished (succeeded or failed). */
+    async replay(merchantId: string, id: string) {
+      const message = await messagesRepo.find(db, merchantId, id);
+      if (!message) throw new AppError("not_found", `No webhook message ${id}.`);
+      const replayed = await db.tx((q) => messagesRepo.replay(q, merchantId, { messageId: id }));
+      deps.outbox.committed();
+      return { replayed };
+    },
+    async replayMany(merchantId: string, by: { status: "failed" | "succeeded"; since?: Date | undefined }) {
+      const replayed = await db.tx((q) => messagesRepo.replay(q, merchantId, by));
+      deps.outbox.committed();
+      return { replayed };
+    },
+  };
+}
+
+/** A message's status from its deliveries: failed if any failed, pending while any is not done. */
+export function messageStatus(statuses: string[]): string {
+  if (statuses.includes("failed")) return "failed";
+  if (statuses.includes("retrying")) return "retrying";
+  if (statuses.includes("pending")) return "pending";
+  return "succeeded";
+}
+
+export type MessagesService = ReturnType<typeof createMessagesService>;

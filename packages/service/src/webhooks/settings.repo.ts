@@ -1,0 +1,150 @@
+/** Webhook settings storage: the general configuration, plugin configurations, signing secrets. */
+import type { TransactionType } from "@svc/protocol";
+import type { Queryable } from "../db/client.js";
+
+/** Default retry schedule: delays after each failed try, in seconds (5 s … 10 h). */
+export const DEFAULT_RETRY_SCHEDULE_SECONDS: readonly number[] = [5, 300, 1800, 7200, 18000, 36000, 36000];
+export const DEFAULT_TIMEOUT_SECONDS = 15;
+/** A rotated-out secret keeps signing (second signature) this long. */
+export const SECRET_OVERLAP_MS = 24 * 3600 * 1000;
+
+export interface WebhookConfig {
+  enabled: boolean;
+  operations_webhook_url: string | null;
+  notify_api_initiated: boolean;
+  timeout_seconds: number;
+  retry_schedule_seconds: number[];
+}
+
+export interface PluginConfig {
+  type: TransactionType;
+  webhook_url: string | null;
+  enabled: boolean;
+}
+
+export const DEFAULT_CONFIG: WebhookConfig = {
+  enabled: true,
+  operations_webhook_url: null,
+  notify_api_initiated: false,
+  timeout_seconds: DEFAULT_TIMEOUT_SECONDS,
+  retry_schedule_seconds: [...DEFAULT_RETRY_SCHEDULE_SECONDS],
+};
+
+/** Everything needed to route one webhook, read in one query (it runs inside every operation). */
+export interface Routing {
+  config: WebhookConfig;
+  plugin: { webhook_url: string | null; enabled: boolean };
+  /** The newest signing secret: it computes the payload's `signature` field. */
+  secret: string;
+}
+
+export const settingsRepo = {
+  async routing(q: Queryable, merchantId: string, type: TransactionType): Promise<Routing> {
+    const rows = await q.query<
+      Partial<WebhookConfig> & {
+        secret: string | null;
+        plugin_url: string | null;
+        plugin_enabled: boolean | null;
+      }
+    >(
+      `select (select s.secret from webhook_secrets s
+                where s.merchant_id = $1 and (s.expires_at is null or s.expires_at > now())
+                order by s.created_at desc, s.id desc limit 1) as secret,
+              c.enabled, c.operations_webhook_url, c.notify_api_initiated, c.timeout_seconds, c.retry_schedule_seconds,
+              p.webhook_url as plugin_url, p.enabled as plugin_enabled
+         from (select 1) as one
+         left join webhook_configs c on c.merchant_id = $1
+         left join webhook_plugins p on p.merchant_id = $1 and p.type = $2`,
+      [merchantId, type],
+    );
+    const row = rows[0]!;
+    if (!row.secret) throw new Error(`merchant ${merchantId} has no webhook signing secret`);
+    const config: WebhookConfig =
+      row.enabled === null || row.enabled === undefined
+        ? { ...DEFAULT_CONFIG, retry_schedule_seconds: [...DEFAULT_CONFIG.retry_schedule_seconds] }
+        : {
+            enabled: row.enabled,
+            operations_webhook_url: row.operations_webhook_url ?? null,
+            notify_api_initiated: row.notify_api_initiated ?? false,
+            timeout_seconds: row.timeout_seconds ?? DEFAULT_TIMEOUT_SECONDS,
+            retry_schedule_seconds: row.retry_schedule_seconds ?? [...DEFAULT_RETRY_SCHEDULE_SECONDS],
+          };
+    return {
+      config,
+      plugin: { webhook_url: row.plugin_url, enabled: row.plugin_enabled ?? true },
+      secret: row.secret,
+    };
+  },
+  async config(q: Queryable, merchantId: string): Promise<WebhookConfig> {
+    const rows = await q.query<WebhookConfig>(
+      `select enabled, operations_webhook_url, notify_api_initiated, timeout_seconds, retry_schedule_seconds
+         from webhook_configs where merchant_id = $1`,
+      [merchantId],
+    );
+    return (
+      rows[0] ?? { ...DEFAULT_CONFIG, retry_schedule_seconds: [...DEFAULT_CONFIG.retry_schedule_seconds] }
+    );
+  },
+  async saveConfig(q: Queryable, merchantId: string, c: WebhookConfig): Promise<void> {
+    await q.query(
+      `insert into webhook_configs (merchant_id, enabled, operations_webhook_url, notify_api_initiated, timeout_seconds, retry_schedule_seconds)
+       values ($1, $2, $3, $4, $5, $6)
+       on conflict (merchant_id) do update set enabled = $2, operations_webhook_url = $3, notify_api_initiated = $4,
+         timeout_seconds = $5, retry_schedule_seconds = $6, updated_at = now()`,
+      [
+        merchantId,
+        c.enabled,
+        c.operations_webhook_url,
+        c.notify_api_initiated,
+        c.timeout_seconds,
+        c.retry_schedule_seconds,
+      ],
+    );
+  },
+  async plugin(q: Queryable, merchantId: string, type: TransactionType): Promise<PluginConfig> {
+    const rows = await q.query<PluginConfig>(
+      "select type, webhook_url, enabled from webhook_plugins where merchant_id = $1 and type = $2",
+      [merchantId, type],
+    );
+    return rows[0] ?? { type, webhook_url: null, enabled: true };
+  },
+  async savePlugin(q: Queryable, merchantId: string, p: PluginConfig): Promise<void> {
+    await q.query(
+      `insert into webhook_plugins (merchant_id, type, webhook_url, enabled) values ($1, $2, $3, $4)
+       on conflict (merchant_id, type) do update set webhook_url = $3, enabled = $4, updated_at = now()`,
+      [merchantId, p.type, p.webhook_url, p.enabled],
+    );
+  },
+  /** The secrets that sign now, newest first: the active one and any rotated out less than 24 h ago. */
+  async secrets(q: Queryable, merchantId: string): Promise<string[]> {
+    const rows = await q.query<{ secret: string }>(
+      `select secret from webhook_secrets where merchant_id = $1 and (expires_at is null or expires_at > now())
+        order by created_at desc, id desc`,
+      [merchantId],
+    );
+    return rows.map((r) => r.secret);
+  },
+  /** Signing secrets of several merchants at once (the worker signs a batch). */
+  async secretsOf(q: Queryable, merchantIds: string[]): Promise<Map<string, string[]>> {
+    const rows = await q.query<{ merchant_id: string; secret: string }>(
+      `select merchant_id, secret from webhook_secrets
+        where merchant_id = any($1) and (expires_at is null or expires_at > now())
+        order by created_at desc, id desc`,
+      [merchantIds],
+    );
+    const out = new Map<string, string[]>();
+    for (const r of rows) out.set(r.merchant_id, [...(out.get(r.merchant_id) ?? []), r.secret]);
+    return out;
+  },
+  async rotateSecret(q: Queryable, merchantId: string, id: string, secret: string, overlapEndsAt: Date) {
+    await q.query(
+      "update webhook_secrets set expires_at = $2 where merchant_id = $1 and expires_at is null",
+      [merchantId, overlapEndsAt],
+    );
+    await q.query("insert into webhook_secrets (id, merchant_id, secret) values ($1, $2, $3)", [
+      id,
+      merchantId,
+      secret,
+    ]);
+  },
+};

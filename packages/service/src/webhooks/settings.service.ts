@@ -1,0 +1,109 @@
+/**
+ * Webhook settings: the general configuration, the payment webhook plugin per transaction type,
+ * and the signing secret's rotation. URLs are checked for syntax only (http/https); whether an
+ * address may be reached is decided at connect time by the SSRF guard, where DNS answers are known.
+ */
+import { newId, type TransactionType } from "@svc/protocol";
+import type { Db } from "../db/client.js";
+import { FieldErrors } from "../http/problem.js";
+import { newWebhookSecret } from "../merchants/merchants.service.js";
+import { type PluginConfig, SECRET_OVERLAP_MS, settingsRepo, type WebhookConfig } from "./settings.repo.js";
+
+const MAX_RETRIES = 20;
+const MAX_RETRY_DELAY_SECONDS = 7 * 24 * 3600; // one week between two tries at most
+
+export type ConfigInput = Partial<WebhookConfig>;
+
+/** Checks a destination URL; returns a message for the merchant, or undefined when it is fine. */
+export function urlProblem(value: string): string | undefined {
+  let url: URL;
+  try {
+    url = new URL(value);
+  } catch {
+    return "must be an absolute URL such as https://shop.example.com/webhooks/svc";
+  }
+  if (url.protocol !== "https:" && url.protocol !== "http:") return "must start with https:// or http://";
+  if (url.username || url.password)
+    return "must not carry credentials; authenticate the webhook by its signature";
+  if (url.hash) return "must not have a #fragment";
+  return undefined;
+}
+
+export function createSettingsService(db: Db, deps: { now: () => Date }) {
+  return {
+    config: (merchantId: string) => settingsRepo.config(db, merchantId),
+
+    /** Replaces the fields given; the others keep their current value. */
+    async updateConfig(merchantId: string, input: ConfigInput): Promise<WebhookConfig> {
+      const errors = new FieldErrors();
+      const url = input.operations_webhook_url;
+      if (url) {
+        const problem = urlProblem(url);
+        if (problem) errors.add("operations_webhook_url", problem);
+      }
+      const schedule = input.retry_schedule_seconds;
+      if (schedule) {
+        if (schedule.length > MAX_RETRIES)
+          errors.add("retry_schedule_seconds", `at most ${MAX_RETRIES} retries`);
+        if (schedule.some((s) => !Number.isInteger(s) || s < 1 || s > MAX_RETRY_DELAY_SECONDS))
+          errors.add(
+            "retry_schedule_seconds",
+            `each delay must be a whole number of seconds from 1 to ${MAX_RETRY_DELAY_SECONDS}`,
+          );
+      }
+      errors.throwIfAny();
+      return db.tx(async (q) => {
+        const current = await settingsRepo.config(q, merchantId);
+        const next: WebhookConfig = {
+          enabled: input.enabled ?? current.enabled,
+          operations_webhook_url:
+            input.operations_webhook_url === undefined
+              ? current.operations_webhook_url
+              : input.operations_webhook_url || null,
+          notify_api_initiated: input.notify_api_initiated ?? current.notify_api_initiated,
+          timeout_seconds: input.timeout_seconds ?? current.timeout_seconds,
+          retry_schedule_seconds: schedule ?? current.retry_schedule_seconds,
+        };
+        await settingsRepo.saveConfig(q, merchantId, next);
+        return next;
+      });
+    },
+
+    plugin: (merchantId: string, type: TransactionType) => settingsRepo.plugin(db, merchantId, type),
+
+    async updatePlugin(
+      merchantId: string,
+      type: TransactionType,
+      input: { webhook_url?: string | null; enabled?: boolean },
+    ): Promise<PluginConfig> {
+      if (input.webhook_url) {
+        const problem = urlProblem(input.webhook_url);
+        if (problem) {
+          const errors = new FieldErrors();
+          errors.add("webhook_url", problem);
+          errors.throwIfAny();
+        }
+      }
+      return db.tx(async (q) => {
+        const current = await settingsRepo.plugin(q, merchantId, type);
+        const next: PluginConfig = {
+          type,
+          webhook_url: input.webhook_url === undefined ? current.webhook_url : input.webhook_url || null,
+          enabled: input.enabled ?? current.enabled,
+        };
+        await settingsRepo.savePlugin(q, merchantId, next);
+        return next;
+      });
+    },
+
+    /** A new signing secret; the previous one keeps signing as a second signature for 24 h. */
+    async rotateSecret(merchantId: string) {
+      const secret = newWebhookSecret();
+      const previousExpiresAt = new Date(deps.now().getTime() + SECRET_OVERLAP_MS);
+      await db.tx((q) => settingsRepo.rotateSecret(q, merchantId, newId("key"), secret, previousExpiresAt));
+      return { secret, previous_secret_expires_at: previousExpiresAt.toISOString() };
+    },
+  };
+}
+
+export type SettingsService = ReturnType<typeof createSettingsService>;

@@ -1,0 +1,186 @@
+/**
+ * The delivery worker. Woken in-process right after a commit that wrote messages and by
+ * LISTEN/NOTIFY from any process, it claims due deliveries in batches, attempts them
+ * concurrently (up to MAX_IN_FLIGHT), and records outcomes in batches. A slow fallback timer
+ * picks up retries that come due and leases that expired; it is not in the hot path.
+ */
+import type { Agent } from "undici";
+import type { Db } from "../db/client.js";
+import type { Metrics } from "../metrics/metrics.js";
+import { type AttemptOutcome, attemptDelivery, createDeliveryAgent } from "./deliver.js";
+import { type ClaimedDelivery, type DeliveryOutcome, deliveryRepo } from "./delivery.repo.js";
+import { OUTBOX_CHANNEL, type OutboxSignal } from "./outbox.js";
+import { settingsRepo } from "./settings.repo.js";
+
+const CLAIM_BATCH = 200;
+const MAX_IN_FLIGHT = 512;
+const RECORD_BATCH = 500;
+/** Fallback wake-up for retries and expired leases only; new messages wake the worker at once. */
+export const FALLBACK_POLL_MS = 1_000;
+/** ±10 % jitter on retry delays so retries of many failures do not arrive together. */
+const JITTER = 0.1;
+/** Retry-After is honoured up to this long (a day). */
+const MAX_RETRY_AFTER_SECONDS = 24 * 3600;
+const STOP_GRACE_MS = 5_000;
+
+export interface WorkerOptions {
+  allowPrivate: boolean;
+  metrics: Metrics;
+  signal?: OutboxSignal;
+  onError?: (error: unknown) => void;
+  random?: () => number;
+}
+
+/** The next state of a delivery after an attempt, by the retry policy. */
+export function nextState(
+  delivery: Pick<ClaimedDelivery, "tries" | "retry_schedule_seconds">,
+  outcome: Pick<AttemptOutcome, "ok" | "statusCode" | "retryAfterSeconds">,
+  now: Date,
+  random: () => number = Math.random,
+): { status: DeliveryOutcome["status"]; nextAttemptAt: Date | null } {
+  if (outcome.ok) return { status: "succeeded", nextAttemptAt: null };
+  // 410 Gone: the receiver says this endpoint is gone for good.
+  if (outcome.statusCode === 410) return { status: "failed", nextAttemptAt: null };
+  const delay = delivery.retry_schedule_seconds[delivery.tries - 1];
+  if (delay === undefined) return { status: "failed", nextAttemptAt: null };
+  const seconds =
+    outcome.retryAfterSeconds !== null
+      ? Math.min(outcome.retryAfterSeconds, MAX_RETRY_AFTER_SECONDS)
+      : delay * (1 + (random() * 2 - 1) * JITTER);
+  return { status: "retrying", nextAttemptAt: new Date(now.getTime() + seconds * 1000) };
+}
+
+export class DeliveryWorker {
+  private readonly agent: Agent;
+  private inFlight = 0;
+  private claiming = false;
+  private again = false;
+  private stopped = false;
+  private flushing: Promise<void> | undefined;
+  private readonly outcomes: DeliveryOutcome[] = [];
+  private timer: NodeJS.Timeout | undefined;
+  private unlisten: (() => Promise<void>) | undefined;
+  private readonly idleWaiters: (() => void)[] = [];
+
+  constructor(
+    private readonly db: Db,
+    private readonly options: WorkerOptions,
+  ) {
+    this.agent = createDeliveryAgent({ allowPrivate: options.allowPrivate });
+  }
+
+  async start(): Promise<void> {
+    this.unlisten = await this.db.listen(OUTBOX_CHANNEL, this.wake);
+    this.options.signal?.on("committed", this.wake);
+    this.timer = setInterval(this.wake, FALLBACK_POLL_MS);
+    this.timer.unref();
+    this.wake();
+  }
+
+  /** Claims due deliveries now (coalesced: a wake during a claim causes one more claim). */
+  readonly wake = (): void => {
+    if (this.stopped) return;
+    if (this.claiming) {
+      this.again = true;
+      return;
+    }
+    void this.claimLoop();
+  };
+
+  private async claimLoop(): Promise<void> {
+    this.claiming = true;
+    try {
+      do {
+        this.again = false;
+        const room = Math.min(CLAIM_BATCH, MAX_IN_FLIGHT - this.inFlight);
+        if (room <= 0) break; // a finishing attempt wakes us again
+        const batch = await deliveryRepo.claim(this.db, room);
+        if (batch.length === 0) continue;
+        const merchants = [...new Set(batch.map((d) => d.merchant_id))];
+        const secrets = await settingsRepo.secretsOf(this.db, merchants);
+        for (const delivery of batch) {
+          this.inFlight += 1;
+          void this.attempt(delivery, secrets.get(delivery.merchant_id) ?? []);
+        }
+        if (batch.length === room) this.again = true;
+      } while (this.again && !this.stopped);
+    } catch (error) {
+      this.options.onError?.(error);
+    } finally {
+      this.claiming = false;
+      this.notifyIdle();
+    }
+  }
+
+  private async attempt(delivery: ClaimedDelivery, secrets: string[]): Promise<void> {
+    const attemptedAt = new Date();
+    const outcome = await attemptDelivery(this.agent, {
+      url: delivery.url,
+      messageId: delivery.message_id,
+      body: delivery.body,
+      secrets,
+      timeoutMs: delivery.timeout_seconds * 1000,
+      allowPrivate: this.options.allowPrivate,
+    });
+    const next = nextState(delivery, outcome, new Date(), this.options.random);
+    this.options.metrics.recordAttempt(next.status, outcome.latencyMs);
+    this.outcomes.push({
+      id: delivery.id,
+      tries: delivery.tries,
+      status: next.status,
+      nextAttemptAt: next.nextAttemptAt,
+      attemptedAt,
+      statusCode: outcome.statusCode,
+      latencyMs: outcome.latencyMs,
+      error:
+        outcome.statusCode === 410
+          ? "HTTP 410 Gone: the destination asked to stop; not retried"
+          : outcome.error,
+      responseBody: outcome.responseBody,
+    });
+    this.inFlight -= 1;
+    this.flush();
+  }
+
+  /** Writes buffered outcomes (one transaction per batch), then looks for newly unblocked work. */
+  private flush(): void {
+    if (this.flushing) return;
+    this.flushing = (async () => {
+      try {
+        while (this.outcomes.length > 0) {
+          const batch = this.outcomes.splice(0, RECORD_BATCH);
+          await this.db.tx((q) => deliveryRepo.record(q, batch));
+        }
+      } catch (error) {
+        // The lease runs out and another try happens: at least once, never lost.
+        this.options.onError?.(error);
+      } finally {
+        this.flushing = undefined;
+        if (this.outcomes.length > 0) this.flush();
+        this.notifyIdle();
+        this.wake();
+      }
+    })();
+  }
+
+  private notifyIdle(): void {
+    if (this.inFlight === 0 && !this.claiming && !this.flushing && this.outcomes.length === 0)
+      for (const resolve of this.idleWaiters.splice(0)) resolve();
+  }
+
+  /** Resolves when nothing is in flight (tests and shutdown). */
+  idle(): Promise<void> {
+    if (this.inFlight === 0 && !this.claiming && !this.flushing && this.outcomes.length === 0)
+      return Promise.resolve();
+    return new Promise((resolve) => this.idleWaiters.push(resolve));
+  }
+
+  async stop(): Promise<void> {
+    this.stopped = true;
+    if (this.timer) clearInterval(this.timer);
+    this.options.signal?.off("committed", this.wake);
+    await Promise.race([this.idle(), new Promise((r) => setTimeout(r, STOP_GRACE_MS).unref())]);
+    await this.unlisten?.().catch(() => {});
+    await this.agent.close().catch(() => {});
+  }
+}

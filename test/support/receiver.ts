@@ -1,0 +1,82 @@
+/** A webhook receiver for tests: a node:http server on loopback recording every request. */
+import http from "node:http";
+
+export interface ReceivedRequest {
+  path: string;
+  headers: http.IncomingHttpHeaders;
+  body: string;
+  json: any;
+  receivedAt: number;
+}
+
+export interface Receiver {
+  url: string;
+  requests: ReceivedRequest[];
+  /** Decides the response per request; default 200 "ok". */
+  respond: (
+    req: ReceivedRequest,
+    index: number,
+  ) => { status: number; headers?: Record<string, string>; body?: string; delayMs?: number };
+  /** Resolves when `count` requests (optionally on `path`) have arrived, or rejects after timeoutMs. */
+  waitFor(count: number, options?: { path?: string; timeoutMs?: number }): Promise<ReceivedRequest[]>;
+  close(): Promise<void>;
+}
+
+export async function startReceiver(): Promise<Receiver> {
+  const requests: ReceivedRequest[] = [];
+  const waiters = new Set<() => void>();
+  const receiver: Receiver = {
+    url: "",
+    requests,
+    respond: () => ({ status: 200, body: "ok" }),
+    async waitFor(count, options = {}) {
+      const matching = () => requests.filter((r) => !options.path || r.path === options.path);
+      const deadline = Date.now() + (options.timeoutMs ?? 10_000);
+      while (matching().length < count) {
+        if (Date.now() > deadline)
+          throw new Error(
+            `expected ${count} webhook requests${options.path ? ` on ${options.path}` : ""}, got ${matching().length}`,
+          );
+        await new Promise<void>((resolve) => {
+          const done = () => {
+            waiters.delete(done);
+            resolve();
+          };
+          waiters.add(done);
+          setTimeout(done, 50);
+        });
+      }
+      return matching();
+    },
+    close: () => new Promise((resolve) => server.close(() => resolve())),
+  };
+  const server = http.createServer((req, res) => {
+    const chunks: Buffer[] = [];
+    req.on("data", (c: Buffer) => chunks.push(c));
+    req.on("end", () => {
+      const body = Buffer.concat(chunks).toString("utf8");
+      let json: unknown;
+      try {
+        json = JSON.parse(body);
+      } catch {
+        json = undefined;
+      }
+      const entry = { path: req.url ?? "/", headers: req.headers, body, json, receivedAt: Date.now() };
+      requests.push(entry);
+      const answer = receiver.respond(entry, requests.length - 1);
+      const reply = () => {
+        if (res.destroyed) return;
+        res.writeHead(answer.status, { "content-type": "text/plain", ...answer.headers });
+        res.end(answer.body ?? "");
+      };
+      if (answer.delayMs) setTimeout(reply, answer.delayMs);
+      else reply();
+      for (const w of [...waiters]) w();
+    });
+  });
+  server.keepAliveTimeout = 60_000;
+  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
+  const address = server.address();
+  receiver.url = `http://127.0.0.1:${typeof address === "object" && address ? address.port : 0}`;
+  return receiver;
+}
