@@ -15,12 +15,15 @@ import { CSP, type DashboardContext, DashboardError, sendHtml } from "./context.
 import { allowedOrigins, csrfProblem } from "./csrf.js";
 import { esc, layout } from "./html.js";
 import { createLockout } from "./lockout.js";
+import { deliveryPages } from "./pages/deliveries.js";
 import { keysPages } from "./pages/keys.js";
+import { operationPages, operationSections } from "./pages/operations.js";
 import { paymentPages } from "./pages/payment.js";
 import { paymentRequestPages } from "./pages/payment-request.js";
 import { paymentsListPages } from "./pages/payments-list.js";
 import { sdkPages } from "./pages/sdk.js";
 import { signInPages } from "./pages/sign-in.js";
+import { webhookPages } from "./pages/webhooks.js";
 import { createSessionStore, readCookie, SESSION_COOKIE } from "./session.js";
 
 export function dashboardRoutes(
@@ -139,9 +142,12 @@ export function dashboardRoutes(
       signInPages(scope, ctx);
       paymentsListPages(scope, ctx);
       paymentRequestPages(scope, ctx);
-      paymentPages(scope, ctx);
+      paymentPages(scope, ctx, operationSections);
+      operationPages(scope, ctx);
       sdkPages(scope, ctx);
       keysPages(scope, ctx);
+      webhookPages(scope, ctx);
+      deliveryPages(scope, ctx);
     },
     { prefix: "/dashboard" },
   );
