@@ -2,6 +2,7 @@
  * A minimal browser stand-in for dashboard HTTP tests: keeps the cookies, reads the CSRF field
  * of the last page, and posts urlencoded forms with the Origin a browser would send.
  */
+import type { TestMerchant } from "./merchant.js";
 import type { Stack } from "./stack.js";
 
 export interface PageResponse {
@@ -91,4 +92,28 @@ export async function signedIn(stack: Stack, user: { username: string; password:
   if (response.status !== 303 || !client.cookies.has("svc_dash"))
     throw new Error(`sign-in failed: ${response.status} ${response.text.slice(0, 300)}`);
   return client;
+}
+
+/**
+ * The `svc dev` demo merchant on a test stack: the dashboard user `demo` with every permission,
+ * as written to .svc/dev-credentials.json, plus a TestMerchant view of it for the API helpers.
+ */
+export async function seedDemo(stack: Stack) {
+  const { seedDemoMerchant } = await import("../../packages/service/src/dev/seed.js");
+  const credentials = await seedDemoMerchant(stack.service.app, stack.config, undefined);
+  const merchant = {
+    id: "",
+    rootDomain: credentials.merchant_id,
+    privateKey: credentials.private_key,
+    publicKey: credentials.public_key,
+    webhookSecret: credentials.webhook_secret,
+    pg: {
+      sandbox: credentials.pg_codes.sandbox,
+      authorize: credentials.pg_codes.sandbox_authorize,
+      queued: credentials.pg_codes.sandbox_queued,
+      ndebit: credentials.pg_codes.ndebit,
+    },
+    admin: credentials.dashboard,
+  } satisfies TestMerchant;
+  return { credentials, merchant };
 }

@@ -18,8 +18,8 @@ a{color:var(--accent)}
 main{max-width:72rem;margin-block:1.5rem;margin-inline:auto;padding-inline:1.5rem}
 main:focus{outline:none}
 h1{font-size:1.5rem;margin-block:0 1rem}h2{font-size:1.15rem;margin-block:1.5rem .5rem}
-section,.panel{background:var(--card);border:1px solid var(--line);border-radius:10px;padding:1rem 1.25rem;margin-block-end:1rem}
-section>h2:first-child,.panel>h2:first-child{margin-block-start:0}
+section,article,.panel{background:var(--card);border:1px solid var(--line);border-radius:10px;padding:1rem 1.25rem;margin-block-end:1rem}
+section>h2:first-child,article>h2:first-child,.panel>h2:first-child{margin-block-start:0}
 table{border-collapse:collapse;width:100%;background:var(--card)}
 caption{text-align:start;font-weight:600;padding-block:.25rem}
 th,td{text-align:start;padding:.45rem .6rem;border-block-end:1px solid var(--line);vertical-align:top}

@@ -54,9 +54,9 @@ function messageSection(m: Message, csrf: string): string {
     )
     .join("");
   const done = m.status === "succeeded" || m.status === "failed";
-  return `<section aria-labelledby="h-${esc(m.id)}" class="message"><h2 id="h-${esc(m.id)}">${esc(what)} · ${badge(m.status)}</h2>
+  return `<article aria-labelledby="h-${esc(m.id)}" class="message"><h2 id="h-${esc(m.id)}">${esc(what)} · ${badge(m.status)}</h2>
 <dl class="facts"><dt>Message</dt><dd><code>${esc(m.id)}</code></dd><dt>Created</dt><dd>${time(m.created_at)}</dd><dt>Payment</dt><dd><a href="/dashboard/payments/${esc(m.session_id)}"><code>${esc(m.session_id)}</code></a></dd>${m.reference_number ? `<dt>Reference</dt><dd><code>${esc(m.reference_number)}</code></dd>` : ""}${payload.initiator ? `<dt>Initiator</dt><dd>${esc((payload.initiator as { username?: string }).username)}</dd>` : ""}</dl>
-${deliveries}${done ? postForm(`/dashboard/deliveries/${m.id}/replay`, csrf, `<button type="submit" class="secondary" aria-label="Replay message ${esc(m.id)}">Replay</button>`) : ""}</section>`;
+${deliveries}${done ? postForm(`/dashboard/deliveries/${m.id}/replay`, csrf, `<button type="submit" class="secondary" aria-label="Replay message ${esc(m.id)}">Replay</button>`) : ""}</article>`;
 }
 
 export function deliveryPages(scope: FastifyInstance, ctx: DashboardContext): void {
