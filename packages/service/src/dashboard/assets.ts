@@ -53,6 +53,7 @@ pre{white-space:pre-wrap;overflow-wrap:anywhere;margin:0;font-size:.85em;max-blo
 .secret{display:block;padding:.5rem;border:1px dashed var(--border);border-radius:6px}
 .pager{display:flex;gap:1rem;margin-block:1rem}
 .muted{color:var(--muted)}
+article form{margin-block-start:.75rem}
 .sign-in{max-width:24rem;margin-inline:auto}
 :focus-visible{outline:3px solid var(--accent);outline-offset:2px}
 `;

@@ -14,7 +14,7 @@ const SESSION_ID = /^sess_[a-z2-7]{1,40}$/;
 export function childrenFragment(p: PaymentView): string {
   if (p.transactions.length === 0) return `<p>No refunds, captures or voids yet.</p>`;
   const pending = p.transactions.some((c) => /_(queued|pending)$/.test(c.state));
-  return `<table${pending ? " data-pending" : ""}><caption>Child transactions${pending ? " (a queued operation is awaiting the gateway's final result)" : ""}</caption><thead><tr><th scope="col">Operation</th><th scope="col" class="num">Amount</th><th scope="col">State</th><th scope="col">Reference</th><th scope="col">Source</th><th scope="col">Child session</th><th scope="col">Created</th></tr></thead><tbody>${p.transactions
+  return `<table${pending ? " data-pending" : ""}><caption>Refunds, captures and voids of this payment${pending ? " (a queued operation is awaiting the gateway's final result)" : ""}</caption><thead><tr><th scope="col">Operation</th><th scope="col" class="num">Amount</th><th scope="col">State</th><th scope="col">Reference</th><th scope="col">Source</th><th scope="col">Child session</th><th scope="col">Created</th></tr></thead><tbody>${p.transactions
     .map(
       (c) =>
         `<tr><td>${esc(c.operation)}</td><td class="num">${esc(c.amount)} ${esc(c.currency_code)}</td><td>${badge(c.state)}</td><td><code>${esc(c.reference_number)}</code></td><td>${esc(c.source)}</td><td><code>${esc(c.session_id)}</code></td><td>${time(c.created_at)}</td></tr>`,
