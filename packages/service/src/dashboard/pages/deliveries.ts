@@ -55,7 +55,7 @@ function messageSection(m: Message, csrf: string): string {
     .join("");
   const done = m.status === "succeeded" || m.status === "failed";
   return `<article aria-labelledby="h-${esc(m.id)}" class="message"><h2 id="h-${esc(m.id)}">${esc(what)} · ${badge(m.status)}</h2>
-<dl class="facts"><dt>Message</dt><dd><code>${esc(m.id)}</code></dd><dt>Created</dt><dd>${time(m.created_at)}</dd><dt>Payment</dt><dd><a href="/dashboard/payments/${esc(m.session_id)}"><code>${esc(m.session_id)}</code></a></dd>${m.reference_number ? `<dt>Reference</dt><dd><code>${esc(m.reference_number)}</code></dd>` : ""}${payload.initiator ? `<dt>Initiator</dt><dd>${esc((payload.initiator as { username?: string }).username)}</dd>` : ""}</dl>
+<dl class="facts"><dt>Message</dt><dd><code>${esc(m.id)}</code></dd><dt>Created</dt><dd>${time(m.created_at)}</dd><dt>Payment</dt><dd><a href="/dashboard/payments/${esc(m.session_id)}"><code>${esc(m.session_id)}</code></a></dd>${payload.order_no ? `<dt>Order</dt><dd>${esc(payload.order_no)}</dd>` : ""}${m.reference_number ? `<dt>Reference</dt><dd><code>${esc(m.reference_number)}</code></dd>` : ""}${payload.initiator ? `<dt>Initiator</dt><dd>${esc((payload.initiator as { username?: string }).username)}</dd>` : ""}</dl>
 ${deliveries}${done ? postForm(`/dashboard/deliveries/${m.id}/replay`, csrf, `<button type="submit" class="secondary" aria-label="Replay message ${esc(m.id)}">Replay</button>`) : ""}</article>`;
 }
 
@@ -79,7 +79,7 @@ ${field({ name: "since", label: "Since", type: "date", value: q.since })}
     const replayAll = postForm(
       "/dashboard/deliveries/replay",
       session.csrfToken,
-      `<div class="filters">${field({ name: "since", label: "Failed since", type: "date", value: q.since, hint: "Empty: every failed delivery." })}<div class="field"><button type="submit">Replay all failed</button></div></div>`,
+      `<div class="filters">${field({ name: "failed_since", label: "Failed since", type: "date", value: q.since, hint: "Empty: every failed delivery." })}<div class="field"><button type="submit">Replay all failed</button></div></div>`,
     );
     const list = messages.length
       ? messages.map((m) => messageSection(m, session.csrfToken)).join("")
@@ -107,7 +107,7 @@ ${field({ name: "since", label: "Since", type: "date", value: q.since })}
   });
 
   scope.post("/deliveries/replay", { config }, async (request, reply) => {
-    const since = dayStart(formOf(request).since);
+    const since = dayStart(formOf(request).failed_since);
     const { replayed } = await ctx
       .services()
       .messages.replayMany(sessionOf(request).merchantId, { status: "failed", since });
