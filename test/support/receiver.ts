@@ -5,6 +5,8 @@ export interface ReceivedRequest {
   path: string;
   headers: http.IncomingHttpHeaders;
   body: string;
+  /** The parsed body, read field by field in assertions. */
+  // biome-ignore lint/suspicious/noExplicitAny: test JSON
   json: any;
   receivedAt: number;
 }

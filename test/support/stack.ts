@@ -26,9 +26,9 @@ export interface Stack {
 
 export async function startStack(
   kind: StoreKind,
-  options: { queuedDelayMs?: number; config?: Partial<ServiceConfig> } = {},
+  options: { queuedDelayMs?: number; config?: Partial<ServiceConfig>; db?: Db } = {},
 ): Promise<Stack> {
-  const db = await testDb(kind);
+  const db = options.db ?? (await testDb(kind));
   const gateway = await startSandboxGateway({
     port: 0,
     notificationSecret: GATEWAY_SECRET,

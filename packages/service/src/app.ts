@@ -33,6 +33,7 @@ import { createPaymentsService } from "./payments/payments.service.js";
 import { emitPaymentWebhook } from "./webhooks/emit.js";
 import { messagesRoutes } from "./webhooks/messages.routes.js";
 import { createMessagesService } from "./webhooks/messages.service.js";
+import { OPENAPI_WEBHOOKS } from "./webhooks/openapi.js";
 import { OutboxSignal } from "./webhooks/outbox.js";
 import { settingsRoutes } from "./webhooks/settings.routes.js";
 import { createSettingsService } from "./webhooks/settings.service.js";
@@ -87,6 +88,7 @@ export async function buildApp(config: ServiceConfig, deps: AppDeps): Promise<Fa
         version: "0.1.0",
         description: "Checkout, operations, payment status, webhooks.",
       },
+      webhooks: OPENAPI_WEBHOOKS,
       components: {
         securitySchemes: {
           apiKey: {

@@ -1,5 +1,5 @@
 /** SQL of operations (child transactions): reservations, finalisation, lookups by reference. */
-import type { Operation } from "@svc/protocol";
+import type { GatewayKind, Operation } from "@svc/protocol";
 import type { TransactionRow } from "../checkout/checkout.repo.js";
 import type { Queryable } from "../db/client.js";
 import type { PgResponse } from "../gateways/adapter.js";
@@ -53,6 +53,29 @@ export const operationsRepo = {
           [merchantId, by.orderNo],
         );
     return rows[0];
+  },
+  /**
+   * The parent locked, with its gateway setting's kind, in one round trip. The children are read
+   * by a separate statement after this one: under READ COMMITTED a statement that waited for the
+   * row lock still reads other tables with its old snapshot, so reading them here would miss a
+   * concurrent operation that committed while we waited.
+   */
+  async lockParentForOperation(
+    q: Queryable,
+    merchantId: string,
+    by: { sessionId?: string | undefined; orderNo?: string | undefined },
+  ): Promise<{ parent: TransactionRow; gatewayKind: GatewayKind | null } | undefined> {
+    const rows = await q.query<TransactionRow & { op_gateway_kind: GatewayKind | null }>(
+      `select t.*, g.kind as op_gateway_kind
+         from transactions t left join gateway_settings g on g.pg_code = t.pg_code
+        where t.merchant_id = $1 and ${by.sessionId ? "t.session_id" : "t.order_no"} = $2
+        for update of t`,
+      [merchantId, by.sessionId ?? by.orderNo],
+    );
+    const row = rows[0];
+    if (!row) return undefined;
+    const { op_gateway_kind, ...parent } = row;
+    return { parent: parent as TransactionRow, gatewayKind: op_gateway_kind };
   },
   async lockParentByPgReference(
     q: Queryable,

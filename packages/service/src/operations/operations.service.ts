@@ -15,7 +15,6 @@ import type { GatewayOperationResult } from "../gateways/adapter.js";
 import { GatewayError } from "../gateways/gateway-error.js";
 import type { GatewayRegistry } from "../gateways/registry.js";
 import { AppError } from "../http/problem.js";
-import { merchantsRepo } from "../merchants/merchants.repo.js";
 import { paymentsRepo } from "../payments/payments.repo.js";
 import { deriveTotals } from "../payments/totals.js";
 import { emitOperationWebhook } from "../webhooks/emit.js";
@@ -53,14 +52,15 @@ export interface OperationsDeps {
 export function createOperationsService(db: Db, deps: OperationsDeps) {
   async function reserve(input: PerformInput) {
     return db.tx(async (q) => {
-      const parent = await operationsRepo.lockParent(q, input.merchantId, input);
-      if (!parent)
+      const found = await operationsRepo.lockParentForOperation(q, input.merchantId, input);
+      if (!found)
         throw new AppError(
           "not_found",
           input.sessionId
             ? `No transaction with session_id ${input.sessionId}.`
             : `No transaction with order_no ${input.orderNo}.`,
         );
+      const { parent, gatewayKind } = found;
       const children = await paymentsRepo.children(q, parent.session_id);
       const totals = deriveTotals(parent, children);
       const capturesInFlight = children.filter(
@@ -71,12 +71,12 @@ export function createOperationsService(db: Db, deps: OperationsDeps) {
         totals,
         input,
       );
-      const setting = parent.pg_code ? await merchantsRepo.findGatewayByCode(q, parent.pg_code) : undefined;
-      if (!setting || !parent.pg_reference)
+      if (!gatewayKind || !parent.pg_code || !parent.pg_reference)
         throw new AppError(
           "invalid_state_for_operation",
           "This payment has no gateway payment to operate on.",
         );
+      const setting = { pg_code: parent.pg_code, kind: gatewayKind };
       const adapter = deps.gateways.adapterFor(setting.kind);
       if (!adapter.operations.includes(input.operation))
         throw new AppError(

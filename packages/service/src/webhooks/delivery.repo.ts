@@ -10,6 +10,8 @@ import type { Queryable } from "../db/client.js";
 
 /** Extra lease beyond the attempt's timeout before another worker may take the delivery over. */
 export const LEASE_MARGIN_SECONDS = 30;
+/** Candidates looked at per claimed row, to step over rows still blocked by an in-flight one. */
+const CANDIDATE_FACTOR = 4;
 
 export interface ClaimedDelivery {
   id: string;
@@ -37,11 +39,21 @@ export interface DeliveryOutcome {
 
 export const deliveryRepo = {
   async claim(q: Queryable, limit: number): Promise<ClaimedDelivery[]> {
+    // Two steps so the cost does not grow with the queue: the oldest due rows come straight off
+    // the (next_attempt_at, seq) index, then the ordering rule and the row locks apply to those
+    // only. Later deliveries behind a retrying one are pushed back with it (see record), so
+    // blocked rows do not crowd the candidate window.
     return q.query<ClaimedDelivery>(
-      `with due as (
+      `with candidates as (
          select c.id from webhook_deliveries c
           where c.status in ('pending', 'retrying') and c.next_attempt_at <= now()
             and (c.lease_until is null or c.lease_until < now())
+          order by c.next_attempt_at, c.seq
+          limit $2),
+       due as (
+         select c.id from webhook_deliveries c
+          where c.id in (select id from candidates)
+            and c.status in ('pending', 'retrying') and (c.lease_until is null or c.lease_until < now())
             and not exists (
               select 1 from webhook_deliveries e
                where e.url = c.url and e.parent_session_id = c.parent_session_id and e.seq < c.seq
@@ -56,7 +68,7 @@ export const deliveryRepo = {
         where d.id = due.id and m.id = d.message_id
        returning d.id, d.message_id, d.merchant_id, d.url, d.tries, d.timeout_seconds, d.retry_schedule_seconds,
                  m.body, m.created_at as message_created_at`,
-      [limit],
+      [limit, limit * CANDIDATE_FACTOR],
     );
   },
 
@@ -82,6 +94,19 @@ export const deliveryRepo = {
         col((o) => o.error),
       ],
     );
+    if (outcomes.some((o) => o.status === "retrying"))
+      // Later messages for the same URL and parent wait for this one (ordering): not due before it.
+      await q.query(
+        `with r as (select * from unnest($1::text[], $2::timestamptz[]) as r(id, next_at))
+         update webhook_deliveries l set next_attempt_at = greatest(l.next_attempt_at, r.next_at)
+           from r join webhook_deliveries d on d.id = r.id
+          where l.url = d.url and l.parent_session_id = d.parent_session_id and l.seq > d.seq
+            and l.status in ('pending', 'retrying')`,
+        [
+          outcomes.filter((o) => o.status === "retrying").map((o) => o.id),
+          outcomes.filter((o) => o.status === "retrying").map((o) => o.nextAttemptAt!.toISOString()),
+        ],
+      );
     await q.query(
       `insert into webhook_attempts (delivery_id, attempted_at, status_code, latency_ms, error, response_body)
        select * from unnest($1::text[], $2::timestamptz[], $3::int[], $4::int[], $5::text[], $6::text[])`,

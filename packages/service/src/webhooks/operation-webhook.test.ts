@@ -74,6 +74,7 @@ describe.each(STORES)("operation webhook on %s", (store) => {
   }
 
   function checkCommon(
+    // biome-ignore lint/suspicious/noExplicitAny: a received payload is read field by field
     payload: Record<string, any>,
     parent: { session_id: string; order_no: string | null },
   ) {

@@ -12,9 +12,15 @@ import { type ClaimedDelivery, type DeliveryOutcome, deliveryRepo } from "./deli
 import { OUTBOX_CHANNEL, type OutboxSignal } from "./outbox.js";
 import { settingsRepo } from "./settings.repo.js";
 
-const CLAIM_BATCH = 200;
-const MAX_IN_FLIGHT = 512;
+const CLAIM_BATCH = 500;
+const MAX_IN_FLIGHT = 1024;
+/** Below this much free room a claim waits for more attempts to finish (fewer, larger claims). */
+const MIN_CLAIM = 100;
 const RECORD_BATCH = 500;
+/** Claims run concurrently on separate connections (SKIP LOCKED keeps them apart): a claim is a round trip plus a write. */
+const CLAIMERS = 2;
+/** Outcomes finishing within this window are recorded in one transaction. */
+const FLUSH_DELAY_MS = 2;
 /** Fallback wake-up for retries and expired leases only; new messages wake the worker at once. */
 export const FALLBACK_POLL_MS = 1_000;
 /** ±10 % jitter on retry delays so retries of many failures do not arrive together. */
@@ -53,7 +59,9 @@ export function nextState(
 export class DeliveryWorker {
   private readonly agent: Agent;
   private inFlight = 0;
-  private claiming = false;
+  /** Claim loops running, and the room they have reserved for the rows they are claiming. */
+  private claimers = 0;
+  private reserved = 0;
   private again = false;
   private stopped = false;
   private flushing: Promise<void> | undefined;
@@ -77,37 +85,45 @@ export class DeliveryWorker {
     this.wake();
   }
 
-  /** Claims due deliveries now (coalesced: a wake during a claim causes one more claim). */
+  /** Claims due deliveries now (coalesced: a wake while all claimers are busy causes one more round). */
   readonly wake = (): void => {
     if (this.stopped) return;
-    if (this.claiming) {
-      this.again = true;
-      return;
-    }
-    void this.claimLoop();
+    this.again = true;
+    if (this.claimers < CLAIMERS) void this.claimLoop();
   };
 
   private async claimLoop(): Promise<void> {
-    this.claiming = true;
+    this.claimers += 1;
     try {
-      do {
+      while (this.again && !this.stopped) {
         this.again = false;
-        const room = Math.min(CLAIM_BATCH, MAX_IN_FLIGHT - this.inFlight);
-        if (room <= 0) break; // a finishing attempt wakes us again
-        const batch = await deliveryRepo.claim(this.db, room);
+        const room = Math.min(CLAIM_BATCH, MAX_IN_FLIGHT - this.inFlight - this.reserved);
+        // Busy: finishing attempts wake us again; claiming one row at a time would cost a query each.
+        if (room < MIN_CLAIM && this.inFlight + this.reserved > 0) break;
+        this.reserved += room;
+        let batch: ClaimedDelivery[];
+        try {
+          batch = await deliveryRepo.claim(this.db, room);
+        } finally {
+          this.reserved -= room;
+        }
         if (batch.length === 0) continue;
+        // A full batch means more may be due: keep going (and let a second claimer join in).
+        if (batch.length === room) {
+          this.again = true;
+          if (this.claimers < CLAIMERS) void this.claimLoop();
+        }
         const merchants = [...new Set(batch.map((d) => d.merchant_id))];
         const secrets = await settingsRepo.secretsOf(this.db, merchants);
         for (const delivery of batch) {
           this.inFlight += 1;
           void this.attempt(delivery, secrets.get(delivery.merchant_id) ?? []);
         }
-        if (batch.length === room) this.again = true;
-      } while (this.again && !this.stopped);
+      }
     } catch (error) {
       this.options.onError?.(error);
     } finally {
-      this.claiming = false;
+      this.claimers -= 1;
       this.notifyIdle();
     }
   }
@@ -147,6 +163,7 @@ export class DeliveryWorker {
     if (this.flushing) return;
     this.flushing = (async () => {
       try {
+        if (this.outcomes.length < RECORD_BATCH) await new Promise((r) => setTimeout(r, FLUSH_DELAY_MS));
         while (this.outcomes.length > 0) {
           const batch = this.outcomes.splice(0, RECORD_BATCH);
           await this.db.tx((q) => deliveryRepo.record(q, batch));
@@ -164,13 +181,13 @@ export class DeliveryWorker {
   }
 
   private notifyIdle(): void {
-    if (this.inFlight === 0 && !this.claiming && !this.flushing && this.outcomes.length === 0)
+    if (this.inFlight === 0 && this.claimers === 0 && !this.flushing && this.outcomes.length === 0)
       for (const resolve of this.idleWaiters.splice(0)) resolve();
   }
 
   /** Resolves when nothing is in flight (tests and shutdown). */
   idle(): Promise<void> {
-    if (this.inFlight === 0 && !this.claiming && !this.flushing && this.outcomes.length === 0)
+    if (this.inFlight === 0 && this.claimers === 0 && !this.flushing && this.outcomes.length === 0)
       return Promise.resolve();
     return new Promise((resolve) => this.idleWaiters.push(resolve));
   }

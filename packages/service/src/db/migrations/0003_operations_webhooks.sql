@@ -64,6 +64,8 @@ create table webhook_deliveries (
   updated_at timestamptz not null default now(),
   completed_at timestamptz
 );
+-- Claims and outcomes rewrite each row twice: free space on each page lets PostgreSQL update in place (HOT).
+alter table webhook_deliveries set (fillfactor = 70);
 create index webhook_deliveries_due on webhook_deliveries (next_attempt_at, seq) where status in ('pending', 'retrying');
 create index webhook_deliveries_order on webhook_deliveries (url, parent_session_id, seq) where status in ('pending', 'retrying');
 create index webhook_deliveries_message on webhook_deliveries (message_id);

@@ -1,0 +1,68 @@
+/** The stores a bench runs on: PGlite always, PostgreSQL when Debian's binaries are installed. */
+
+import { type Db, openPglite, openPostgres } from "../../packages/service/src/db/client.js";
+import { migrate } from "../../packages/service/src/db/migrate.js";
+import { findPgBin, startPostgres } from "../../scripts/postgres.mjs";
+
+export interface BenchStore {
+  kind: "pglite" | "postgres";
+  open(): Promise<Db>;
+  /** A second handle on the same database (its own connection pool on PostgreSQL, as a worker process has). */
+  reopen(db: Db): Promise<Db>;
+  stop(): void;
+}
+
+let postgres: Promise<{ url: string; stop(): void } | undefined> | undefined;
+
+/** One throwaway cluster per bench run, shared by the bench modules, stopped at exit. */
+function cluster() {
+  postgres ??= (async () => {
+    const bin = findPgBin();
+    if (!bin) {
+      console.error("PostgreSQL binaries not found: the PostgreSQL benches are skipped.");
+      return undefined;
+    }
+    const pg = await startPostgres(bin);
+    process.once("exit", () => pg.stop());
+    return pg;
+  })();
+  return postgres;
+}
+
+let dbCounter = 0;
+
+export async function benchStores(): Promise<BenchStore[]> {
+  const stores: BenchStore[] = [
+    {
+      kind: "pglite",
+      open: async () => {
+        const db = await openPglite();
+        await migrate(db);
+        return db;
+      },
+      reopen: async (db) => db,
+      stop: () => {},
+    },
+  ];
+  const urls = new WeakMap<Db, string>();
+  const pg = await cluster();
+  if (pg)
+    stores.push({
+      kind: "postgres",
+      open: async () => {
+        const name = `svc_bench_${process.pid}_${dbCounter++}`;
+        const admin = await openPostgres(pg.url, 1);
+        await admin.query(`create database ${name}`);
+        await admin.close();
+        const url = new URL(pg.url);
+        url.pathname = `/${name}`;
+        const db = await openPostgres(url.toString(), 20);
+        await migrate(db);
+        urls.set(db, url.toString());
+        return db;
+      },
+      reopen: async (db) => openPostgres(urls.get(db)!, 10),
+      stop: () => {},
+    });
+  return stores;
+}

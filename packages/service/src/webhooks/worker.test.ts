@@ -1,0 +1,116 @@
+/** Several workers on one database, and a worker that died mid-attempt. */
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { type Receiver, startReceiver } from "../../../../test/support/receiver.js";
+import { STORES, testDb } from "../../../../test/support/stores.js";
+import type { Db } from "../db/client.js";
+import { createMetrics } from "../metrics/metrics.js";
+import { deliveryRepo } from "./delivery.repo.js";
+import { enqueue, OutboxSignal } from "./outbox.js";
+import { DeliveryWorker } from "./worker.js";
+
+const SECRET = "whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw";
+const config = { timeout_seconds: 5, retry_schedule_seconds: [1] };
+
+describe.each(STORES)("delivery workers on %s", (store) => {
+  let db: Db;
+  let receiver: Receiver;
+  let merchantId: string;
+  beforeAll(async () => {
+    db = await testDb(store);
+    receiver = await startReceiver();
+    merchantId = `mer_worker_${Date.now()}`;
+    await db.query("insert into merchants (id, root_domain, name) values ($1, $2, 'w')", [
+      merchantId,
+      `${merchantId}.example.com`,
+    ]);
+    await db.query("insert into webhook_secrets (id, merchant_id, secret) values ($1, $2, $3)", [
+      `key_${merchantId}`,
+      merchantId,
+      SECRET,
+    ]);
+  });
+  afterAll(() => receiver.close());
+
+  it("two workers on one database deliver each message exactly once, in order per parent", async () => {
+    receiver.requests.length = 0;
+    const signal = new OutboxSignal();
+    const workers = [0, 1].map(
+      () => new DeliveryWorker(db, { allowPrivate: true, metrics: createMetrics(), signal }),
+    );
+    await Promise.all(workers.map((w) => w.start()));
+    const ids: string[] = [];
+    for (let i = 0; i < 60; i++) {
+      const id = await db.tx((q) =>
+        enqueue(
+          q,
+          {
+            merchantId,
+            kind: "operation",
+            parentSessionId: `sess_w_${i % 6}`,
+            body: JSON.stringify({ n: i }),
+          },
+          [`${receiver.url}/w`],
+          config,
+        ),
+      );
+      ids.push(id!);
+      signal.committed();
+    }
+    const got = await receiver.waitFor(60);
+    await Promise.all(workers.map((w) => w.stop()));
+    const seen = got.map((r) => String(r.headers["webhook-id"]));
+    expect(new Set(seen).size).toBe(60);
+    expect(seen.sort()).toEqual([...ids].sort());
+    // Per parent, bodies arrive in creation order.
+    for (let p = 0; p < 6; p++) {
+      const order = got.map((r) => r.json.n as number).filter((n) => n % 6 === p);
+      expect(order).toEqual([...order].sort((a, b) => a - b));
+    }
+  });
+
+  it("a delivery whose worker died mid-attempt is taken over when its lease expires; the late outcome is ignored", async () => {
+    receiver.requests.length = 0;
+    const id = await db.tx((q) =>
+      enqueue(
+        q,
+        { merchantId, kind: "operation", parentSessionId: "sess_dead", body: "{}" },
+        [`${receiver.url}/d`],
+        config,
+      ),
+    );
+    // A worker claims it, then "dies": its lease is left to run out.
+    const [claimed] = await deliveryRepo
+      .claim(db, 500)
+      .then((rows) => rows.filter((r) => r.message_id === id));
+    expect(claimed).toBeDefined();
+    await db.query("update webhook_deliveries set lease_until = now() - interval '1 second' where id = $1", [
+      claimed!.id,
+    ]);
+    const worker = new DeliveryWorker(db, { allowPrivate: true, metrics: createMetrics() });
+    await worker.start();
+    await receiver.waitFor(1);
+    await worker.idle();
+    await worker.stop();
+    // The dead worker's outcome arrives late: tries moved on, so it is dropped.
+    await db.tx((q) =>
+      deliveryRepo.record(q, [
+        {
+          id: claimed!.id,
+          tries: claimed!.tries,
+          status: "failed",
+          nextAttemptAt: null,
+          attemptedAt: new Date(),
+          statusCode: null,
+          latencyMs: 1,
+          error: "late",
+          responseBody: null,
+        },
+      ]),
+    );
+    const [row] = await db.query<{ status: string; tries: number }>(
+      "select status, tries from webhook_deliveries where id = $1",
+      [claimed!.id],
+    );
+    expect(row).toEqual({ status: "succeeded", tries: 2 });
+  });
+});
