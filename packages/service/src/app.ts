@@ -15,6 +15,7 @@ import { createSdkService } from "./checkout/sdk.service.js";
 import type { ServiceConfig } from "./config.js";
 import type { Db } from "./db/client.js";
 import { migrationsApplied } from "./db/migrate.js";
+import { dashboardRoutes } from "./dashboard/dashboard.routes.js";
 import { notificationsRoutes } from "./gateways/notifications.routes.js";
 import { createNotificationsService } from "./gateways/notifications.service.js";
 import type { GatewayRegistry } from "./gateways/registry.js";
@@ -162,6 +163,7 @@ export async function buildApp(config: ServiceConfig, deps: AppDeps): Promise<Fa
     notificationsRoutes(app, notifications);
     settingsRoutes(app, webhookSettings);
     messagesRoutes(app, messages);
+    dashboardRoutes(app, { config, now });
   }
 
   app.decorate("services", {

@@ -129,4 +129,26 @@ export const merchantsRepo = {
       await q.query<GatewaySettingRow>("select * from gateway_settings where pg_code = $1", [pgCode])
     )[0];
   },
+  /** A live (not disabled) user by username, with the password hash, for sign-in checks. */
+  async findUserForSignIn(q: Queryable, username: string): Promise<UserWithSecret | undefined> {
+    return (
+      await q.query<UserWithSecret>(
+        `select id, merchant_id, username, email, first_name, last_name, phone, permissions, password_hash
+           from users where username = $1 and disabled_at is null`,
+        [username],
+      )
+    )[0];
+  },
 };
+
+export interface UserWithSecret {
+  id: number;
+  merchant_id: string;
+  username: string;
+  email: string;
+  first_name: string | null;
+  last_name: string | null;
+  phone: string | null;
+  permissions: string[];
+  password_hash: string;
+}

@@ -1,3 +1,4 @@
+import type { TransactionRow } from "../checkout/checkout.repo.js";
 import type { Queryable } from "../db/client.js";
 
 export interface ChildRow {
@@ -12,7 +13,61 @@ export interface ChildRow {
   created_at: Date;
 }
 
+/** Filters of the dashboard's payment list; every one optional. */
+export interface PaymentListFilter {
+  /** Matches a session_id exactly, an order_no by prefix, or a customer id, email, phone or name by substring. */
+  search?: string | undefined;
+  state?: string | undefined;
+  pgCode?: string | undefined;
+  /** created_at >= from (inclusive), created_at < to (exclusive). */
+  from?: Date | undefined;
+  to?: Date | undefined;
+}
+
+/** Escapes LIKE wildcards so a search for "50%" means the characters, not a pattern. */
+function likeLiteral(value: string): string {
+  return value.replace(/[\\%_]/g, (c) => `\\${c}`);
+}
+
 export const paymentsRepo = {
+  /** A merchant's parents, newest first; `limit + 1` rows tell the caller whether a next page exists. */
+  async list(
+    q: Queryable,
+    merchantId: string,
+    filter: PaymentListFilter,
+    page: { limit: number; offset: number },
+  ): Promise<TransactionRow[]> {
+    const where = ["merchant_id = $1"];
+    const params: unknown[] = [merchantId];
+    const add = (sql: (n: string) => string, value: unknown) => {
+      params.push(value);
+      where.push(sql(`$${params.length}`));
+    };
+    const search = filter.search?.trim();
+    if (search) {
+      params.push(search, `${likeLiteral(search)}%`, `%${likeLiteral(search.toLowerCase())}%`);
+      const [exact, prefix, contains] = [params.length - 2, params.length - 1, params.length].map(
+        (i) => `$${i}`,
+      );
+      where.push(
+        `(session_id = ${exact} or order_no like ${prefix} or lower(customer_id) like ${contains}
+          or lower(customer_email) like ${contains} or customer_phone like ${contains}
+          or lower(coalesce(customer_first_name, '') || ' ' || coalesce(customer_last_name, '')) like ${contains})`,
+      );
+    }
+    if (filter.state) add((n) => `state = ${n}`, filter.state);
+    if (filter.pgCode)
+      add((n) => `(pg_code = ${n} or (pg_code is null and ${n} = any(pg_codes)))`, filter.pgCode);
+    if (filter.from) add((n) => `created_at >= ${n}`, filter.from);
+    if (filter.to) add((n) => `created_at < ${n}`, filter.to);
+    params.push(page.limit + 1, page.offset);
+    return q.query<TransactionRow>(
+      `select * from transactions where ${where.join(" and ")}
+        order by created_at desc, session_id desc limit $${params.length - 1} offset $${params.length}`,
+      params,
+    );
+  },
+
   async children(q: Queryable, parentSessionId: string): Promise<ChildRow[]> {
     return q.query<ChildRow>(
       `select session_id, parent_session_id, operation, amount_minor, currency_code, state, reference_number, source, created_at

@@ -7,7 +7,7 @@ import type { TransactionRow } from "../checkout/checkout.repo.js";
 import { checkoutRepo } from "../checkout/checkout.repo.js";
 import type { Db, Queryable } from "../db/client.js";
 import { AppError } from "../http/problem.js";
-import { paymentsRepo } from "./payments.repo.js";
+import { type PaymentListFilter, paymentsRepo } from "./payments.repo.js";
 import { deriveTotals } from "./totals.js";
 import { transactionsOf } from "./transactions.js";
 
@@ -51,6 +51,29 @@ export function createPaymentsService(db: Db, deps: { now: () => Date; events?: 
 
   return {
     view,
+    /** One page of the merchant's payments (the dashboard's list), newest first. */
+    async list(merchantId: string, filter: PaymentListFilter, page: { limit: number; offset: number }) {
+      const rows = await paymentsRepo.list(db, merchantId, filter, page);
+      return {
+        items: rows.slice(0, page.limit).map((tx) => ({
+          session_id: tx.session_id,
+          order_no: tx.order_no,
+          state: tx.state,
+          amount: formatAmount(tx.amount_minor, tx.currency_code),
+          currency_code: tx.currency_code,
+          type: tx.type,
+          created_via: tx.created_via,
+          pg_code: tx.pg_code,
+          customer:
+            [tx.customer_first_name, tx.customer_last_name].filter(Boolean).join(" ") ||
+            tx.customer_email ||
+            tx.customer_id ||
+            tx.customer_phone,
+          created_at: tx.created_at,
+        })),
+        hasMore: rows.length > page.limit,
+      };
+    },
     async status(merchantId: string, by: { sessionId?: string; orderNo?: string }) {
       let tx: TransactionRow | undefined;
       if (by.sessionId) {

@@ -1,0 +1,93 @@
+/**
+ * The dashboard's stylesheet and its one small script, served as files so the CSP needs no
+ * 'unsafe-inline'. Light and dark follow prefers-color-scheme; layout uses logical properties.
+ * The script only enhances: every page works without it.
+ */
+export const DASHBOARD_CSS = `
+:root{color-scheme:light dark;--bg:#f4f5f7;--card:#fff;--fg:#1b1f24;--muted:#545d68;--accent:#0b5cd5;--accent-fg:#fff;--err:#b00020;--ok:#156b2f;--wait:#7a4b00;--border:#8a939e;--line:#d5d9de}
+@media (prefers-color-scheme:dark){:root{--bg:#111418;--card:#1b2026;--fg:#eef1f4;--muted:#b4bcc6;--accent:#7fb0ff;--accent-fg:#0b1220;--err:#ff8a8a;--ok:#7ddc95;--wait:#f3c46b;--border:#6b7580;--line:#39414b}}
+*{box-sizing:border-box}
+body{margin:0;font:15px/1.5 system-ui,sans-serif;background:var(--bg);color:var(--fg)}
+a{color:var(--accent)}
+.skip{position:absolute;inset-inline-start:-999px}.skip:focus{inset-inline-start:1rem;inset-block-start:1rem;background:var(--card);padding:.5rem;z-index:2}
+.top{display:flex;flex-wrap:wrap;align-items:center;gap:1rem 2rem;padding-block:.75rem;padding-inline:1.5rem;background:var(--card);border-block-end:1px solid var(--line)}
+.brand{margin:0;font-weight:700}.brand a{color:var(--fg);text-decoration:none}
+.top nav ul{display:flex;flex-wrap:wrap;gap:.25rem 1rem;list-style:none;margin:0;padding:0}
+.top nav a[aria-current=page]{font-weight:700;text-decoration-thickness:3px}
+.sign-out{margin-inline-start:auto;display:flex;align-items:center;gap:.5rem}
+main{max-width:72rem;margin-block:1.5rem;margin-inline:auto;padding-inline:1.5rem}
+main:focus{outline:none}
+h1{font-size:1.5rem;margin-block:0 1rem}h2{font-size:1.15rem;margin-block:1.5rem .5rem}
+section,article,.panel{background:var(--card);border:1px solid var(--line);border-radius:10px;padding:1rem 1.25rem;margin-block-end:1rem}
+section>h2:first-child,article>h2:first-child,.panel>h2:first-child{margin-block-start:0}
+table{border-collapse:collapse;width:100%;background:var(--card)}
+caption{text-align:start;font-weight:600;padding-block:.25rem}
+th,td{text-align:start;padding:.45rem .6rem;border-block-end:1px solid var(--line);vertical-align:top}
+th{color:var(--muted);font-weight:600}
+td.num,th.num{text-align:end;font-variant-numeric:tabular-nums}
+dl.facts{display:grid;grid-template-columns:max-content 1fr;gap:.3rem 1.25rem;margin:0}
+dl.facts dt{color:var(--muted)}dl.facts dd{margin:0;font-weight:600;overflow-wrap:anywhere}
+.grid{display:grid;grid-template-columns:repeat(auto-fit,minmax(16rem,1fr));gap:1rem}
+form.filters{display:flex;flex-wrap:wrap;gap:.5rem 1rem;align-items:end;margin-block-end:1rem}
+.field{margin-block:.5rem}
+label{display:block;font-weight:600;margin-block-end:.2rem}
+.hint{color:var(--muted);font-size:.875rem;margin:0 0 .2rem}
+input[type=text],input[type=password],input[type=url],input[type=number],input[type=date],input[type=search],select{font:inherit;padding:.45rem .55rem;border:1px solid var(--border);border-radius:6px;background:var(--card);color:var(--fg);min-inline-size:10rem;max-inline-size:100%}
+input.wide{inline-size:28rem}
+input[aria-invalid=true],select[aria-invalid=true]{border-color:var(--err);border-width:2px}
+.check{display:flex;flex-wrap:wrap;gap:.5rem;align-items:center;margin-block:.5rem}.check label{margin:0;font-weight:400}.check .hint{flex-basis:100%}
+button{font:inherit;font-weight:600;padding:.5rem 1rem;border:2px solid var(--accent);border-radius:6px;background:var(--accent);color:var(--accent-fg);cursor:pointer}
+button.secondary{background:transparent;color:var(--accent)}
+button.danger{background:var(--err);border-color:var(--err);color:var(--card)}
+button[disabled]{opacity:.6;cursor:progress}
+.inline{display:inline}
+.actions{display:flex;flex-wrap:wrap;gap:.5rem;align-items:center}
+.notice{border:2px solid var(--accent);border-radius:8px;padding:.6rem 1rem;margin-block-end:1rem;background:var(--card)}
+.notice.success{border-color:var(--ok)}.notice.error{border-color:var(--err)}
+.notice h2{font-size:1rem;margin:0;color:var(--err)}.notice ul{margin:.25rem 0 0;padding-inline-start:1.25rem}
+.field-error{color:var(--err);font-size:.875rem;margin:.2rem 0 0}
+.badge{display:inline-block;padding:0 .5rem;border-radius:999px;border:1px solid currentColor;font-size:.85rem;font-weight:600;white-space:nowrap}
+.badge.good{color:var(--ok)}.badge.bad{color:var(--err)}.badge.wait{color:var(--wait)}
+code,.mono{font-family:ui-monospace,monospace;font-size:.9em;overflow-wrap:anywhere}
+pre{white-space:pre-wrap;overflow-wrap:anywhere;margin:0;font-size:.85em;max-block-size:12rem;overflow:auto}
+.secret{display:block;padding:.5rem;border:1px dashed var(--border);border-radius:6px}
+.pager{display:flex;gap:1rem;margin-block:1rem}
+.muted{color:var(--muted)}
+article form{margin-block-start:.75rem}
+.sign-in{max-width:24rem;margin-inline:auto}
+:focus-visible{outline:3px solid var(--accent);outline-offset:2px}
+`;
+
+/**
+ * 1. Disables a form's submit button once it is sent (no double refund by a double click).
+ * 2. Adds a "Copy" button beside [data-copy] values.
+ * 3. Refreshes a [data-poll] region (queued operations) until nothing in it is pending.
+ */
+export const DASHBOARD_JS = `"use strict";
+document.addEventListener("submit", function (e) {
+  var button = e.target.querySelector("button[type=submit]");
+  if (button) setTimeout(function () { button.disabled = true; }, 0);
+});
+document.querySelectorAll("[data-copy]").forEach(function (el) {
+  if (!navigator.clipboard) return;
+  var b = document.createElement("button");
+  b.type = "button"; b.className = "secondary"; b.textContent = "Copy";
+  b.setAttribute("aria-label", "Copy " + (el.getAttribute("data-copy") || "value"));
+  b.addEventListener("click", function () {
+    navigator.clipboard.writeText(el.textContent.trim()).then(function () { b.textContent = "Copied"; });
+  });
+  el.insertAdjacentElement("afterend", b);
+});
+function poll(region) {
+  var url = region.getAttribute("data-poll");
+  if (!url || !region.querySelector("[data-pending]")) return;
+  setTimeout(function () {
+    fetch(url, { credentials: "same-origin" }).then(function (r) { return r.ok ? r.text() : null; }).then(function (html) {
+      if (html === null) return;
+      region.innerHTML = html;
+      poll(region);
+    }).catch(function () {});
+  }, 2000);
+}
+document.querySelectorAll("[data-poll]").forEach(poll);
+`;

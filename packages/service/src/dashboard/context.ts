@@ -1,0 +1,105 @@
+/**
+ * What every dashboard page gets: the session of the request, rendering with the security
+ * headers, and the error type pages throw to show a message with a status.
+ */
+import type { Permission } from "@svc/protocol";
+import type { FastifyInstance, FastifyReply, FastifyRequest } from "fastify";
+import type { ServiceConfig } from "../config.js";
+import { layout, type PageFrame } from "./html.js";
+import type { Lockout } from "./lockout.js";
+import type { DashboardSession, Flash, SessionStore } from "./session.js";
+
+declare module "fastify" {
+  interface FastifyContextConfig {
+    /** Dashboard routes: `public` skips the session (sign-in, assets); `permission` is enforced. */
+    dashboard?: { public?: boolean; permission?: Permission };
+  }
+  interface FastifyRequest {
+    dashboard: DashboardSession | undefined;
+  }
+}
+
+export interface DashboardContext {
+  config: ServiceConfig;
+  now: () => Date;
+  sessions: SessionStore;
+  lockout: Lockout;
+  /** The app's services, read at request time (they are decorated after the routes are declared). */
+  services: () => FastifyInstance["services"];
+}
+
+/** A page-level failure: rendered as an HTML page with this status and message. */
+export class DashboardError extends Error {
+  constructor(
+    readonly status: number,
+    readonly title: string,
+    message: string,
+  ) {
+    super(message);
+    this.name = "DashboardError";
+  }
+}
+
+export const CSP =
+  "default-src 'none'; style-src 'self'; script-src 'self'; img-src 'self'; connect-src 'self'; form-action 'self'; frame-ancestors 'none'; base-uri 'none'";
+
+export function sendHtml(reply: FastifyReply, status: number, body: string): FastifyReply {
+  return reply.status(status).type("text/html; charset=utf-8").send(body);
+}
+
+/** The signed-in session; routes that are not public never run without one. */
+export function sessionOf(request: FastifyRequest): DashboardSession {
+  const session = request.dashboard;
+  if (!session) throw new DashboardError(401, "Signed out", "Your session has ended. Sign in again.");
+  return session;
+}
+
+/** Renders a page in the layout for the signed-in user; the flash shown here is consumed. */
+export async function render(
+  ctx: DashboardContext,
+  request: FastifyRequest,
+  reply: FastifyReply,
+  frame: Omit<PageFrame, "user" | "csrf" | "flash">,
+  body: string,
+  status = 200,
+): Promise<FastifyReply> {
+  const session = request.dashboard;
+  if (session?.flash) await ctx.sessions.clearFlash(session.tokenHash);
+  return sendHtml(
+    reply,
+    status,
+    layout({ ...frame, user: session?.user, csrf: session?.csrfToken, flash: session?.flash }, body),
+  );
+}
+
+/** Post/redirect/get with a notice for the next page. */
+export async function redirectWithFlash(
+  ctx: DashboardContext,
+  request: FastifyRequest,
+  reply: FastifyReply,
+  location: string,
+  flash: Flash,
+): Promise<FastifyReply> {
+  await ctx.sessions.setFlash(sessionOf(request).tokenHash, flash);
+  return reply.redirect(location, 303);
+}
+
+/** The string fields of a urlencoded form body (anything else is ignored). */
+export function formOf(request: FastifyRequest): Record<string, string> {
+  const body = request.body;
+  const out: Record<string, string> = Object.create(null);
+  if (typeof body !== "object" || body === null) return out;
+  for (const [k, v] of Object.entries(body as Record<string, unknown>)) {
+    if (typeof v === "string") out[k] = v.slice(0, 4096);
+  }
+  return out;
+}
+
+/** The string query parameters of a request. */
+export function queryOf(request: FastifyRequest): Record<string, string> {
+  const out: Record<string, string> = Object.create(null);
+  for (const [k, v] of Object.entries((request.query ?? {}) as Record<string, unknown>)) {
+    if (typeof v === "string") out[k] = v.slice(0, 256);
+  }
+  return out;
+}

@@ -1,0 +1,154 @@
+/**
+ * The merchant dashboard at /dashboard: server-rendered pages in their own Fastify scope, with
+ * their own authentication (a cookie session, not the API's Authorization header), CSRF checks on
+ * every POST, permission checks per route, HTML error pages and a strict CSP.
+ *
+ * Order for a request: load the session from the cookie (onRequest) → unauthenticated GETs go to
+ * sign-in, POSTs without a session are refused → every POST passes the CSRF and Origin checks →
+ * the route's permission → the page.
+ */
+import type { FastifyError, FastifyInstance } from "fastify";
+import type { ServiceConfig } from "../config.js";
+import { AppError } from "../http/problem.js";
+import { DASHBOARD_CSS, DASHBOARD_JS } from "./assets.js";
+import { CSP, type DashboardContext, DashboardError, sendHtml } from "./context.js";
+import { allowedOrigins, csrfProblem } from "./csrf.js";
+import { esc, layout } from "./html.js";
+import { createLockout } from "./lockout.js";
+import { deliveryPages } from "./pages/deliveries.js";
+import { keysPages } from "./pages/keys.js";
+import { operationPages, operationSections } from "./pages/operations.js";
+import { paymentPages } from "./pages/payment.js";
+import { paymentRequestPages } from "./pages/payment-request.js";
+import { paymentsListPages } from "./pages/payments-list.js";
+import { sdkPages } from "./pages/sdk.js";
+import { signInPages } from "./pages/sign-in.js";
+import { webhookPages } from "./pages/webhooks.js";
+import { createSessionStore, readCookie, SESSION_COOKIE } from "./session.js";
+
+export function dashboardRoutes(
+  app: FastifyInstance,
+  deps: { config: ServiceConfig; now: () => Date },
+): void {
+  app.register(
+    async (scope) => {
+      // The scope loads after buildApp has decorated the services.
+      const ctx: DashboardContext = {
+        config: deps.config,
+        now: deps.now,
+        sessions: createSessionStore(app.services.db, deps.now),
+        lockout: createLockout(app.services.db, deps.now),
+        services: () => app.services,
+      };
+      scope.decorateRequest("dashboard", undefined);
+      // Pages are not part of the HTTP API's OpenAPI document.
+      scope.addHook("onRoute", (route) => {
+        route.schema = { ...route.schema, hide: true };
+      });
+
+      scope.addHook("onRequest", async (request, reply) => {
+        const token = readCookie(request.headers.cookie, SESSION_COOKIE);
+        request.dashboard = token ? await ctx.sessions.load(token) : undefined;
+        if (request.dashboard) {
+          const { merchantId, user } = request.dashboard;
+          request.principal = { kind: "user", merchantId, user };
+        }
+        const config = request.routeOptions.config.dashboard ?? {};
+        if (config.public || request.dashboard) return;
+        if (request.method === "GET" || request.method === "HEAD") {
+          const next = request.url.startsWith("/dashboard") ? request.url : "/dashboard";
+          return reply.redirect(`/dashboard/sign-in?next=${encodeURIComponent(next)}`, 303);
+        }
+        throw new DashboardError(
+          401,
+          "Signed out",
+          "Your session has ended. Sign in again, then repeat the action.",
+        );
+      });
+
+      scope.addHook("preHandler", async (request) => {
+        const session = request.dashboard;
+        if (request.method === "POST" && session) {
+          const problem = csrfProblem(
+            request,
+            session.csrfToken,
+            allowedOrigins(request, ctx.config.publicUrl),
+          );
+          if (problem) throw new DashboardError(403, "Request refused", problem);
+        }
+        const permission = request.routeOptions.config.dashboard?.permission;
+        if (permission && session && !session.user.permissions.includes(permission)) {
+          throw new DashboardError(
+            403,
+            "Permission needed",
+            `This needs the "${permission}" permission, which your user (${session.user.username}) does not have. Ask an administrator to grant it.`,
+          );
+        }
+      });
+
+      scope.addHook("onSend", async (_request, reply, payload) => {
+        reply.header("content-security-policy", CSP);
+        reply.header("cache-control", "no-store");
+        reply.header("referrer-policy", "same-origin");
+        reply.header("x-content-type-options", "nosniff");
+        reply.header("x-frame-options", "DENY");
+        return payload;
+      });
+
+      scope.setErrorHandler((error: FastifyError, request, reply) => {
+        let status = 500;
+        let title = "Something went wrong";
+        let message = `Something went wrong on our side. Quote request id ${request.id} to support.`;
+        if (error instanceof DashboardError) ({ status, title, message } = error);
+        else if (error instanceof AppError) {
+          status = error.status;
+          title = status === 404 ? "Not found" : "Request refused";
+          message = error.message;
+        } else if (error.validation || error.statusCode === 400 || error.statusCode === 415) {
+          status = 400;
+          title = "Bad request";
+          message = "The request could not be read. Go back and submit the form again.";
+        } else request.log.error({ err: error }, "dashboard error");
+        const session = request.dashboard;
+        return sendHtml(
+          reply,
+          status,
+          layout(
+            { title, user: session?.user, csrf: session?.csrfToken },
+            `<div class="notice error" role="alert"><p>${esc(message)}</p></div><p><a href="/dashboard">Back to the dashboard</a></p>`,
+          ),
+        );
+      });
+
+      scope.setNotFoundHandler((request, reply) =>
+        sendHtml(
+          reply,
+          404,
+          layout(
+            { title: "Not found", user: request.dashboard?.user, csrf: request.dashboard?.csrfToken },
+            `<p>There is no page here.</p><p><a href="/dashboard">Back to the dashboard</a></p>`,
+          ),
+        ),
+      );
+
+      const asset = { config: { dashboard: { public: true } } };
+      scope.get("/assets/dashboard.css", asset, (_r, reply) =>
+        reply.type("text/css; charset=utf-8").send(DASHBOARD_CSS),
+      );
+      scope.get("/assets/dashboard.js", asset, (_r, reply) =>
+        reply.type("text/javascript; charset=utf-8").send(DASHBOARD_JS),
+      );
+
+      signInPages(scope, ctx);
+      paymentsListPages(scope, ctx);
+      paymentRequestPages(scope, ctx);
+      paymentPages(scope, ctx, operationSections);
+      operationPages(scope, ctx);
+      sdkPages(scope, ctx);
+      keysPages(scope, ctx);
+      webhookPages(scope, ctx);
+      deliveryPages(scope, ctx);
+    },
+    { prefix: "/dashboard" },
+  );
+}

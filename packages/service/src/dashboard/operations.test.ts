@@ -1,0 +1,280 @@
+/**
+ * Dashboard operations, webhook settings and the delivery log over real HTTP on both stores,
+ * with a real webhook receiver: the refund's webhook carries the user as initiator and verifies.
+ */
+import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
+import { type DashboardClient, signedIn } from "../../../../test/support/dashboard.js";
+import { api, apiKey, bearer, createMerchant, type TestMerchant } from "../../../../test/support/merchant.js";
+import { paidParent } from "../../../../test/support/payments.js";
+import { type Receiver, startReceiver } from "../../../../test/support/receiver.js";
+import { type Stack, startStack } from "../../../../test/support/stack.js";
+import { STORES } from "../../../../test/support/stores.js";
+import { expectedPayloadSignature, verifyWithStandardWebhooks } from "../../../../test/support/webhooks.js";
+
+async function waitUntil<T>(probe: () => Promise<T | undefined>, timeoutMs = 10_000): Promise<T> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    const value = await probe();
+    if (value !== undefined) return value;
+    if (Date.now() > deadline) throw new Error("condition not met in time");
+    await new Promise((r) => setTimeout(r, 100));
+  }
+}
+
+describe.each(STORES)("dashboard operations and webhooks on %s", (store) => {
+  let stack: Stack;
+  let m: TestMerchant;
+  let receiver: Receiver;
+  let client: DashboardClient;
+  beforeAll(async () => {
+    stack = await startStack(store);
+    m = await createMerchant(stack);
+    receiver = await startReceiver();
+    client = await signedIn(stack, m.admin);
+    await client.get("/dashboard/webhooks");
+    const saved = await client.post("/dashboard/webhooks/config", {
+      enabled: "on",
+      operations_webhook_url: `${receiver.url}/ops`,
+      notify_api_initiated: "on",
+      timeout_seconds: "5",
+      retry_schedule_seconds: "",
+    });
+    expect(saved.status).toBe(303);
+  });
+  beforeEach(() => {
+    receiver.respond = () => ({ status: 200, body: "ok" });
+  });
+  afterAll(async () => {
+    await receiver?.close();
+    await stack?.close();
+  });
+
+  const status = (sessionId: string) =>
+    api(stack, "GET", `/v1/payments/${sessionId}`, { auth: apiKey(m.privateKey) }).then((r) => r.json);
+
+  it("refunds part of a paid payment: child shown, webhook with the user as initiator verifies, log shows the attempt", async () => {
+    const parent = await paidParent(stack, m, "sandbox", { amount: "10.000", order_no: `R-${Date.now()}` });
+    const page = await client.get(`/dashboard/payments/${parent.session_id}`);
+    expect(page.text).toContain('action="/dashboard/payments/' + parent.session_id + '/refund"');
+    expect(page.text).not.toContain("/capture");
+    const before = receiver.requests.length;
+    const done = await client.post(`/dashboard/payments/${parent.session_id}/refund`, { amount: "2.500" });
+    expect(done.status).toBe(303);
+    const shown = await client.get(done.location!);
+    expect(shown.text).toMatch(/Refund of 2\.500 KWD \(reference ref_[a-z2-7]+\) succeeded\./);
+    expect(shown.text).toContain("refunded</span>");
+    const after = await status(parent.session_id);
+    expect(after.refunded_amount).toBe("2.500");
+    expect(after.transactions).toHaveLength(1);
+
+    const [request] = (await receiver.waitFor(before + 1, { path: "/ops" })).slice(before);
+    const payload = request!.json;
+    expect(payload).toMatchObject({
+      operation: "refund",
+      amount: "2.500",
+      result: "success",
+      source: "input",
+      session_id: parent.session_id,
+      initiator: { username: m.admin.username, first_name: "Ada", last_name: "Admin" },
+    });
+    expect(typeof payload.initiator.id).toBe("number");
+    expect(payload.signature).toBe(expectedPayloadSignature(payload, m.webhookSecret));
+    expect(verifyWithStandardWebhooks(request!, m.webhookSecret)).toMatchObject({
+      reference_number: payload.reference_number,
+    });
+
+    const log = await waitUntil(async () => {
+      const r = await client.get(`/dashboard/deliveries?session_id=${parent.session_id}`);
+      return r.text.includes("succeeded</span>") && r.text.includes(" ms</td>") ? r.text : undefined;
+    });
+    expect(log).toContain(`${receiver.url}/ops`);
+    expect(log).toMatch(/<td>200<\/td><td class="num">\d+ ms<\/td><td><pre>ok<\/pre>/);
+    expect(log).toContain(m.admin.username);
+  });
+
+  it("explains a gateway decline and a rule violation, and stores nothing", async () => {
+    const parent = await paidParent(stack, m, "sandbox", { amount: "5.000" });
+    const declined = await client.post(`/dashboard/payments/${parent.session_id}/refund`, {
+      amount: "1.013",
+    });
+    expect(declined.status).toBe(402);
+    expect(declined.text).toContain("The gateway declined the refund");
+    expect(declined.text).toContain("Nothing was refunded and no webhook was sent.");
+    expect(declined.text).toMatch(/value="1\.013"[^>]*aria-invalid="true"/);
+    const tooMuch = await client.post(`/dashboard/payments/${parent.session_id}/refund`, { amount: "9.000" });
+    expect(tooMuch.status).toBe(409);
+    expect(tooMuch.text).toContain("The refund was not done");
+    expect((await status(parent.session_id)).transactions).toHaveLength(0);
+  });
+
+  it("captures part of an authorised payment and voids another", async () => {
+    const a = await paidParent(stack, m, "authorize", { amount: "8.000" });
+    const page = await client.get(`/dashboard/payments/${a.session_id}`);
+    expect(page.text).toContain(`/dashboard/payments/${a.session_id}/capture`);
+    expect(page.text).toContain(`/dashboard/payments/${a.session_id}/void`);
+    expect(page.text).not.toContain(`/dashboard/payments/${a.session_id}/refund"`);
+    const captured = await client.post(`/dashboard/payments/${a.session_id}/capture`, { amount: "3.000" });
+    expect(captured.status).toBe(303);
+    expect((await status(a.session_id)).captured_amount).toBe("3.000");
+    // With money captured, void is no longer offered, and a forged void is refused by the rules.
+    const afterCapture = await client.get(`/dashboard/payments/${a.session_id}`);
+    expect(afterCapture.text).not.toContain(`/dashboard/payments/${a.session_id}/void`);
+
+    const b = await paidParent(stack, m, "authorize", { amount: "4.000" });
+    await client.get(`/dashboard/payments/${b.session_id}`);
+    const voided = await client.post(`/dashboard/payments/${b.session_id}/void`);
+    expect(voided.status).toBe(303);
+    const shown = await client.get(voided.location!);
+    expect(shown.text).toContain("Void of 4.000 KWD");
+    expect((await status(b.session_id)).voided_amount).toBe("4.000");
+  });
+
+  it("shows a queued refund as queued until the gateway's final result", async () => {
+    const parent = await paidParent(stack, m, "queued", { amount: "6.000" });
+    const done = await client.post(`/dashboard/payments/${parent.session_id}/refund`, { amount: "1.000" });
+    expect(done.status).toBe(303);
+    const shown = await client.get(done.location!);
+    expect(shown.text).toContain("is queued at the gateway");
+    expect(shown.text).toMatch(/refund queued<\/span>|refund pending<\/span>/);
+    expect(shown.text).toContain("data-pending");
+    const final = await waitUntil(async () => {
+      const r = await client.get(`/dashboard/payments/${parent.session_id}/transactions`);
+      return r.text.includes("data-pending") ? undefined : r.text;
+    });
+    expect(final).toContain("refunded</span>");
+  });
+
+  it("refuses a forged refund from a user without payment.refund, who sees no refund form", async () => {
+    const viewer = { username: `viewer${Date.now()}`, password: "viewer-password-1" };
+    await api(stack, "POST", `/v1/admin/merchants/${m.id}/users`, {
+      auth: bearer,
+      body: { ...viewer, email: "v@example.com", permissions: ["payment.view"] },
+    });
+    const parent = await paidParent(stack, m, "sandbox");
+    const vc = await signedIn(stack, viewer);
+    const page = await vc.get(`/dashboard/payments/${parent.session_id}`);
+    expect(page.status).toBe(200);
+    expect(page.text).not.toContain("/refund");
+    const forged = await vc.post(`/dashboard/payments/${parent.session_id}/refund`, { amount: "1.000" });
+    expect(forged.status).toBe(403);
+    expect(forged.text).toContain("payment.refund");
+    expect((await status(parent.session_id)).transactions).toHaveLength(0);
+  });
+
+  it("applies changed settings to the next operation: notifications for API payments off, then on", async () => {
+    await client.get("/dashboard/webhooks");
+    await client.post("/dashboard/webhooks/config", {
+      enabled: "on",
+      operations_webhook_url: `${receiver.url}/ops2`,
+      timeout_seconds: "5",
+      retry_schedule_seconds: "",
+    });
+    const parent = await paidParent(stack, m, "sandbox", { amount: "3.000" });
+    await client.get(`/dashboard/payments/${parent.session_id}`);
+    await client.post(`/dashboard/payments/${parent.session_id}/refund`, { amount: "1.000" });
+    await new Promise((r) => setTimeout(r, 500));
+    expect(receiver.requests.filter((r) => r.path === "/ops2")).toHaveLength(0);
+    await client.get("/dashboard/webhooks");
+    const saved = await client.post("/dashboard/webhooks/config", {
+      enabled: "on",
+      operations_webhook_url: `${receiver.url}/ops2`,
+      notify_api_initiated: "on",
+      timeout_seconds: "5",
+      retry_schedule_seconds: "",
+    });
+    expect(saved.status).toBe(303);
+    const settings = await client.get("/dashboard/webhooks");
+    expect(settings.text).toMatch(/name="notify_api_initiated" value="on" checked/);
+    await client.post(`/dashboard/payments/${parent.session_id}/refund`, { amount: "1.000" });
+    const [got] = await receiver.waitFor(1, { path: "/ops2" });
+    expect(got!.json).toMatchObject({ operation: "refund", amount: "1.000" });
+  });
+
+  it("rejects invalid settings with field errors", async () => {
+    await client.get("/dashboard/webhooks");
+    const r = await client.post("/dashboard/webhooks/config", {
+      operations_webhook_url: "ftp://x",
+      timeout_seconds: "99",
+      retry_schedule_seconds: "5, soon",
+    });
+    expect(r.status).toBe(422);
+    expect(r.text).toContain("Timeout: enter a whole number of seconds from 1 to 30.");
+    expect(r.text).toContain("Retries: enter whole numbers");
+    const plugin = await client.post("/dashboard/webhooks/plugins/e_commerce", {
+      e_commerce_webhook_url: "not a url",
+      e_commerce_enabled: "on",
+    });
+    expect(plugin.status).toBe(422);
+    expect(plugin.text).toContain("E-commerce webhook URL: must be an absolute URL");
+  });
+
+  it("reveals and rotates the signing secret; sends a test webhook that verifies; replays from the log", async () => {
+    await client.get("/dashboard/webhooks");
+    const revealed = await client.post("/dashboard/webhooks/secret/reveal");
+    expect(revealed.text).toContain(m.webhookSecret);
+    await client.post("/dashboard/webhooks/config", {
+      enabled: "on",
+      operations_webhook_url: `${receiver.url}/test`,
+      notify_api_initiated: "on",
+      timeout_seconds: "5",
+      retry_schedule_seconds: "",
+    });
+    const sent = await client.post("/dashboard/webhooks/test");
+    expect(sent.location).toBe("/dashboard/deliveries");
+    const [test] = await receiver.waitFor(1, { path: "/test" });
+    expect(test!.json).toMatchObject({
+      order_no: "svc-test-webhook",
+      initiator: { username: m.admin.username },
+    });
+    expect(test!.json.signature).toBe(expectedPayloadSignature(test!.json, m.webhookSecret));
+    verifyWithStandardWebhooks(test!, m.webhookSecret);
+
+    const messageId = String(test!.headers["webhook-id"]);
+    const log = await waitUntil(async () => {
+      const r = await client.get("/dashboard/deliveries?status=succeeded");
+      return r.text.includes(`/dashboard/deliveries/${messageId}/replay`) ? r.text : undefined;
+    });
+    expect(log).toContain("svc-test-webhook");
+    const replay = await client.post(`/dashboard/deliveries/${messageId}/replay`);
+    expect(replay.status).toBe(303);
+    const again = await receiver.waitFor(2, { path: "/test" });
+    expect(again[1]!.headers["webhook-id"]).toBe(messageId);
+
+    const rotated = await client.post("/dashboard/webhooks/secret/rotate");
+    const fresh = /id="secret"[^>]*>(whsec_[^<]+)</.exec(rotated.text)?.[1];
+    expect(fresh).toBeDefined();
+    expect(fresh).not.toBe(m.webhookSecret);
+    m.webhookSecret = fresh!;
+  });
+
+  it("replays all failed deliveries since a date", async () => {
+    await client.get("/dashboard/webhooks");
+    await client.post("/dashboard/webhooks/config", {
+      enabled: "on",
+      operations_webhook_url: `${receiver.url}/flaky`,
+      notify_api_initiated: "on",
+      timeout_seconds: "5",
+      retry_schedule_seconds: "",
+    });
+    receiver.respond = () => ({ status: 500, body: "down for maintenance" });
+    await client.post("/dashboard/webhooks/test");
+    await receiver.waitFor(1, { path: "/flaky" });
+    const failed = await waitUntil(async () => {
+      const r = await client.get("/dashboard/deliveries?status=failed");
+      return r.text.includes("down for maintenance") ? r.text : undefined;
+    });
+    expect(failed).toContain("<td>500</td>");
+    receiver.respond = () => ({ status: 204 });
+    const today = new Date().toISOString().slice(0, 10);
+    const replayed = await client.post("/dashboard/deliveries/replay", { failed_since: today });
+    expect(replayed.status).toBe(303);
+    expect((await client.get("/dashboard/deliveries")).text).toMatch(
+      /\d+ failed deliver(y is|ies are) queued again/,
+    );
+    await receiver.waitFor(2, { path: "/flaky" });
+    await waitUntil(async () => {
+      const r = await client.get("/dashboard/deliveries?status=failed");
+      return r.text.includes("No webhook messages match") ? true : undefined;
+    });
+  });
+});

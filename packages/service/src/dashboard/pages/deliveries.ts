@@ -1,0 +1,121 @@
+/**
+ * The delivery log: every webhook message, newest first, with its destinations and each attempt
+ * (time, status, latency, response excerpt); filters by status, session and date; replay of one
+ * message, and of every failed delivery since a date.
+ */
+import type { FastifyInstance } from "fastify";
+import { AppError } from "../../http/problem.js";
+import { type DashboardContext, formOf, queryOf, redirectWithFlash, render, sessionOf } from "../context.js";
+import { badge, esc, field, PAGE_PERMISSIONS, postForm, selectField, time } from "../html.js";
+
+const STATUSES = ["pending", "retrying", "succeeded", "failed"] as const;
+type Status = (typeof STATUSES)[number];
+const MESSAGE_ID = /^msg_[a-z2-7]{1,40}$/;
+export const LOG_PAGE_SIZE = 50;
+const EXCERPT_CHARS = 300;
+
+type Message = Awaited<
+  ReturnType<ReturnType<DashboardContext["services"]>["messages"]["list"]>
+>["messages"][number];
+
+function dayStart(value: string | undefined): Date | undefined {
+  if (!value || !/^\d{4}-\d{2}-\d{2}$/.test(value)) return undefined;
+  const d = new Date(`${value}T00:00:00Z`);
+  return Number.isNaN(d.getTime()) ? undefined : d;
+}
+
+function excerpt(text: string | null): string {
+  if (!text) return "—";
+  const short = text.length > EXCERPT_CHARS ? `${text.slice(0, EXCERPT_CHARS)}…` : text;
+  return `<pre>${esc(short)}</pre>`;
+}
+
+function messageSection(m: Message, csrf: string): string {
+  const payload = (m.payload ?? {}) as Record<string, unknown>;
+  const what =
+    m.kind === "operation"
+      ? `${String(payload.operation ?? "operation")} ${String(m.result ?? "")}`
+      : `payment ${String(m.result ?? "")}`;
+  const deliveries = m.deliveries
+    .map(
+      (
+        d,
+      ) => `<table><caption>To <span class="mono">${esc(d.url)}</span>: ${badge(d.status)}, ${d.tries} ${d.tries === 1 ? "try" : "tries"}${d.next_attempt_at ? `, next ${time(d.next_attempt_at)}` : ""}</caption>
+<thead><tr><th scope="col">Time</th><th scope="col">Status</th><th scope="col" class="num">Latency</th><th scope="col">Response or error</th></tr></thead><tbody>${
+        d.attempts.length
+          ? d.attempts
+              .map(
+                (a) =>
+                  `<tr><td>${time(a.attempted_at)}</td><td>${a.status_code ?? "no response"}</td><td class="num">${a.latency_ms} ms</td><td>${a.error ? `<p>${esc(a.error)}</p>` : ""}${excerpt(a.response_body)}</td></tr>`,
+              )
+              .join("")
+          : `<tr><td colspan="4">No attempt yet.</td></tr>`
+      }</tbody></table>`,
+    )
+    .join("");
+  const done = m.status === "succeeded" || m.status === "failed";
+  return `<article aria-labelledby="h-${esc(m.id)}" class="message"><h2 id="h-${esc(m.id)}">${esc(what)} · ${badge(m.status)}</h2>
+<dl class="facts"><dt>Message</dt><dd><code>${esc(m.id)}</code></dd><dt>Created</dt><dd>${time(m.created_at)}</dd><dt>Payment</dt><dd><a href="/dashboard/payments/${esc(m.session_id)}"><code>${esc(m.session_id)}</code></a></dd>${payload.order_no ? `<dt>Order</dt><dd>${esc(payload.order_no)}</dd>` : ""}${m.reference_number ? `<dt>Reference</dt><dd><code>${esc(m.reference_number)}</code></dd>` : ""}${payload.initiator ? `<dt>Initiator</dt><dd>${esc((payload.initiator as { username?: string }).username)}</dd>` : ""}</dl>
+${deliveries}${done ? postForm(`/dashboard/deliveries/${m.id}/replay`, csrf, `<button type="submit" class="secondary" aria-label="Replay message ${esc(m.id)}">Replay</button>`) : ""}</article>`;
+}
+
+export function deliveryPages(scope: FastifyInstance, ctx: DashboardContext): void {
+  const config = { dashboard: { permission: PAGE_PERMISSIONS.deliveries } };
+
+  scope.get("/deliveries", { config }, async (request, reply) => {
+    const session = sessionOf(request);
+    const q = queryOf(request);
+    const status = STATUSES.includes(q.status as Status) ? (q.status as Status) : undefined;
+    const sessionId = q.session_id?.trim() || undefined;
+    const since = dayStart(q.since);
+    const { messages } = await ctx
+      .services()
+      .messages.list(session.merchantId, { status, sessionId, since, limit: LOG_PAGE_SIZE });
+    const filters = `<form method="get" action="/dashboard/deliveries" class="filters" role="search" aria-label="Deliveries">
+${selectField({ name: "status", label: "Status", value: status, options: [{ value: "", text: "Any status" }, ...STATUSES.map((s) => ({ value: s, text: s }))] })}
+${field({ name: "session_id", label: "Session", value: sessionId, hint: "Parent or child session_id" })}
+${field({ name: "since", label: "Since", type: "date", value: q.since })}
+<div class="field"><button type="submit">Filter</button></div></form>`;
+    const replayAll = postForm(
+      "/dashboard/deliveries/replay",
+      session.csrfToken,
+      `<div class="filters">${field({ name: "failed_since", label: "Failed since", type: "date", value: q.since, hint: "Empty: every failed delivery." })}<div class="field"><button type="submit">Replay all failed</button></div></div>`,
+    );
+    const list = messages.length
+      ? messages.map((m) => messageSection(m, session.csrfToken)).join("")
+      : `<p role="status">No webhook messages match these filters.</p>`;
+    return render(
+      ctx,
+      request,
+      reply,
+      { title: "Delivery log", current: "deliveries" },
+      `${filters}<section aria-labelledby="replay-h"><h2 id="replay-h">Replay failed deliveries</h2>${replayAll}</section>
+<p class="muted">The newest ${LOG_PAGE_SIZE} messages matching the filters.</p>${list}`,
+    );
+  });
+
+  scope.post("/deliveries/:message_id/replay", { config }, async (request, reply) => {
+    const id = (request.params as { message_id: string }).message_id;
+    if (!MESSAGE_ID.test(id)) throw new AppError("not_found", "There is no such webhook message.");
+    const { replayed } = await ctx.services().messages.replay(sessionOf(request).merchantId, id);
+    return redirectWithFlash(ctx, request, reply, "/dashboard/deliveries", {
+      kind: replayed ? "success" : "info",
+      text: replayed
+        ? `Message ${id} is queued again for ${replayed} destination${replayed === 1 ? "" : "s"}.`
+        : `Message ${id} is still being delivered; replay it once it has finished.`,
+    });
+  });
+
+  scope.post("/deliveries/replay", { config }, async (request, reply) => {
+    const since = dayStart(formOf(request).failed_since);
+    const { replayed } = await ctx
+      .services()
+      .messages.replayMany(sessionOf(request).merchantId, { status: "failed", since });
+    return redirectWithFlash(ctx, request, reply, "/dashboard/deliveries", {
+      kind: replayed ? "success" : "info",
+      text: replayed
+        ? `${replayed} failed deliver${replayed === 1 ? "y is" : "ies are"} queued again.`
+        : "There are no failed deliveries to replay.",
+    });
+  });
+}

@@ -1,0 +1,57 @@
+/** SDK settings: error reporting on or off (`is_enabled` of the studio configuration) and the reports. */
+import type { FastifyInstance } from "fastify";
+import { type DashboardContext, formOf, redirectWithFlash, render, sessionOf } from "../context.js";
+import { checkbox, esc, PAGE_PERMISSIONS, postForm, time } from "../html.js";
+
+interface ReportRow {
+  id: string;
+  session_id: string | null;
+  message: string;
+  form_of_payment: string | null;
+  user_agent: string | null;
+  created_at: Date;
+}
+
+export function sdkPages(scope: FastifyInstance, ctx: DashboardContext): void {
+  const config = { dashboard: { permission: PAGE_PERMISSIONS.sdk } };
+
+  scope.get("/sdk", { config }, async (request, reply) => {
+    const session = sessionOf(request);
+    const { sdk } = ctx.services();
+    const [studio, reports] = await Promise.all([
+      sdk.config(session.merchantId),
+      sdk.list(session.merchantId, 100) as Promise<unknown[]> as Promise<ReportRow[]>,
+    ]);
+    const enabled = studio.error_reporting.is_enabled;
+    const form = postForm(
+      "/dashboard/sdk",
+      session.csrfToken,
+      `${checkbox({ name: "is_enabled", label: "Report SDK errors to svc", checked: enabled, hint: "Turn this off when your app has its own error reporting, to avoid conflicts." })}<button type="submit">Save</button>`,
+    );
+    const table = reports.length
+      ? `<table><caption>The latest ${reports.length} SDK error reports</caption><thead><tr><th scope="col">Time</th><th scope="col">Message</th><th scope="col">Form of payment</th><th scope="col">Session</th><th scope="col">User agent</th></tr></thead><tbody>${reports
+          .map(
+            (r) =>
+              `<tr><td>${time(r.created_at)}</td><td>${esc(r.message)}</td><td>${esc(r.form_of_payment ?? "—")}</td><td>${r.session_id ? `<code>${esc(r.session_id)}</code>` : "—"}</td><td class="muted">${esc(r.user_agent ?? "—")}</td></tr>`,
+          )
+          .join("")}</tbody></table>`
+      : "<p>No SDK error reports.</p>";
+    return render(
+      ctx,
+      request,
+      reply,
+      { title: "SDK settings", current: "sdk" },
+      `<section aria-labelledby="rep-h"><h2 id="rep-h">Error reporting</h2><p>Currently <strong>${enabled ? "on" : "off"}</strong>. The SDK reads this as <code>error_reporting.is_enabled</code> from <code>GET /v1/sdk/config</code>.</p>${form}</section>
+<section aria-labelledby="list-h"><h2 id="list-h">Error reports</h2>${table}</section>`,
+    );
+  });
+
+  scope.post("/sdk", { config }, async (request, reply) => {
+    const enabled = formOf(request).is_enabled === "on";
+    await ctx.services().sdk.setErrorReporting(sessionOf(request).merchantId, enabled);
+    return redirectWithFlash(ctx, request, reply, "/dashboard/sdk", {
+      kind: "success",
+      text: `SDK error reporting is now ${enabled ? "on" : "off"}.`,
+    });
+  });
+}

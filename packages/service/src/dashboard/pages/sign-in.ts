@@ -1,0 +1,131 @@
+/**
+ * Sign-in and sign-out. The sign-in form is protected against login CSRF by a double-submit
+ * cookie (there is no session yet); failures count towards the lockout per username and per
+ * address, and an unknown username costs the same scrypt work as a wrong password.
+ */
+import type { Permission } from "@svc/protocol";
+import type { FastifyInstance, FastifyReply, FastifyRequest } from "fastify";
+import { hashPassword, verifyPassword } from "../../auth/passwords.js";
+import { merchantsRepo } from "../../merchants/merchants.repo.js";
+import { type DashboardContext, formOf, queryOf, sendHtml } from "../context.js";
+import { allowedOrigins, csrfProblem } from "../csrf.js";
+import { can, csrfInput, errorSummary, esc, field, layout, PAGE_PERMISSIONS } from "../html.js";
+import { cookieHeader, newToken, PRE_SESSION_COOKIE, readCookie, SESSION_COOKIE } from "../session.js";
+
+let dummyHash: Promise<string> | undefined;
+
+/** Only a path inside the dashboard may be the target after sign-in (no open redirect). */
+export function safeNext(value: string | undefined): string | undefined {
+  if (!value || !/^\/dashboard(\/[A-Za-z0-9_\-./?=&%]*)?$/.test(value) || value.includes("//"))
+    return undefined;
+  return value;
+}
+
+/** The first page the user may open. */
+export function homeFor(permissions: readonly string[]): string {
+  if (permissions.includes(PAGE_PERMISSIONS.payments)) return "/dashboard/payments";
+  if (permissions.includes(PAGE_PERMISSIONS.webhooks)) return "/dashboard/webhooks";
+  return "/dashboard/account";
+}
+
+function signInPage(
+  reply: FastifyReply,
+  secure: boolean,
+  options: { status?: number; username?: string; next?: string | undefined; problem?: string },
+): FastifyReply {
+  const pre = newToken();
+  reply.header("set-cookie", cookieHeader(PRE_SESSION_COOKIE, pre, { secure, maxAgeSeconds: 3600 }));
+  const body = `<div class="sign-in panel">${options.problem ? errorSummary([options.problem], "Sign-in failed") : ""}
+<form method="post" action="/dashboard/sign-in">${csrfInput(pre)}${options.next ? `<input type="hidden" name="next" value="${esc(options.next)}">` : ""}
+${field({ name: "username", label: "Username", value: options.username ?? "", attrs: 'autocomplete="username" required autocapitalize="none" spellcheck="false"' })}
+${field({ name: "password", label: "Password", type: "password", attrs: 'autocomplete="current-password" required' })}
+<button type="submit">Sign in</button></form></div>`;
+  return sendHtml(reply, options.status ?? 200, layout({ title: "Sign in" }, body));
+}
+
+export function signInPages(scope: FastifyInstance, ctx: DashboardContext): void {
+  const secure = ctx.config.publicUrl.startsWith("https://");
+  const publicRoute = { dashboard: { public: true } };
+
+  scope.get("/sign-in", { config: publicRoute }, async (request, reply) => {
+    const next = safeNext(queryOf(request).next);
+    if (request.dashboard) return reply.redirect(next ?? homeFor(request.dashboard.user.permissions), 303);
+    return signInPage(reply, secure, { next });
+  });
+
+  scope.post("/sign-in", { config: publicRoute }, async (request: FastifyRequest, reply) => {
+    const form = formOf(request);
+    const next = safeNext(form.next);
+    const username = (form.username ?? "").trim().slice(0, 150);
+    const password = form.password ?? "";
+    const pre = readCookie(request.headers.cookie, PRE_SESSION_COOKIE) ?? "";
+    const problem = csrfProblem(request, pre, allowedOrigins(request, ctx.config.publicUrl));
+    if (problem) return signInPage(reply, secure, { status: 403, username, next, problem });
+    if (!username || !password)
+      return signInPage(reply, secure, {
+        status: 422,
+        username,
+        next,
+        problem: "Enter your username and your password.",
+      });
+
+    const waitSeconds = await ctx.lockout.retryAfterSeconds(username, request.ip);
+    if (waitSeconds > 0) {
+      reply.header("retry-after", String(waitSeconds));
+      return signInPage(reply, secure, {
+        status: 429,
+        username,
+        next,
+        problem: `Too many failed sign-ins. Wait ${waitSeconds} seconds, then try again.`,
+      });
+    }
+    const user = await merchantsRepo.findUserForSignIn(ctx.services().db, username);
+    dummyHash ??= hashPassword(newToken());
+    const ok = await verifyPassword(password, user?.password_hash ?? (await dummyHash));
+    if (!user || !ok) {
+      await ctx.lockout.recordFailure(username, request.ip);
+      return signInPage(reply, secure, {
+        status: 401,
+        username,
+        next,
+        problem: "The username or password is wrong.",
+      });
+    }
+    await ctx.lockout.recordSuccess(username);
+    const { token } = await ctx.sessions.create(user, user.merchant_id);
+    reply.header("set-cookie", [
+      cookieHeader(SESSION_COOKIE, token, { secure }),
+      cookieHeader(PRE_SESSION_COOKIE, "", { secure, maxAgeSeconds: 0 }),
+    ]);
+    return reply.redirect(next ?? homeFor(user.permissions as Permission[]), 303);
+  });
+
+  // CSRF is checked by the dashboard's POST hook like every other form.
+  scope.post("/sign-out", async (request, reply) => {
+    if (request.dashboard) await ctx.sessions.destroy(request.dashboard.tokenHash);
+    reply.header("set-cookie", cookieHeader(SESSION_COOKIE, "", { secure, maxAgeSeconds: 0 }));
+    return reply.redirect("/dashboard/sign-in", 303);
+  });
+
+  scope.get("/", async (request, reply) =>
+    reply.redirect(homeFor(request.dashboard?.user.permissions ?? []), 303),
+  );
+
+  // A user with no page permission still has somewhere to land.
+  scope.get("/account", async (request, reply) => {
+    const user = request.dashboard!.user;
+    const body = `<section><h2>Your permissions</h2>${
+      user.permissions.length
+        ? `<ul>${user.permissions.map((p) => `<li><code>${esc(p)}</code></li>`).join("")}</ul>`
+        : "<p>You have no permissions yet. Ask an administrator to grant the ones you need.</p>"
+    }</section>`;
+    return sendHtml(
+      reply,
+      200,
+      layout(
+        { title: "Your account", user, csrf: request.dashboard!.csrfToken },
+        can(user, "payment.view") ? `${body}<p><a href="/dashboard/payments">Payments</a></p>` : body,
+      ),
+    );
+  });
+}

@@ -1,0 +1,332 @@
+/**
+ * The merchant dashboard in real headless Chromium against a real stack: the `svc dev` demo user
+ * signs in with the dev credentials and works by keyboard alone — webhook settings, a partial
+ * refund with its child and delivered webhook, capture and void, settings taking effect, replay;
+ * permissions and CSRF hold against forged requests; axe finds no violations on any page in
+ * light or dark. One browser for the file; axe is injected through the DevTools protocol, so the
+ * pages keep their strict CSP (and the test fails on any CSP violation).
+ */
+import { readFileSync } from "node:fs";
+import { createRequire } from "node:module";
+import type { Page } from "playwright-core";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { launchBrowser } from "../support/browser.js";
+import { seedDemo } from "../support/dashboard.js";
+import { api, apiKey, bearer, type TestMerchant } from "../support/merchant.js";
+import { paidParent } from "../support/payments.js";
+import { type Receiver, startReceiver } from "../support/receiver.js";
+import { type Stack, startStack } from "../support/stack.js";
+import { expectedPayloadSignature, verifyWithStandardWebhooks } from "../support/webhooks.js";
+
+const axeSource = readFileSync(createRequire(import.meta.url).resolve("axe-core/axe.min.js"), "utf8");
+
+async function axeViolations(page: Page): Promise<string[]> {
+  await page.evaluate(axeSource);
+  return page.evaluate(async () => {
+    const result = await (
+      window as unknown as {
+        axe: { run(): Promise<{ violations: { id: string; nodes: { target: unknown }[] }[] }> };
+      }
+    ).axe.run();
+    return result.violations.map((v) => `${v.id}: ${JSON.stringify(v.nodes.map((n) => n.target))}`);
+  });
+}
+
+describe("merchant dashboard in Chromium", () => {
+  let stack: Stack;
+  let demo: TestMerchant;
+  let receiver: Receiver;
+  let browser: Awaited<ReturnType<typeof launchBrowser>>;
+  let page: Page;
+  const cspErrors: string[] = [];
+
+  beforeAll(async () => {
+    stack = await startStack("pglite");
+    demo = (await seedDemo(stack)).merchant;
+    receiver = await startReceiver();
+    browser = await launchBrowser();
+    page = await browser.context.newPage();
+    page.on("console", (msg) => {
+      if (/Content Security Policy/i.test(msg.text())) cspErrors.push(msg.text());
+    });
+  });
+  afterAll(async () => {
+    await browser?.close();
+    await receiver?.close();
+    await stack?.close();
+  });
+
+  /** Presses Enter and waits for the page it leads to (a form post's 303 lands on the same URL). */
+  async function submit(on: Page = page) {
+    const navigated = on.waitForEvent("framenavigated");
+    await on.keyboard.press("Enter");
+    await navigated;
+    await on.waitForLoadState("load");
+  }
+
+  /** Focuses a link or button and presses Enter: how a keyboard user follows or submits it. */
+  async function activate(locator: ReturnType<Page["locator"]>) {
+    await locator.focus();
+    await submit(locator.page());
+  }
+
+  it("signs in with the dev credentials by keyboard", async () => {
+    await page.goto(`${stack.url}/dashboard`);
+    expect(page.url()).toContain("/dashboard/sign-in");
+    await page.keyboard.press("Tab"); // the skip link comes first
+    expect(await page.evaluate(() => document.activeElement?.textContent)).toBe("Skip to content");
+    await page.getByLabel("Username").focus();
+    await page.keyboard.type(demo.admin.username);
+    await page.keyboard.press("Tab");
+    await page.keyboard.type(demo.admin.password);
+    await submit();
+    await page.waitForURL(`${stack.url}/dashboard/payments`);
+    expect(await page.locator("h1").textContent()).toBe("Payments");
+  });
+
+  it("changes the webhook settings by keyboard", async () => {
+    await activate(page.getByRole("link", { name: "Webhooks" }));
+    await page.waitForURL(/\/dashboard\/webhooks$/);
+    await page.getByLabel("Operations webhook URL").focus();
+    await page.keyboard.press("ControlOrMeta+A");
+    await page.keyboard.type(`${receiver.url}/hooks`);
+    await page.getByLabel("Enable webhook notifications if transaction initiated from API").focus();
+    await page.keyboard.press("Space");
+    await page.getByLabel("Retries (seconds after each failed try)").focus();
+    await page.keyboard.press("ControlOrMeta+A");
+    await page.keyboard.type("1, 1");
+    await submit();
+    await page.waitForURL(/\/dashboard\/webhooks$/);
+    await expect(page.getByRole("status").textContent()).resolves.toContain(
+      "General webhook configuration saved",
+    );
+    expect(
+      await page.getByLabel("Enable webhook notifications if transaction initiated from API").isChecked(),
+    ).toBe(true);
+  });
+
+  it("finds a paid payment, refunds part of it, sees the child and the delivered webhook with its attempts", async () => {
+    const orderNo = `E2E-${Date.now()}`;
+    const parent = await paidParent(stack, demo, "sandbox", { amount: "20.000", order_no: orderNo });
+    await activate(page.getByRole("link", { name: "Payments", exact: true }));
+    await page.getByLabel("Search").focus();
+    await page.keyboard.type(orderNo);
+    await submit();
+    await page.waitForURL(/q=E2E-/);
+    await activate(page.getByRole("link", { name: parent.session_id }));
+    await page.waitForURL(`${stack.url}/dashboard/payments/${parent.session_id}`);
+    expect(await page.locator("h1").textContent()).toBe(`Payment ${orderNo}`);
+
+    const amount = page.getByLabel("Amount to refund (KWD)");
+    expect(await amount.inputValue()).toBe("20.000");
+    await amount.focus();
+    await page.keyboard.press("ControlOrMeta+A");
+    await page.keyboard.type("7.250");
+    await submit();
+    await page.waitForURL(`${stack.url}/dashboard/payments/${parent.session_id}`);
+    await expect(page.getByRole("status").first().textContent()).resolves.toMatch(
+      /Refund of 7\.250 KWD .* succeeded/,
+    );
+    const child = page.locator("#children tbody tr");
+    await expect(child.count()).resolves.toBe(1);
+    expect(await child.textContent()).toContain("refunded");
+    expect(await page.locator("dl.facts").nth(1).textContent()).toContain("Refunded7.250 KWD");
+
+    const [hook] = await receiver.waitFor(1, { path: "/hooks" });
+    expect(hook!.json).toMatchObject({
+      operation: "refund",
+      amount: "7.250",
+      source: "input",
+      initiator: { username: "demo", email: "demo@example.com" },
+    });
+    expect(hook!.json.signature).toBe(expectedPayloadSignature(hook!.json, demo.webhookSecret));
+    verifyWithStandardWebhooks(hook!, demo.webhookSecret);
+
+    await activate(page.getByRole("link", { name: "Delivery log" }));
+    await page.getByLabel("Session").focus();
+    await page.keyboard.type(parent.session_id);
+    await submit();
+    await page.waitForURL(/session_id=/);
+    const message = page.locator("article.message").first();
+    expect(await message.locator("h2").textContent()).toContain("refund success");
+    expect(await message.locator("h2").textContent()).toContain("succeeded");
+    const attempt = message.locator("tbody tr").first();
+    expect(await attempt.locator("td").nth(1).textContent()).toBe("200");
+    expect(await attempt.locator("td").nth(2).textContent()).toMatch(/^\d+ ms$/);
+    expect(await message.textContent()).toContain("demo");
+  });
+
+  it("captures and voids authorised payments by keyboard", async () => {
+    const a = await paidParent(stack, demo, "authorize", { amount: "9.000" });
+    await page.goto(`${stack.url}/dashboard/payments/${a.session_id}`);
+    await page.getByLabel("Amount to capture (KWD)").focus();
+    await page.keyboard.press("ControlOrMeta+A");
+    await page.keyboard.type("4.000");
+    await submit();
+    await page.waitForURL(`${stack.url}/dashboard/payments/${a.session_id}`);
+    await expect(page.getByRole("status").first().textContent()).resolves.toContain("Capture of 4.000 KWD");
+    expect(await page.locator("#children").textContent()).toContain("capture");
+
+    const b = await paidParent(stack, demo, "authorize", { amount: "5.000" });
+    await page.goto(`${stack.url}/dashboard/payments/${b.session_id}`);
+    await activate(page.getByRole("button", { name: "Void payment" }));
+    await page.waitForURL(`${stack.url}/dashboard/payments/${b.session_id}`);
+    await expect(page.getByRole("status").first().textContent()).resolves.toContain("Void of 5.000 KWD");
+    expect(await page.locator("#children").textContent()).toContain("voided");
+    const status = await api(stack, "GET", `/v1/payments/${b.session_id}`, { auth: apiKey(demo.privateKey) });
+    expect(status.json.voided_amount).toBe("5.000");
+  });
+
+  it("applies changed webhook settings to the next operation", async () => {
+    const parent = await paidParent(stack, demo, "sandbox", { amount: "6.000" });
+    const before = receiver.requests.length;
+    await page.goto(`${stack.url}/dashboard/webhooks`);
+    await page.getByLabel("Send webhooks", { exact: true }).focus();
+    await page.keyboard.press("Space"); // off
+    await submit();
+    await page.waitForURL(/\/dashboard\/webhooks$/);
+    expect(await page.getByLabel("Send webhooks", { exact: true }).isChecked()).toBe(false);
+    await page.goto(`${stack.url}/dashboard/payments/${parent.session_id}`);
+    await page.getByLabel("Amount to refund (KWD)").fill("1.000");
+    await submit();
+    await page.waitForURL(`${stack.url}/dashboard/payments/${parent.session_id}`);
+    await new Promise((r) => setTimeout(r, 500));
+    expect(receiver.requests.length).toBe(before);
+
+    await page.goto(`${stack.url}/dashboard/webhooks`);
+    await page.getByLabel("Send webhooks", { exact: true }).focus();
+    await page.keyboard.press("Space"); // on again
+    await submit();
+    await page.waitForURL(/\/dashboard\/webhooks$/);
+    await page.goto(`${stack.url}/dashboard/payments/${parent.session_id}`);
+    await page.getByLabel("Amount to refund (KWD)").fill("1.000");
+    await submit();
+    await page.waitForURL(`${stack.url}/dashboard/payments/${parent.session_id}`);
+    const got = await receiver.waitFor(before + 1, { path: "/hooks" });
+    expect(got[before]!.json).toMatchObject({ operation: "refund", session_id: parent.session_id });
+  });
+
+  it("replays a message from the log and it is delivered again", async () => {
+    await page.goto(`${stack.url}/dashboard/deliveries?status=succeeded`);
+    const first = page.locator("article.message").first();
+    const messageId = (await first.locator("dd code").first().textContent())!;
+    const before = receiver.requests.filter((r) => r.headers["webhook-id"] === messageId).length;
+    expect(before).toBeGreaterThan(0);
+    await activate(first.getByRole("button", { name: `Replay message ${messageId}` }));
+    await page.waitForURL(/\/dashboard\/deliveries$/);
+    await expect(page.getByRole("status").first().textContent()).resolves.toContain("queued again");
+    const deadline = Date.now() + 10_000;
+    while (receiver.requests.filter((r) => r.headers["webhook-id"] === messageId).length <= before) {
+      if (Date.now() > deadline) throw new Error("the replay was not delivered");
+      await new Promise((r) => setTimeout(r, 100));
+    }
+  });
+
+  it("refuses CSRF-less and cross-site POSTs", async () => {
+    const parent = await paidParent(stack, demo, "sandbox", { amount: "2.000" });
+    await page.goto(`${stack.url}/dashboard/payments/${parent.session_id}`);
+    // The browser's own cookie, but no token: refused, nothing refunded.
+    const noToken = await page.request.post(`${stack.url}/dashboard/payments/${parent.session_id}/refund`, {
+      form: { amount: "1.000" },
+      headers: { origin: stack.url },
+      maxRedirects: 0,
+    });
+    expect(noToken.status()).toBe(403);
+    const token = await page.locator("input[name=_csrf]").first().inputValue();
+    const crossSite = await page.request.post(`${stack.url}/dashboard/payments/${parent.session_id}/refund`, {
+      form: { amount: "1.000", _csrf: token },
+      headers: { origin: "https://evil.example" },
+      maxRedirects: 0,
+    });
+    expect(crossSite.status()).toBe(403);
+    const status = await api(stack, "GET", `/v1/payments/${parent.session_id}`, {
+      auth: apiKey(demo.privateKey),
+    });
+    expect(status.json.transactions).toHaveLength(0);
+  });
+
+  it("a user without payment.refund sees no refund form, and a forged POST is refused", async () => {
+    const merchantId = (
+      await stack.db.query<{ merchant_id: string }>("select merchant_id from users where username = 'demo'")
+    )[0]!.merchant_id;
+    const viewer = { username: "viewer-e2e", password: "viewer-password-1" };
+    await api(stack, "POST", `/v1/admin/merchants/${merchantId}/users`, {
+      auth: bearer,
+      body: { ...viewer, email: "viewer@example.com", permissions: ["payment.view"] },
+    });
+    const parent = await paidParent(stack, demo, "sandbox", { amount: "3.000" });
+    // One browser for the file: the demo user signs out and the viewer signs in.
+    await page.goto(`${stack.url}/dashboard/payments`);
+    await activate(page.getByRole("button", { name: "Sign out" }));
+    await page.waitForURL(/\/dashboard\/sign-in$/);
+    await page.getByLabel("Username").fill(viewer.username);
+    await page.getByLabel("Password").fill(viewer.password);
+    await submit();
+    await page.waitForURL(`${stack.url}/dashboard/payments`);
+    await page.goto(`${stack.url}/dashboard/payments/${parent.session_id}`);
+    expect(await page.locator("form[action$='/refund']").count()).toBe(0);
+    expect(await page.getByRole("link", { name: "Webhooks" }).count()).toBe(0);
+    const token = await page.locator("input[name=_csrf]").first().inputValue();
+    const forged = await page.request.post(`${stack.url}/dashboard/payments/${parent.session_id}/refund`, {
+      form: { amount: "1.000", _csrf: token },
+      headers: { origin: stack.url },
+      maxRedirects: 0,
+    });
+    expect(forged.status()).toBe(403);
+    expect(await forged.text()).toContain("payment.refund");
+    // Back to the demo user for the accessibility pass.
+    await activate(page.getByRole("button", { name: "Sign out" }));
+    await page.waitForURL(/\/dashboard\/sign-in$/);
+    await page.getByLabel("Username").fill(demo.admin.username);
+    await page.getByLabel("Password").fill(demo.admin.password);
+    await submit();
+    await page.waitForURL(`${stack.url}/dashboard/payments`);
+  });
+
+  it("has no axe violations on any page, light and dark, and no CSP violations", async () => {
+    const queued = await paidParent(stack, demo, "queued", { amount: "4.000" });
+    const request = await api(stack, "POST", "/v1/checkout", {
+      auth: apiKey(demo.privateKey),
+      body: { type: "payment_request", pg_codes: [demo.pg.sandbox], amount: "1.500", currency_code: "KWD" },
+    });
+    const pages = [
+      "/dashboard/payments",
+      `/dashboard/payments/${queued.session_id}`,
+      `/dashboard/payments/${request.json.session_id}`,
+      "/dashboard/payments/new",
+      "/dashboard/webhooks",
+      "/dashboard/deliveries",
+      "/dashboard/sdk",
+      "/dashboard/keys",
+      "/dashboard/account",
+      "/dashboard/no-such-page",
+    ];
+    for (const colorScheme of ["light", "dark"] as const) {
+      await page.emulateMedia({ colorScheme });
+      for (const path of pages) {
+        await page.goto(`${stack.url}${path}`);
+        expect(await axeViolations(page), `${path} ${colorScheme}`).toEqual([]);
+      }
+      // States after actions: form errors, a shown key, a revealed secret, a 403, sign-in.
+      await page.goto(`${stack.url}/dashboard/payments/new`);
+      await page.getByLabel("Amount", { exact: true }).fill("abc");
+      await submit();
+      expect(await page.locator("[aria-invalid=true]").count()).toBeGreaterThan(0);
+      expect(await axeViolations(page), `payment request errors ${colorScheme}`).toEqual([]);
+      await page.goto(`${stack.url}/dashboard/keys`);
+      await activate(page.getByRole("button", { name: "Create key" }));
+      expect(await page.locator("#new-key").textContent()).toMatch(/^sk_/);
+      expect(await axeViolations(page), `new key ${colorScheme}`).toEqual([]);
+      await page.goto(`${stack.url}/dashboard/webhooks`);
+      await activate(page.getByRole("button", { name: "Reveal signing secret" }));
+      expect(await page.locator("code.secret").first().textContent()).toMatch(/^whsec_/);
+      expect(await axeViolations(page), `secret ${colorScheme}`).toEqual([]);
+    }
+    const anonymous = await browser.context.newPage();
+    await anonymous.context().clearCookies();
+    await anonymous.goto(`${stack.url}/dashboard/sign-in`);
+    expect(await axeViolations(anonymous), "sign-in").toEqual([]);
+    await anonymous.close();
+    expect(cspErrors).toEqual([]);
+  });
+});
