@@ -6,7 +6,7 @@
  */
 import { newId, type TransactionType } from "@svc/protocol";
 import type { OperationWebhook } from "@svc/webhooks";
-import { signPayload } from "@svc/webhooks";
+import { canonicalJson, signPayload } from "@svc/webhooks";
 import type { Db } from "../db/client.js";
 import type { AuthUser } from "../http/auth.js";
 import { enqueue, type OutboxSignal, uniqueUrls } from "../webhooks/outbox.js";
@@ -58,6 +58,8 @@ export async function sendTestWebhook(
         state: "refunded",
       },
     } as OperationWebhook;
+    // Like real webhooks: signed with the newest secret; without one there is nothing to send.
+    if (!first!.secret) return { messageId: undefined, urls: [] };
     payload.signature = await signPayload(payload, first!.secret);
     const messageId = await enqueue(
       q,
@@ -68,7 +70,7 @@ export async function sendTestWebhook(
         childSessionId: payload.txn.session_id,
         referenceNumber: reference,
         result: "success",
-        body: JSON.stringify(payload),
+        body: canonicalJson(payload),
       },
       urls,
       first!.config,

@@ -130,6 +130,15 @@ export const settingsRepo = {
       [merchantId, p.type, p.webhook_url, p.enabled],
     );
   },
+  /** The merchant's signing secrets still in force, newest first (the dashboard reveals them). */
+  async secrets(q: Queryable, merchantId: string): Promise<string[]> {
+    const rows = await q.query<{ secret: string }>(
+      `select secret from webhook_secrets where merchant_id = $1 and (expires_at is null or expires_at > now())
+        order by created_at desc, id desc`,
+      [merchantId],
+    );
+    return rows.map((r) => r.secret);
+  },
   async rotateSecret(q: Queryable, merchantId: string, id: string, secret: string, overlapEndsAt: Date) {
     await q.query(
       "update webhook_secrets set expires_at = $2 where merchant_id = $1 and expires_at is null",
