@@ -247,7 +247,7 @@ describe.each(STORES)("dashboard operations and webhooks on %s", (store) => {
     m.webhookSecret = fresh!;
   });
 
-  it("replays all failed deliveries since a date", async () => {
+  it("replays all failed deliveries in a date range", async () => {
     await client.get("/dashboard/webhooks");
     await client.post("/dashboard/webhooks/config", {
       enabled: "on",
@@ -266,7 +266,19 @@ describe.each(STORES)("dashboard operations and webhooks on %s", (store) => {
     expect(failed).toContain("<td>500</td>");
     receiver.respond = () => ({ status: 204 });
     const today = new Date().toISOString().slice(0, 10);
-    const replayed = await client.post("/dashboard/deliveries/replay", { failed_since: today });
+    const yesterday = new Date(Date.now() - 24 * 3600 * 1000).toISOString().slice(0, 10);
+    // A range that ends before today's failure replays nothing.
+    await client.post("/dashboard/deliveries/replay", { failed_since: yesterday, failed_until: yesterday });
+    expect((await client.get("/dashboard/deliveries")).text).toContain(
+      "There are no failed deliveries to replay.",
+    );
+    expect((await client.get(`/dashboard/deliveries?status=failed&until=${yesterday}`)).text).toContain(
+      "No webhook messages match",
+    );
+    const replayed = await client.post("/dashboard/deliveries/replay", {
+      failed_since: today,
+      failed_until: today,
+    });
     expect(replayed.status).toBe(303);
     expect((await client.get("/dashboard/deliveries")).text).toMatch(
       /\d+ failed deliver(y is|ies are) queued again/,

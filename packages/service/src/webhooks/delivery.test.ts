@@ -126,6 +126,13 @@ describe.each(STORES)("webhook delivery on %s", (store) => {
       auth: auth(),
     });
     expect(failed.json.messages.map((x: { id: string }) => x.id)).toContain(message.id);
+    const before = await api(stack, "GET", `/v1/webhooks/messages?status=failed&until=${started}`, {
+      auth: auth(),
+    });
+    expect(before.json.messages.map((x: { id: string }) => x.id)).not.toContain(message.id);
+    const badUntil = await api(stack, "GET", "/v1/webhooks/messages?until=yesterday", { auth: auth() });
+    expect(badUntil.status).toBe(422);
+    expect(badUntil.json.errors.until[0]).toMatch(/ISO 8601/);
     const succeeded = await api(
       stack,
       "GET",
@@ -175,8 +182,18 @@ describe.each(STORES)("webhook delivery on %s", (store) => {
   });
 
   it("a slow receiver times out and is retried", async () => {
-    await configureWebhooks(stack, m, { timeout_seconds: 1, retry_schedule_seconds: [1] });
-    receiver.respond = (_r, i) => (i === 0 ? { status: 200, delayMs: 1500 } : { status: 200 });
+    await configureWebhooks(stack, m, {
+      timeout_seconds: 1,
+      retry_schedule_seconds: [1],
+      operations_webhook_url: `${receiver.url}/slow`,
+    });
+    // Keyed on this test's own path: a late retry from an earlier test must not take the slow answer.
+    let slowAnswered = false;
+    receiver.respond = (r) => {
+      if (r.path !== "/slow" || slowAnswered) return { status: 200 };
+      slowAnswered = true;
+      return { status: 200, delayMs: 1500 };
+    };
     const { parent } = await refund();
     const message = await until(
       () => messageOf(parent.session_id),
@@ -185,7 +202,7 @@ describe.each(STORES)("webhook delivery on %s", (store) => {
     expect(message.status).toBe("succeeded");
     expect(message.deliveries[0].attempts[0].error).toBe("timed out after 1000 ms");
     expect(message.deliveries[0].attempts[0].status_code).toBeNull();
-    expect(receiver.requests).toHaveLength(2);
+    expect(receiver.requests.filter((r) => r.path === "/slow")).toHaveLength(2);
   });
 
   it("an outbox insert in a transaction that rolls back leaves no message", async () => {

@@ -5,6 +5,8 @@ export interface MessageFilter {
   status?: "pending" | "retrying" | "succeeded" | "failed" | undefined;
   sessionId?: string | undefined;
   since?: Date | undefined;
+  /** Exclusive end of the time range. */
+  until?: Date | undefined;
   limit: number;
 }
 
@@ -53,6 +55,10 @@ export const messagesRepo = {
       params.push(f.since);
       where.push(`m.created_at >= $${params.length}`);
     }
+    if (f.until) {
+      params.push(f.until);
+      where.push(`m.created_at < $${params.length}`);
+    }
     if (f.status) {
       params.push(f.status);
       where.push(
@@ -95,7 +101,7 @@ export const messagesRepo = {
   async replay(
     q: Queryable,
     merchantId: string,
-    by: { messageId?: string; status?: string; since?: Date | undefined },
+    by: { messageId?: string; status?: string; since?: Date | undefined; until?: Date | undefined },
   ): Promise<number> {
     const params: unknown[] = [merchantId];
     const where = ["merchant_id = $1", "status in ('succeeded', 'failed')"];
@@ -110,6 +116,10 @@ export const messagesRepo = {
     if (by.since) {
       params.push(by.since);
       where.push(`created_at >= $${params.length}`);
+    }
+    if (by.until) {
+      params.push(by.until);
+      where.push(`created_at < $${params.length}`);
     }
     const rows = await q.query(
       `update webhook_deliveries set status = 'pending', tries = 0, next_attempt_at = now(), lease_until = null,

@@ -39,6 +39,9 @@ export function messagesRoutes(app: FastifyInstance, messages: MessagesService):
               Type.String({ minLength: 1, maxLength: 64, description: "Parent or child" }),
             ),
             since: Type.Optional(Type.String({ minLength: 1, maxLength: 40, description: "ISO 8601 time" })),
+            until: Type.Optional(
+              Type.String({ minLength: 1, maxLength: 40, description: "ISO 8601 time, exclusive" }),
+            ),
             limit: Type.Optional(Type.Integer({ minimum: 1, maximum: MAX_PAGE })),
           },
           { additionalProperties: false },
@@ -50,12 +53,14 @@ export function messagesRoutes(app: FastifyInstance, messages: MessagesService):
         status?: (typeof STATUSES)[number];
         session_id?: string;
         since?: string;
+        until?: string;
         limit?: number;
       };
       return messages.list(merchantOf(request), {
         status: query.status,
         sessionId: query.session_id,
         since: sinceOf(query.since),
+        until: sinceOf(query.until, "until"),
         limit: query.limit ?? DEFAULT_PAGE,
       });
     },
@@ -87,23 +92,26 @@ export function messagesRoutes(app: FastifyInstance, messages: MessagesService):
       schema: {
         tags,
         security,
-        summary: "Send again every delivery in a final status, created since a time",
+        summary: "Send again every delivery in a final status, created in a time range",
         body: Type.Object(
           {
             status: stringEnum(["failed", "succeeded"] as const),
             since: Type.Optional(Type.String({ minLength: 1, maxLength: 40 })),
+            until: Type.Optional(Type.String({ minLength: 1, maxLength: 40 })),
           },
           { additionalProperties: false },
         ),
       },
     },
     async (request, reply) => {
-      const body = request.body as { status: "failed" | "succeeded"; since?: string };
-      return reply
-        .status(202)
-        .send(
-          await messages.replayMany(merchantOf(request), { status: body.status, since: sinceOf(body.since) }),
-        );
+      const body = request.body as { status: "failed" | "succeeded"; since?: string; until?: string };
+      return reply.status(202).send(
+        await messages.replayMany(merchantOf(request), {
+          status: body.status,
+          since: sinceOf(body.since),
+          until: sinceOf(body.until, "until"),
+        }),
+      );
     },
   );
 }

@@ -69,7 +69,10 @@ export function createMessagesService(db: Db, deps: { outbox: OutboxSignal }) {
       deps.outbox.committed();
       return { replayed };
     },
-    async replayMany(merchantId: string, by: { status: "failed" | "succeeded"; since?: Date | undefined }) {
+    async replayMany(
+      merchantId: string,
+      by: { status: "failed" | "succeeded"; since?: Date | undefined; until?: Date | undefined },
+    ) {
       const replayed = await db.tx((q) => messagesRepo.replay(q, merchantId, by));
       deps.outbox.committed();
       return { replayed };

@@ -24,6 +24,12 @@ function dayStart(value: string | undefined): Date | undefined {
   return Number.isNaN(d.getTime()) ? undefined : d;
 }
 
+/** The end of a date filter: the start of the next day, so "until 2026-11-21" includes that day. */
+function dayEnd(value: string | undefined): Date | undefined {
+  const start = dayStart(value);
+  return start && new Date(start.getTime() + 24 * 3600 * 1000);
+}
+
 function excerpt(text: string | null): string {
   if (!text) return "—";
   const short = text.length > EXCERPT_CHARS ? `${text.slice(0, EXCERPT_CHARS)}…` : text;
@@ -68,18 +74,20 @@ export function deliveryPages(scope: FastifyInstance, ctx: DashboardContext): vo
     const status = STATUSES.includes(q.status as Status) ? (q.status as Status) : undefined;
     const sessionId = q.session_id?.trim() || undefined;
     const since = dayStart(q.since);
+    const until = dayEnd(q.until);
     const { messages } = await ctx
       .services()
-      .messages.list(session.merchantId, { status, sessionId, since, limit: LOG_PAGE_SIZE });
+      .messages.list(session.merchantId, { status, sessionId, since, until, limit: LOG_PAGE_SIZE });
     const filters = `<form method="get" action="/dashboard/deliveries" class="filters" role="search" aria-label="Deliveries">
 ${selectField({ name: "status", label: "Status", value: status, options: [{ value: "", text: "Any status" }, ...STATUSES.map((s) => ({ value: s, text: s }))] })}
 ${field({ name: "session_id", label: "Session", value: sessionId, hint: "Parent or child session_id" })}
 ${field({ name: "since", label: "Since", type: "date", value: q.since })}
+${field({ name: "until", label: "Until", type: "date", value: q.until })}
 <div class="field"><button type="submit">Filter</button></div></form>`;
     const replayAll = postForm(
       "/dashboard/deliveries/replay",
       session.csrfToken,
-      `<div class="filters">${field({ name: "failed_since", label: "Failed since", type: "date", value: q.since, hint: "Empty: every failed delivery." })}<div class="field"><button type="submit">Replay all failed</button></div></div>`,
+      `<div class="filters">${field({ name: "failed_since", label: "Failed from", type: "date", value: q.since, hint: "Empty: from the first." })}${field({ name: "failed_until", label: "Failed until", type: "date", value: q.until, hint: "Empty: to now. The day is included." })}<div class="field"><button type="submit">Replay all failed</button></div></div>`,
     );
     const list = messages.length
       ? messages.map((m) => messageSection(m, session.csrfToken)).join("")
@@ -107,10 +115,12 @@ ${field({ name: "since", label: "Since", type: "date", value: q.since })}
   });
 
   scope.post("/deliveries/replay", { config }, async (request, reply) => {
-    const since = dayStart(formOf(request).failed_since);
-    const { replayed } = await ctx
-      .services()
-      .messages.replayMany(sessionOf(request).merchantId, { status: "failed", since });
+    const form = formOf(request);
+    const { replayed } = await ctx.services().messages.replayMany(sessionOf(request).merchantId, {
+      status: "failed",
+      since: dayStart(form.failed_since),
+      until: dayEnd(form.failed_until),
+    });
     return redirectWithFlash(ctx, request, reply, "/dashboard/deliveries", {
       kind: replayed ? "success" : "info",
       text: replayed
