@@ -10,7 +10,7 @@ import os from "node:os";
 import path from "node:path";
 import { pathToFileURL } from "node:url";
 import { brotliCompressSync, constants, gzipSync } from "node:zlib";
-import { launchBrowser } from "../test/e2e/support/browser.js";
+import { launchBrowser } from "../test/support/browser.js";
 import type { BenchResult } from "./run.js";
 
 const RENDER_RUNS = 15;

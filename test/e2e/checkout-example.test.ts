@@ -13,7 +13,7 @@ import { type RunningService, startService } from "../../packages/service/src/se
 import { freePort } from "../support/free-port.js";
 import { ADMIN_TOKEN, GATEWAY_SECRET } from "../support/stack.js";
 import { testDb } from "../support/stores.js";
-import { type Browser, launchBrowser } from "./support/browser.js";
+import { type Browser, launchBrowser } from "../support/browser.js";
 
 let service: RunningService;
 let gateway: Awaited<ReturnType<typeof startSandboxGateway>>;

@@ -5,7 +5,7 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { api, apiKey } from "../support/merchant.js";
-import { type Browser, launchBrowser } from "./support/browser.js";
+import { type Browser, launchBrowser } from "../support/browser.js";
 import { axeViolations, CheckoutEnv, callback, option, styleAudit } from "./support/checkout-env.js";
 
 let env: CheckoutEnv;

@@ -9,9 +9,14 @@ import { type BrowserContext, chromium } from "playwright-core";
 
 export const CHROMIUM_PATH = process.env.SVC_CHROMIUM_PATH ?? "/usr/bin/chromium";
 
+export interface Browser {
+  context: BrowserContext;
+  close(): Promise<void>;
+}
+
 export async function launchBrowser(
   options: { locale?: string; colorScheme?: "light" | "dark"; bypassCSP?: boolean } = {},
-): Promise<{ context: BrowserContext; close(): Promise<void> }> {
+): Promise<Browser> {
   const dir = mkdtempSync(path.join(os.tmpdir(), "svc-chromium-"));
   const context = await chromium.launchPersistentContext(dir, {
     executablePath: CHROMIUM_PATH,

@@ -8,7 +8,7 @@ import { createRequire } from "node:module";
 import type { Page, Request } from "playwright-core";
 import { api, apiKey, createMerchant, createTransaction, type TestMerchant } from "../../support/merchant.js";
 import { type Stack, startStack } from "../../support/stack.js";
-import { type Browser, launchBrowser } from "./browser.js";
+import { type Browser, launchBrowser } from "../../support/browser.js";
 import { type MerchantSite, startMerchantSite } from "./merchant-site.js";
 
 export type WalletMode = "supported" | "nocards" | "unsupported";
