@@ -36,6 +36,8 @@ export async function api(
     redirect: "manual",
   });
   const text = await response.text();
+  // Tests read arbitrary response bodies field by field; their assertions are the type check.
+  // eslint-disable-next-line @typescript-eslint/no-explicit-any
   let json: any;
   try {
     json = text ? JSON.parse(text) : undefined;
