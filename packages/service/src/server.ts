@@ -8,12 +8,15 @@ import { buildApp } from "./app.js";
 import type { ServiceConfig } from "./config.js";
 import { type Db, openDb } from "./db/client.js";
 import { migrate } from "./db/migrate.js";
+import { settlesWithin } from "./lifecycle.js";
 import { createGatewayRegistry } from "./gateways/registry.js";
 import { createMetrics } from "./metrics/metrics.js";
 import { OutboxSignal } from "./webhooks/outbox.js";
 import { DeliveryWorker } from "./webhooks/worker.js";
 
 const EXPIRY_SWEEP_MS = 30_000; // how often open sessions past expiration_time become `expired`
+
+const SHUTDOWN_GRACE_MS = 5_000; // how long a shutdown waits for in-flight requests to finish
 
 export interface RunningService {
   app: FastifyInstance;
@@ -70,8 +73,13 @@ export async function startService(
     async close() {
       clearInterval(sweep);
       await worker?.stop();
-      await app.close();
-      await gateways.close();
+      // Drain in-flight requests, but never wait forever on a stuck client or peer: after the
+      // grace period the remaining sockets are cut, so a shutdown always completes.
+      await settlesWithin(app.close(), SHUTDOWN_GRACE_MS);
+      app.server.closeAllConnections();
+      if (!(await settlesWithin(gateways.close(), SHUTDOWN_GRACE_MS))) {
+        app.log.warn("gateway connections did not drain in time; closing anyway");
+      }
       if (!options.db) await db.close();
     },
   };

@@ -10,6 +10,7 @@ import type { Metrics } from "../metrics/metrics.js";
 import { type AttemptOutcome, attemptDelivery, createDeliveryAgent } from "./deliver.js";
 import { type ClaimedDelivery, type DeliveryOutcome, deliveryRepo } from "./delivery.repo.js";
 import { OUTBOX_CHANNEL, type OutboxSignal } from "./outbox.js";
+import { settlesWithin } from "../lifecycle.js";
 
 const CLAIM_BATCH = 500;
 const MAX_IN_FLIGHT = 1024;
@@ -194,7 +195,8 @@ export class DeliveryWorker {
     if (this.timer) clearInterval(this.timer);
     this.options.signal?.off("committed", this.wake);
     await Promise.race([this.idle(), new Promise((r) => setTimeout(r, STOP_GRACE_MS).unref())]);
-    await this.unlisten?.().catch(() => {});
-    await this.agent.close().catch(() => {});
+    await settlesWithin(this.unlisten?.() ?? Promise.resolve(), STOP_GRACE_MS);
+    // A delivery still in flight after the grace period is cut; its lease lets another worker retry it.
+    if (!(await settlesWithin(this.agent.close(), STOP_GRACE_MS))) await this.agent.destroy().catch(() => {});
   }
 }
