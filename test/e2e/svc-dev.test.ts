@@ -86,6 +86,8 @@ describe("svc dev (npm start)", () => {
     ]);
     expect(creds.webhook_secret).toMatch(/^whsec_/);
     expect(first.output()).toContain(creds.private_key);
+    for (const link of ["/docs", "/example/", "/dashboard"])
+      expect(first.output()).toContain(`${creds.service_url}${link}`);
 
     // Run the printed curl exactly as printed.
     const curl = first.output().split("Create a transaction:\n")[1]!.split("\n\nThen open")[0]!;

@@ -44,6 +44,7 @@ svc is running
   service          ${config.publicUrl}
   API docs         ${config.publicUrl}/docs
   example shop     ${config.publicUrl}/example/   (pay with the checkout SDK in a browser)
+  dashboard        ${config.publicUrl}/dashboard   (user ${credentials.dashboard.username}, password in the credentials file)
   sandbox gateway  ${gateway.url}
   store            ${config.databaseUrl ? "PostgreSQL" : `PGlite in ${config.dataDir}`}
   credentials      ${file}
