@@ -2,7 +2,8 @@
  * The sandbox's memory. A restart forgets every payment, saved card and operation: fine for a
  * test gateway, and it keeps the sandbox free of any database. Documented in docs/gateways.md.
  */
-import type { FormOfPayment, GatewayKind, Language, Operation, PaymentOperation } from "@svc/protocol";
+import type { Operation } from "@svc/protocol";
+import type { PaymentRequestBody } from "./validate.js";
 import type { WireOperationResult, WirePaymentResult, WireSavedCard } from "./wire.js";
 
 /** Wrong one-time codes allowed for a Wallet B payment before it is declined for good. */
@@ -19,20 +20,9 @@ export interface SandboxOperation {
   createdAt: string;
 }
 
-export interface SandboxPayment {
+/** A payment as the gateway keeps it: the request it was created from, and what happened since. */
+export interface SandboxPayment extends Omit<PaymentRequestBody, "instrument"> {
   pgReference: string;
-  kind: GatewayKind;
-  pgCode: string;
-  sessionId: string;
-  attemptId: string;
-  amount: string;
-  amountMinor: number;
-  currency: string;
-  operation: PaymentOperation;
-  formOfPayment: FormOfPayment;
-  language: Language;
-  returnUrl: string;
-  notificationUrl: string;
   /** The current answer; mutated as the customer finishes a page or a code. */
   result: WirePaymentResult;
   /** Which gateway page the customer must visit while `result.status` is action_required. */
