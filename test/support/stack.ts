@@ -9,6 +9,8 @@ import { type RunningService, startService } from "../../packages/service/src/se
 import { freePort } from "./free-port.js";
 import { type StoreKind, testDb } from "./stores.js";
 
+const PORT_ATTEMPTS = 5;
+
 export const ADMIN_TOKEN = "test-admin-token-0123456789";
 export const GATEWAY_SECRET = "test-gateway-secret-0123456789abcdef";
 
@@ -35,27 +37,38 @@ export async function startStack(
     queuedDelayMs: options.queuedDelayMs ?? 100,
     notificationRetryDelaysMs: [50, 100, 200],
   });
-  const port = await freePort();
-  const config = loadConfig(
-    {},
-    {
-      port,
-      host: "127.0.0.1",
-      publicUrl: `http://127.0.0.1:${port}`,
-      gatewayUrl: gateway.url,
-      gatewayNotificationSecret: GATEWAY_SECRET,
-      adminToken: ADMIN_TOKEN,
-      logLevel: "silent",
-      webhookAllowPrivate: true,
-      ...options.config,
-    },
-  );
   let offsetMs = 0;
-  const service = await startService(config, { db, now: () => new Date(Date.now() + offsetMs) });
+  const now = () => new Date(Date.now() + offsetMs);
+  // The service must know its public URL before it listens, so the port is picked first; another
+  // test process can take it in between, so a port in use means: pick another and try again.
+  let config: ServiceConfig | undefined;
+  let service: RunningService | undefined;
+  for (let attempt = 1; !service; attempt++) {
+    const port = await freePort();
+    config = loadConfig(
+      {},
+      {
+        port,
+        host: "127.0.0.1",
+        publicUrl: `http://127.0.0.1:${port}`,
+        gatewayUrl: gateway.url,
+        gatewayNotificationSecret: GATEWAY_SECRET,
+        adminToken: ADMIN_TOKEN,
+        logLevel: "silent",
+        webhookAllowPrivate: true,
+        ...options.config,
+      },
+    );
+    try {
+      service = await startService(config, { db, now });
+    } catch (error) {
+      if ((error as NodeJS.ErrnoException).code !== "EADDRINUSE" || attempt >= PORT_ATTEMPTS) throw error;
+    }
+  }
   return {
     kind,
     db,
-    config,
+    config: config!,
     service,
     url: service.url,
     gatewayUrl: gateway.url,

@@ -45,7 +45,15 @@ export async function startService(
     metrics,
     ...(options.now ? { now: options.now } : {}),
   });
-  await app.listen({ port: config.port, host: config.host });
+  try {
+    await app.listen({ port: config.port, host: config.host });
+  } catch (error) {
+    // A port in use (or any listen failure) must not leave the app, its pools or the store open.
+    await app.close();
+    await gateways.close();
+    if (!options.db) await db.close();
+    throw error;
+  }
   // SVC_ROLE: api = HTTP only; worker = delivery (HTTP serves health and metrics); all = both.
   const worker =
     config.role === "api"
