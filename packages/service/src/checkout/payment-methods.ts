@@ -3,24 +3,16 @@
  * gateway settings offer for the transaction's currency. Sandbox gateways charge no fee; a real
  * gateway adapter would price its fee here, in the transaction's language.
  */
-import { type FormOfPayment, formatAmount, type GatewayKind, type Language } from "@svc/protocol";
+import {
+  type FormOfPayment,
+  formatAmount,
+  type GatewayKind,
+  type Language,
+  type PaymentMethod,
+} from "@svc/protocol";
 import type { GatewayAdapter } from "../gateways/adapter.js";
 import type { GatewaySettingRow } from "../merchants/merchants.repo.js";
 import { methodName, t } from "./i18n.js";
-
-export interface PaymentMethod {
-  pg_code: string;
-  name: string;
-  form_of_payment: FormOfPayment;
-  amount: string;
-  currency_code: string;
-  fee: string;
-  fee_description: string;
-  /** A stable icon name: card, wallet_a, wallet_b, saved_card, bank. */
-  icon: string;
-  /** How the SDK runs it: wallet (device wallet API), otp (mobile number then code), hosted_page, token, redirect. */
-  flow: "wallet" | "otp" | "hosted_page" | "token" | "redirect";
-}
 
 const FLOW: Record<FormOfPayment, PaymentMethod["flow"]> = {
   wallet_a_pay: "wallet",
