@@ -42,49 +42,65 @@ export interface OperationRow {
 
 export type NewOperation = Omit<OperationRow, "created_at" | "operated_at"> & { operated_at?: Date | null };
 
+/** What the totals need of a parent's children: per operation and state, the sum and the count. */
+export interface ChildSum {
+  operation: Operation;
+  state: string;
+  amount_minor: number;
+  count: number;
+}
+
+// Children grouped by operation and state: a handful of rows however many children a parent has.
+const CHILD_SUMS = `select operation, state, sum(amount_minor)::int8 as amount_minor, count(*)::int4 as count
+  from operations where parent_session_id = $1 group by operation, state`;
+
+export interface ParentForOperation {
+  parent: TransactionRow;
+  gatewayKind: GatewayKind | null;
+  routing: Routing;
+  /** Read in the same statement as the parent (one snapshot); absent when the parent was locked. */
+  childSums?: ChildSum[];
+}
+
 export const operationsRepo = {
-  /** The parent, locked for the rest of the transaction (serialises operations on one parent). */
-  async lockParent(
-    q: Queryable,
-    merchantId: string,
-    by: { sessionId?: string | undefined; orderNo?: string | undefined },
-  ): Promise<TransactionRow | undefined> {
-    const rows = by.sessionId
-      ? await q.query<TransactionRow>(
-          "select * from transactions where merchant_id = $1 and session_id = $2 for update",
-          [merchantId, by.sessionId],
-        )
-      : await q.query<TransactionRow>(
-          "select * from transactions where merchant_id = $1 and order_no = $2 for update",
-          [merchantId, by.orderNo],
-        );
-    return rows[0];
-  },
   /**
-   * The parent locked, with its gateway setting's kind and its webhook routing, in one round trip. The children are read
-   * by a separate statement after this one: under READ COMMITTED a statement that waited for the
-   * row lock still reads other tables with its old snapshot, so reading them here would miss a
-   * concurrent operation that committed while we waited.
+   * The parent with its gateway setting's kind and its webhook routing, in one round trip.
+   *
+   * Unlocked (`lock` false, the fast path), the same statement reads the children's sums, so
+   * parent and children come from one snapshot; the reservation then commits only if the
+   * parent's `ops_version` is still the one read here (see {@link insert}).
+   *
+   * Locked (`for update`), the children are read by a separate statement after this one: under
+   * READ COMMITTED a statement that waited for the row lock still reads other tables with its old
+   * snapshot, so reading them here would miss a concurrent operation that committed while we waited.
    */
-  async lockParentForOperation(
+  async parentForOperation(
     q: Queryable,
     merchantId: string,
     by: { sessionId?: string | undefined; orderNo?: string | undefined },
-  ): Promise<{ parent: TransactionRow; gatewayKind: GatewayKind | null; routing: Routing } | undefined> {
-    const rows = await q.query<TransactionRow & RoutingColumns & { op_gateway_kind: GatewayKind | null }>(
-      `select t.*, g.kind as op_gateway_kind, ${ROUTING_COLUMNS}
+    lock: boolean,
+  ): Promise<ParentForOperation | undefined> {
+    const rows = await q.query<
+      TransactionRow & RoutingColumns & { op_gateway_kind: GatewayKind | null; op_children?: ChildSum[] }
+    >(
+      `select t.*, g.kind as op_gateway_kind, ${ROUTING_COLUMNS}${
+        lock
+          ? ""
+          : `, (select coalesce(json_agg(s), '[]') from (${CHILD_SUMS.replace("$1", "t.session_id")}) s) as op_children`
+      }
          from transactions t
          left join gateway_settings g on g.pg_code = t.pg_code
          left join webhook_configs c on c.merchant_id = t.merchant_id
          left join webhook_plugins p on p.merchant_id = t.merchant_id and p.type = t.type
         where t.merchant_id = $1 and ${by.sessionId ? "t.session_id" : "t.order_no"} = $2
-        for update of t`,
+        ${lock ? "for update of t" : ""}`,
       [merchantId, by.sessionId ?? by.orderNo],
     );
     const row = rows[0];
     if (!row) return undefined;
     const {
       op_gateway_kind,
+      op_children,
       rt_secret,
       rt_enabled,
       rt_url,
@@ -105,7 +121,16 @@ export const operationsRepo = {
       rt_plugin_url,
       rt_plugin_enabled,
     });
-    return { parent: parent as TransactionRow, gatewayKind: op_gateway_kind, routing };
+    return {
+      parent: parent as TransactionRow,
+      gatewayKind: op_gateway_kind,
+      routing,
+      ...(op_children ? { childSums: op_children } : {}),
+    };
+  },
+  /** The children's sums by operation and state (after the parent's lock: a fresh snapshot). */
+  async childSums(q: Queryable, parentSessionId: string): Promise<ChildSum[]> {
+    return q.query<ChildSum>(CHILD_SUMS, [parentSessionId]);
   },
   async lockParentByPgReference(
     q: Queryable,
@@ -123,12 +148,28 @@ export const operationsRepo = {
       await q.query<TransactionRow>("select * from transactions where session_id = $1", [sessionId])
     )[0];
   },
-  /** Inserts a child; returns undefined when its gateway_operation_id was already recorded. */
-  async insert(q: Queryable, op: NewOperation): Promise<OperationRow | undefined> {
+  /**
+   * Inserts a child and bumps its parent's `ops_version` in one statement. With `expectedVersion`
+   * (an optimistic reservation), nothing is written unless the parent's version is still that
+   * one: PostgreSQL re-checks the condition on the latest row after waiting for a concurrent
+   * writer, so of two operations that read the same version only one commits. Returns undefined
+   * when nothing was written: the version moved on, or the gateway_operation_id was already
+   * recorded.
+   */
+  async insert(
+    q: Queryable,
+    op: NewOperation,
+    expectedVersion: number | null = null,
+  ): Promise<OperationRow | undefined> {
     const rows = await q.query<OperationRow>(
-      `insert into operations (session_id, parent_session_id, merchant_id, operation, amount_minor, currency_code, state,
+      `with parent as (
+         update transactions set ops_version = ops_version + 1
+          where session_id = $2 and ($16::int4 is null or ops_version = $16::int4)
+          returning session_id)
+       insert into operations (session_id, parent_session_id, merchant_id, operation, amount_minor, currency_code, state,
          reference_number, source, via, initiator, pg_code, pg_response, gateway_operation_id, operated_at)
-       values ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15)
+       select $1, parent.session_id, $3, $4, $5::int8, $6, $7, $8, $9, $10, $11::jsonb, $12, $13::jsonb, $14, $15::timestamptz
+         from parent
        on conflict do nothing returning *`,
       [
         op.session_id,
@@ -146,6 +187,7 @@ export const operationsRepo = {
         JSON.stringify(op.pg_response),
         op.gateway_operation_id,
         op.operated_at ?? null,
+        expectedVersion,
       ],
     );
     return rows[0];

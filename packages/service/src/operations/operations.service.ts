@@ -10,12 +10,11 @@
  */
 import { formatAmount, newId, type Operation } from "@svc/protocol";
 import type { OperationWebhook } from "@svc/webhooks";
-import type { Db } from "../db/client.js";
+import type { Db, Queryable } from "../db/client.js";
 import type { GatewayOperationResult } from "../gateways/adapter.js";
 import { GatewayError } from "../gateways/gateway-error.js";
 import type { GatewayRegistry } from "../gateways/registry.js";
 import { AppError } from "../http/problem.js";
-import { paymentsRepo } from "../payments/payments.repo.js";
 import { deriveTotals } from "../payments/totals.js";
 import { emitOperationWebhook, operationGateOpen } from "../webhooks/emit.js";
 import { operationPayload } from "../webhooks/payload.js";
@@ -50,41 +49,53 @@ export interface OperationsDeps {
   outbox: OutboxSignal;
 }
 
+/**
+ * Optimistic reservations tried before taking the parent's lock. Without contention the first
+ * succeeds: two round trips (read, conditional insert) instead of a five-statement transaction.
+ * When several operations race on one parent, the losers fall back to the locked path, which
+ * always makes progress.
+ */
+const OPTIMISTIC_TRIES = 2;
+
 export function createOperationsService(db: Db, deps: OperationsDeps) {
-  async function reserve(input: PerformInput) {
-    return db.tx(async (q) => {
-      const found = await operationsRepo.lockParentForOperation(q, input.merchantId, input);
-      if (!found)
-        throw new AppError(
-          "not_found",
-          input.sessionId
-            ? `No transaction with session_id ${input.sessionId}.`
-            : `No transaction with order_no ${input.orderNo}.`,
-        );
-      const { parent, gatewayKind, routing } = found;
-      const children = await paymentsRepo.children(q, parent.session_id);
-      const totals = deriveTotals(parent, children);
-      const capturesInFlight = children.filter(
-        (c) => c.operation === "capture" && (c.state === "capture_queued" || c.state === "capture_pending"),
-      ).length;
-      const amountMinor = operationAmount(
-        { state: parent.state, currency_code: parent.currency_code, captures_in_flight: capturesInFlight },
-        totals,
-        input,
+  /**
+   * Checks the rules against the parent's totals and inserts the reservation. Unlocked, it
+   * returns undefined when a concurrent operation changed the parent since it was read.
+   */
+  async function tryReserve(q: Queryable, input: PerformInput, lock: boolean) {
+    const found = await operationsRepo.parentForOperation(q, input.merchantId, input, lock);
+    if (!found)
+      throw new AppError(
+        "not_found",
+        input.sessionId
+          ? `No transaction with session_id ${input.sessionId}.`
+          : `No transaction with order_no ${input.orderNo}.`,
       );
-      if (!gatewayKind || !parent.pg_code || !parent.pg_reference)
-        throw new AppError(
-          "invalid_state_for_operation",
-          "This payment has no gateway payment to operate on.",
-        );
-      const setting = { pg_code: parent.pg_code, kind: gatewayKind };
-      const adapter = deps.gateways.adapterFor(setting.kind);
-      if (!adapter.operations.includes(input.operation))
-        throw new AppError(
-          "invalid_state_for_operation",
-          `The gateway ${setting.pg_code} (${setting.kind}) does not support ${input.operation}.`,
-        );
-      const child = await operationsRepo.insert(q, {
+    const { parent, gatewayKind, routing } = found;
+    const sums = found.childSums ?? (await operationsRepo.childSums(q, parent.session_id));
+    const totals = deriveTotals(parent, sums);
+    const capturesInFlight = sums
+      .filter(
+        (c) => c.operation === "capture" && (c.state === "capture_queued" || c.state === "capture_pending"),
+      )
+      .reduce((n, c) => n + c.count, 0);
+    const amountMinor = operationAmount(
+      { state: parent.state, currency_code: parent.currency_code, captures_in_flight: capturesInFlight },
+      totals,
+      input,
+    );
+    if (!gatewayKind || !parent.pg_code || !parent.pg_reference)
+      throw new AppError("invalid_state_for_operation", "This payment has no gateway payment to operate on.");
+    const setting = { pg_code: parent.pg_code, kind: gatewayKind };
+    const adapter = deps.gateways.adapterFor(setting.kind);
+    if (!adapter.operations.includes(input.operation))
+      throw new AppError(
+        "invalid_state_for_operation",
+        `The gateway ${setting.pg_code} (${setting.kind}) does not support ${input.operation}.`,
+      );
+    const child = await operationsRepo.insert(
+      q,
+      {
         session_id: newId("sess"),
         parent_session_id: parent.session_id,
         merchant_id: parent.merchant_id,
@@ -99,9 +110,21 @@ export function createOperationsService(db: Db, deps: OperationsDeps) {
         pg_code: setting.pg_code,
         pg_response: {},
         gateway_operation_id: null,
-      });
-      return { parent, child: child!, setting, adapter, routing };
-    });
+      },
+      lock ? null : parent.ops_version,
+    );
+    return child && { parent, child, setting, adapter, routing };
+  }
+
+  async function reserve(input: PerformInput) {
+    for (let i = 0; i < OPTIMISTIC_TRIES; i++) {
+      const reserved = await tryReserve(db, input, false);
+      if (reserved) return reserved;
+    }
+    const reserved = await db.tx((q) => tryReserve(q, input, true));
+    // Locked, the insert cannot lose a race (its reference and session ids are fresh).
+    if (!reserved) throw new Error("the locked reservation inserted nothing");
+    return reserved;
   }
 
   async function release(sessionId: string): Promise<void> {
