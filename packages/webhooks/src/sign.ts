@@ -46,9 +46,12 @@ export function checkBody(body: unknown): string | Uint8Array {
  * // => "v1,K5oZfzN95Z9UVu1EsfQmfVNQhnkZ2pj9o9NDN/H/pI4="
  */
 export async function signWebhook(input: SignWebhookInput): Promise<string> {
-  const parts = [`${input.id}.${toUnixSeconds(input.timestamp)}.`, checkBody(input.body)];
+  const prefix = `${input.id}.${toUnixSeconds(input.timestamp)}.`;
+  const body = checkBody(input.body);
   const list = secretList(input.secrets);
-  return (await Promise.all(list.map(async (s) => `v1,${await macFor(s)(parts, "base64")}`))).join(" ");
+  return (await Promise.all(list.map(async (s) => `v1,${await macFor(s)(body, "base64", prefix)}`))).join(
+    " ",
+  );
 }
 
 /**
@@ -61,5 +64,5 @@ export async function signWebhook(input: SignWebhookInput): Promise<string> {
  * payload.signature = await signPayload(payload, "whsec_…");
  */
 export async function signPayload(payload: object, secret: string): Promise<string> {
-  return macFor(secret)([canonical(payload, "signature")!], "hex");
+  return macFor(secret)(canonical(payload, "signature")!, "hex");
 }
