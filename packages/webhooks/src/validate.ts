@@ -47,17 +47,18 @@ const KINDS: Record<string, [(value: unknown) => unknown, string]> = {
   x: [(value) => typeof value === "string" && normaliseTxnState(value), "a child state like refunded"],
 };
 
-const TIME = /^\d{4}-(?:0[1-9]|1[0-2])-(?:0[1-9]|[12]\d|3[01]) (?:[01]\d|2[0-3]):[0-5]\d:[0-5]\d$/;
+const TIME = /^\d{4}-(0[1-9]|1[0-2])-(0[1-9]|[12]\d|3[01]) ([01]\d|2[0-3])(:[0-5]\d){2}$/;
 
-/** A real calendar time: no 2026-02-30, no 24:00:00, no leap second (as Date would normalise). */
+/**
+ * A real calendar time: no 24:00:00, no leap second (TIME), no 2026-02-30 (Date makes that
+ * invalid or rolls it over into March, so its day of the month differs).
+ */
 function isTime(value: unknown): boolean {
-  if (typeof value !== "string" || !TIME.test(value)) return false;
-  const day = +value.slice(8, 10);
-  const month = +value.slice(5, 7);
-  const year = +value.slice(0, 4);
-  const leap = year % 4 === 0 && (year % 100 !== 0 || year % 400 === 0);
-  // Days in the month: 28/29 for February, else 31 for Jan Mar May Jul Aug Oct Dec, 30 otherwise.
-  return day < 29 || day <= (month === 2 ? 28 + +leap : 30 + ((month + (month >> 3)) & 1));
+  return (
+    typeof value === "string" &&
+    TIME.test(value) &&
+    (value.slice(8, 10) < "29" || new Date(value.slice(0, 10)).getUTCDate() === +value.slice(8, 10))
+  );
 }
 
 /** The path of `key` in `at` for messages: `at.key`, or `at[key]` for an index. */
