@@ -5,7 +5,7 @@ import type { HeadersLike } from "./headers.js";
 import { macFor, type MacResult, secretList } from "./hmac.js";
 import { parseOperationWebhook } from "./parse-operation.js";
 import { parsePaymentWebhook } from "./parse-payment.js";
-import { checkBody, RAW_BODY, type RawBody } from "./sign.js";
+import { checkBody, RAW_BODY, type RawBody } from "./body.js";
 import type { WebhookEvent } from "./types.js";
 
 /**
