@@ -1,6 +1,7 @@
 /**
  * @svc/webhooks receiver: verifications per second of a 1 KB payload, side by side with the
- * standardwebhooks package in the same process, plus the library's minified + gzipped size.
+ * standardwebhooks package in the same process, plus the library's minified + gzipped size: the
+ * root entry (the target) and, for reference, all entries together.
  *
  * Rounds alternate between the contenders (ours, theirs, ours, theirs…) so a noisy neighbour on
  * the shared machine slows both alike; each figure is the median round.
@@ -9,7 +10,8 @@ import { mkdir } from "node:fs/promises";
 import { gzipSync } from "node:zlib";
 import { build } from "esbuild";
 import { Webhook } from "standardwebhooks";
-import { generateTestHeaders, verifyWebhook, verifyWebhookHeaders } from "../packages/webhooks/src/index.js";
+import { verifyWebhook, verifyWebhookHeaders } from "../packages/webhooks/src/index.js";
+import { generateTestHeaders } from "../packages/webhooks/src/signing.js";
 import { payloadOfSize } from "../packages/webhooks/test/fixtures.js";
 import type { BenchResult } from "./run.ts";
 
@@ -44,9 +46,12 @@ async function sideBySide(contenders: Record<string, () => unknown>): Promise<Re
   return Object.fromEntries(Object.entries(samples).map(([k, v]) => [k, Math.round(median(v))]));
 }
 
-async function gzipSize(): Promise<number> {
+const SRC = new URL("../packages/webhooks/src/", import.meta.url).pathname;
+
+/** Minified + gzipped (level 9) size of an esbuild bundle of `entry` (source text in src/). */
+async function gzipSize(entry: string): Promise<number> {
   const out = await build({
-    entryPoints: [new URL("../packages/webhooks/src/index.ts", import.meta.url).pathname],
+    stdin: { contents: entry, resolveDir: SRC, loader: "ts" },
     bundle: true,
     minify: true,
     format: "esm",
@@ -103,6 +108,23 @@ export default async function receiverBench(): Promise<BenchResult[]> {
       vs,
       target: "≥ 1.5× standardwebhooks",
     },
-    { name: "receiver.size_gzip_bytes", value: await gzipSize(), unit: "B", target: "≤ 4096" },
+    // The target figure: the root entry, `import … from "@svc/webhooks"`, which is all a receiver
+    // loads. Signing and test helpers (`@svc/webhooks/sign`) and the adapters are other entries.
+    {
+      name: "receiver.size_gzip_bytes",
+      value: await gzipSize('export * from "./index.js";'),
+      unit: "B",
+      target: "≤ 4096",
+    },
+    // For honesty, every entry bundled together (root, sign, node, fastify, fetch): no target.
+    {
+      name: "receiver.size_all_entries_gzip_bytes",
+      value: await gzipSize(
+        ["index", "signing", "adapters/node", "adapters/fastify", "adapters/fetch"]
+          .map((m) => `export * from "./${m}.js";`)
+          .join(" "),
+      ),
+      unit: "B",
+    },
   ];
 }

@@ -1,5 +1,6 @@
 /**
- * @svc/webhooks: receive svc operation and payment webhooks safely.
+ * @svc/webhooks: receive svc operation and payment webhooks safely. Signing and test helpers are
+ * in `@svc/webhooks/sign`, the framework adapters in `/node`, `/fastify` and `/fetch`.
  *
  * @example
  * import { verifyWebhook } from "@svc/webhooks";
@@ -30,14 +31,11 @@ export {
   parentKey,
   toMinorUnits,
 } from "./receiver-rules.js";
-export { type RawBody, type SignWebhookInput, signPayload, signWebhook } from "./sign.js";
+export type { RawBody } from "./body.js";
+// Signing lives in the "@svc/webhooks/sign" entry; its types are exported here too (no bytes).
+export type { SignWebhookInput } from "./sign.js";
 export { expectedTxnState, normaliseTxnState } from "./states.js";
-export {
-  generateSecret,
-  generateTestHeaders,
-  type TestHeadersOptions,
-  type TestWebhook,
-} from "./test-headers.js";
+export type { TestHeadersOptions, TestWebhook } from "./test-headers.js";
 export type * from "./types.js";
 export {
   DEFAULT_TOLERANCE_SECONDS,

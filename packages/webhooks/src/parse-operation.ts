@@ -1,4 +1,4 @@
-import { expectedTxnState, normaliseTxnState } from "./states.js";
+import { expectedTxnState, normaliseTxnState, withCanonicalState } from "./states.js";
 import type { OperationKind, OperationResult, OperationWebhook } from "./types.js";
 import { OPTIONAL, type Table, validate } from "./validate.js";
 
@@ -37,7 +37,8 @@ const OPERATION: Table = {
 /**
  * Validates an operation webhook payload against every rule of the contract and returns it
  * typed, discriminated by `result`, with `txn.state` normalised (`refund-queued` →
- * `refund_queued`, `captured` → `paid`). It does not check the signature: use
+ * `refund_queued`, `captured` → `paid`). It never modifies `value`: it returns `value` itself
+ * when nothing needed normalising, else a copy. It does not check the signature: use
  * {@link verifyWebhook} on a request, this on a payload you already trust.
  *
  * @throws WebhookVerificationError `invalid_payload`, listing every broken rule in `issues`.
@@ -65,5 +66,6 @@ export function parseOperationWebhook(value: unknown): OperationWebhook {
       issues.push(`txn.state: ${raw} does not match a ${operation} with result ${result}`);
     }
   }) as unknown as OperationWebhook;
-  return { ...op, txn: { ...op.txn, state: normaliseTxnState(op.txn.state) } } as OperationWebhook;
+  const txn = withCanonicalState(op.txn);
+  return txn === op.txn ? op : ({ ...op, txn } as OperationWebhook);
 }

@@ -1,5 +1,5 @@
 import { OPERATIONS, SOURCES } from "./parse-operation.js";
-import { normaliseTxnState } from "./states.js";
+import { withCanonicalState } from "./states.js";
 import type { PaymentWebhook } from "./types.js";
 import { type Table, validate } from "./validate.js";
 
@@ -53,6 +53,6 @@ export function parsePaymentWebhook(value: unknown): PaymentWebhook {
   const payment = validate(value, PAYMENT) as unknown as PaymentWebhook;
   return {
     ...payment,
-    transactions: payment.transactions.map((t) => ({ ...t, state: normaliseTxnState(t.state)! })),
+    transactions: payment.transactions.map(withCanonicalState),
   };
 }

@@ -34,3 +34,9 @@ export function expectedTxnState(
 ): TxnState {
   return result === "success" ? FINAL_STATE[operation] : (`${operation}_${result}` as TxnState);
 }
+
+/** `child` with its `state` normalised: itself when already canonical, else a copy. */
+export function withCanonicalState<T extends { state: string }>(child: T): T {
+  const state = normaliseTxnState(child.state)!;
+  return state === child.state ? child : { ...child, state };
+}

@@ -5,7 +5,7 @@
  */
 import { formatAmount } from "@svc/protocol";
 import type { OperationWebhook, PaymentWebhook } from "@svc/webhooks";
-import { signPayload } from "@svc/webhooks";
+import { signPayload } from "@svc/webhooks/sign";
 import type { TransactionRow } from "../checkout/checkout.repo.js";
 import type { InitiatorRecord, OperationRow } from "../operations/operations.repo.js";
 import type { ChildRow } from "../payments/payments.repo.js";

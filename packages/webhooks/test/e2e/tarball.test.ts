@@ -5,7 +5,7 @@ import { mkdir, mkdtemp, readdir, rm, symlink, writeFile } from "node:fs/promise
 import os from "node:os";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { generateTestHeaders } from "../../src/index.js";
+import { generateTestHeaders } from "../../src/signing.js";
 import { operationPayload, SECRET } from "../fixtures.js";
 
 const pkgDir = path.resolve(import.meta.dirname, "../..");
@@ -84,6 +84,25 @@ console.log(JSON.stringify({ type: event.type, ref: event.payload.reference_numb
     });
   });
 
+  it("signs and verifies without process.getBuiltinModule and global crypto, as on Node 18", async () => {
+    const dir = await project("node18", {
+      "package.json": JSON.stringify({ name: "node18-sample", private: true, type: "module" }),
+      "index.js": `
+import { verifyWebhook } from "@svc/webhooks";
+import { generateTestHeaders } from "@svc/webhooks/sign";
+const secret = "${SECRET}";
+const { body, headers } = await generateTestHeaders(${JSON.stringify(operationPayload())}, secret);
+const event = await verifyWebhook(body, headers, secret);
+const tampered = await verifyWebhook(body.replace("REF-7Q2K9", "REF-0"), headers, secret).catch((e) => e.code);
+console.log(JSON.stringify({ ref: event.payload.reference_number, tampered, crypto: typeof crypto }));
+`,
+    });
+    // What Node 18 lacks: the global crypto (without a flag) and process.getBuiltinModule.
+    const node18 = "data:text/javascript,delete globalThis.crypto; delete process.getBuiltinModule;";
+    const out = JSON.parse(run(process.execPath, ["--import", node18, "index.js"], dir));
+    expect(out).toEqual({ ref: "REF-7Q2K9", tampered: "signature_mismatch", crypto: "undefined" });
+  });
+
   it("type-checks and runs in a fresh TypeScript project", async () => {
     const dir = await project("ts", {
       "package.json": JSON.stringify({ name: "ts-sample", private: true, type: "module" }),
@@ -98,13 +117,14 @@ console.log(JSON.stringify({ type: event.type, ref: event.payload.reference_numb
         include: ["index.ts"],
       }),
       "index.ts": `
-import { generateTestHeaders, verifyWebhook, amountDelta, type WebhookEvent, type OperationWebhook } from "@svc/webhooks";
+import { verifyWebhook, amountDelta, type WebhookEvent, type OperationWebhook, type TestWebhook } from "@svc/webhooks";
+import { generateTestHeaders } from "@svc/webhooks/sign";
 import { webhookMiddleware } from "@svc/webhooks/node";
 // @ts-expect-error: the types are real, so an unknown result does not compile.
 const bad: OperationWebhook["result"] = "maybe";
 const secret = "${SECRET}";
 const payload = ${JSON.stringify(operationPayload())} as const;
-const { body, headers } = await generateTestHeaders(payload, secret);
+const { body, headers }: TestWebhook<typeof payload> = await generateTestHeaders(payload, secret);
 const event: WebhookEvent = await verifyWebhook(body, headers, secret);
 if (event.type !== "operation" || event.payload.result !== "success") throw new Error("wrong event");
 const state: "paid" | "refunded" | "voided" = event.payload.txn.state;
