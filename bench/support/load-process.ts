@@ -21,7 +21,7 @@ interface Job {
 
 /** One keep-alive connection sending a request, waiting for its whole answer, and so on. */
 class Lane {
-  private buffer = Buffer.alloc(0);
+  private buffer: Buffer = Buffer.alloc(0);
   private waiting?: (answer: { status: number; body: string }) => void;
   private readonly socket: net.Socket;
   readonly ready: Promise<void>;

@@ -54,7 +54,7 @@ export function createNotificationsService(db: Db, deps: NotificationsDeps) {
       if (!(await firstTime(q, pgCode, n.notificationId))) return "duplicate";
       if (!child || child.state !== `${child.operation}_queued`) return "ignored";
       const state = n.status === "success" ? finalState(child.operation) : `${child.operation}_rejected`;
-      const finished = await operationsRepo.finish(q, child.session_id, state, n.pgResponse, deps.now());
+      const finished = await operationsRepo.finish(q, child, state, n.pgResponse, deps.now());
       const parent = (await operationsRepo.parent(q, child.parent_session_id))!;
       await emitOperationWebhook(q, parent, finished);
       return "applied";

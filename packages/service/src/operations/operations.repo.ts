@@ -161,7 +161,7 @@ export const operationsRepo = {
     op: NewOperation,
     expectedVersion: number | null = null,
   ): Promise<OperationRow | undefined> {
-    const rows = await q.query<OperationRow>(
+    const rows = await q.query<{ created_at: Date }>(
       `with parent as (
          update transactions set ops_version = ops_version + 1
           where session_id = $2 and ($16::int4 is null or ops_version = $16::int4)
@@ -170,7 +170,7 @@ export const operationsRepo = {
          reference_number, source, via, initiator, pg_code, pg_response, gateway_operation_id, operated_at)
        select $1, parent.session_id, $3, $4, $5::int8, $6, $7, $8, $9, $10, $11::jsonb, $12, $13::jsonb, $14, $15::timestamptz
          from parent
-       on conflict do nothing returning *`,
+       on conflict do nothing returning created_at`,
       [
         op.session_id,
         op.parent_session_id,
@@ -190,21 +190,22 @@ export const operationsRepo = {
         expectedVersion,
       ],
     );
-    return rows[0];
+    // The row is what was sent, with the default created_at (no need to read every column back).
+    return rows[0] && { ...op, operated_at: op.operated_at ?? null, created_at: rows[0].created_at };
   },
+  /** Settles `child` (a row read or inserted before) and returns it as now stored. */
   async finish(
     q: Queryable,
-    sessionId: string,
+    child: OperationRow,
     state: string,
     pgResponse: PgResponse,
     operatedAt: Date,
   ): Promise<OperationRow> {
-    const rows = await q.query<OperationRow>(
-      `update operations set state = $2, pg_response = $3, operated_at = $4, updated_at = now()
-        where session_id = $1 returning *`,
-      [sessionId, state, JSON.stringify(pgResponse), operatedAt],
+    await q.query(
+      "update operations set state = $2, pg_response = $3, operated_at = $4, updated_at = now() where session_id = $1",
+      [child.session_id, state, JSON.stringify(pgResponse), operatedAt],
     );
-    return rows[0]!;
+    return { ...child, state, pg_response: pgResponse, operated_at: operatedAt };
   },
   async deleteReservation(q: Queryable, sessionId: string): Promise<void> {
     await q.query("delete from operations where session_id = $1 and state like '%\\_pending'", [sessionId]);

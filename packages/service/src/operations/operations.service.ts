@@ -170,24 +170,12 @@ export function createOperationsService(db: Db, deps: OperationsDeps) {
       // that instant applies from the next operation). With the gate closed, finishing is one
       // statement; with it open, the child and its messages commit together (the outbox).
       if (!operationGateOpen(routing, parent, child)) {
-        const finished = await operationsRepo.finish(
-          db,
-          child.session_id,
-          state,
-          answer.pgResponse,
-          operatedAt,
-        );
+        const finished = await operationsRepo.finish(db, child, state, answer.pgResponse, operatedAt);
         const payload = await operationPayload(parent, finished, routing.secret ?? "");
         return { status: answer.status === "queued" ? 202 : 200, payload };
       }
       const { payload, messageId } = await db.tx(async (q) => {
-        const finished = await operationsRepo.finish(
-          q,
-          child.session_id,
-          state,
-          answer.pgResponse,
-          operatedAt,
-        );
+        const finished = await operationsRepo.finish(q, child, state, answer.pgResponse, operatedAt);
         return emitOperationWebhook(q, parent, finished, routing);
       });
       if (messageId) deps.outbox.committed();
