@@ -9,3 +9,12 @@ alter table transactions set (fillfactor = 90);
 -- Lookups by (pg_code, reference_number) use the unique index on reference_number alone; the
 -- second index only cost every operation one more index write.
 drop index operations_reference;
+-- A child belongs to its parent's merchant: one foreign key on (parent, merchant) says so, in
+-- place of two separate ones (stronger: the child's merchant must be its parent's). The separate
+-- key to merchants had every operation share-lock its merchant's row, one row for all of a
+-- merchant's concurrent operations; the parent's row is one the operation locks anyway.
+alter table transactions add constraint transactions_session_merchant unique (session_id, merchant_id);
+alter table operations drop constraint operations_merchant_id_fkey;
+alter table operations drop constraint operations_parent_session_id_fkey;
+alter table operations add constraint operations_parent_fkey
+  foreign key (parent_session_id, merchant_id) references transactions (session_id, merchant_id);
