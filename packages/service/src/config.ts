@@ -29,12 +29,12 @@ export interface ServiceConfig {
   role: "api" | "worker" | "all";
   /** Allow webhook destinations on private/loopback addresses (dev and tests only). */
   webhookAllowPrivate: boolean;
-  /** Idempotency keys are remembered this long: 24 h, as the contract promises. */
   /**
    * A reservation (`<operation>_pending`) older than this belongs to a request that died during
    * its gateway call; the reservation sweep asks the gateway again and settles it.
    */
   reservationTimeoutSeconds: number;
+  /** Idempotency keys are remembered this long: 24 h, as the contract promises. */
   idempotencyTtlSeconds: number;
   logLevel: "silent" | "error" | "warn" | "info" | "debug";
 }
