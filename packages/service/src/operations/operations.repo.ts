@@ -193,19 +193,44 @@ export const operationsRepo = {
     // The row is what was sent, with the default created_at (no need to read every column back).
     return rows[0] && { ...op, operated_at: op.operated_at ?? null, created_at: rows[0].created_at };
   },
-  /** Settles `child` (a row read or inserted before) and returns it as now stored. */
+  /**
+   * Settles `child` (a row read or inserted before, still in the state it was read in) and
+   * returns it as now stored; undefined when its state had changed meanwhile (a request and the
+   * reservation sweep settling the same reservation: only the first one counts).
+   */
   async finish(
     q: Queryable,
     child: OperationRow,
     state: string,
     pgResponse: PgResponse,
     operatedAt: Date,
-  ): Promise<OperationRow> {
-    await q.query(
-      "update operations set state = $2, pg_response = $3, operated_at = $4, updated_at = now() where session_id = $1",
-      [child.session_id, state, JSON.stringify(pgResponse), operatedAt],
+  ): Promise<OperationRow | undefined> {
+    const rows = await q.query(
+      `update operations set state = $2, pg_response = $3, operated_at = $4, updated_at = now()
+        where session_id = $1 and state = $5 returning session_id`,
+      [child.session_id, state, JSON.stringify(pgResponse), operatedAt, child.state],
     );
-    return { ...child, state, pg_response: pgResponse, operated_at: operatedAt };
+    return rows.length ? { ...child, state, pg_response: pgResponse, operated_at: operatedAt } : undefined;
+  },
+  /**
+   * Reservations older than `olderThanSeconds` (their request died during the gateway call),
+   * claimed for the sweep: the claim moves `updated_at` on, so no other sweep takes them before
+   * the same time has passed again.
+   */
+  async claimStaleReservations(
+    q: Queryable,
+    olderThanSeconds: number,
+    limit: number,
+  ): Promise<OperationRow[]> {
+    return q.query<OperationRow>(
+      `update operations set updated_at = now()
+        where session_id in (
+          select session_id from operations
+           where state like '%\\_pending' and updated_at < now() - make_interval(secs => $1)
+           order by updated_at limit $2 for update skip locked)
+        returning *`,
+      [olderThanSeconds, limit],
+    );
   },
   async deleteReservation(q: Queryable, sessionId: string): Promise<void> {
     await q.query("delete from operations where session_id = $1 and state like '%\\_pending'", [sessionId]);
