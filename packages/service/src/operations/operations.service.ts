@@ -2,11 +2,13 @@
  * Refund, capture and void on a parent, for the three triggers that start one: the operations
  * API (private key or a dashboard user's Basic credentials) and the dashboard (a user).
  *
- * No database transaction is held across the gateway call: (1) lock the parent, check the rules
- * against totals derived from its children and insert a reservation (`<operation>_pending`,
- * which counts against the totals), commit; (2) call the gateway; (3) on success or queued,
- * finish the child and write its webhook to the outbox in one transaction; on a decline or an
- * unreachable gateway, delete the reservation, so nothing is stored and nothing is sent.
+ * No database transaction is held across the gateway call: (1) check the rules against totals
+ * derived from the parent's children and insert a reservation (`<operation>_pending`, which
+ * counts against the totals) — optimistically, committed only if the parent's `ops_version` is
+ * unchanged since the read, else under the parent's lock; (2) call the gateway; (3) on success or
+ * queued, finish the child and write its webhook to the outbox in one transaction; on a decline
+ * or an unreachable gateway, delete the reservation, so nothing is stored and nothing is sent.
+ * Reservations whose request died in step 2 are settled by {@link sweepReservations}.
  */
 import { formatAmount, type GatewayKind, newId, type Operation } from "@svc/protocol";
 import type { OperationWebhook } from "@svc/webhooks";
