@@ -54,8 +54,26 @@ export interface ChildSum {
 const CHILD_SUMS = `select operation, state, sum(amount_minor)::int8 as amount_minor, count(*)::int4 as count
   from operations where parent_session_id = $1 group by operation, state`;
 
+/** The parent's columns an operation needs (rules, gateway call, payload, webhook gate). */
+export type OperationParent = Pick<
+  TransactionRow,
+  | "session_id"
+  | "merchant_id"
+  | "order_no"
+  | "type"
+  | "created_via"
+  | "state"
+  | "amount_minor"
+  | "currency_code"
+  | "pg_code"
+  | "pg_reference"
+  | "ops_version"
+>;
+const PARENT_COLUMNS =
+  "t.session_id, t.merchant_id, t.order_no, t.type, t.created_via, t.state, t.amount_minor, t.currency_code, t.pg_code, t.pg_reference, t.ops_version";
+
 export interface ParentForOperation {
-  parent: TransactionRow;
+  parent: OperationParent;
   gatewayKind: GatewayKind | null;
   routing: Routing;
   /** Read in the same statement as the parent (one snapshot); absent when the parent was locked. */
@@ -81,9 +99,9 @@ export const operationsRepo = {
     lock: boolean,
   ): Promise<ParentForOperation | undefined> {
     const rows = await q.query<
-      TransactionRow & RoutingColumns & { op_gateway_kind: GatewayKind | null; op_children?: ChildSum[] }
+      OperationParent & RoutingColumns & { op_gateway_kind: GatewayKind | null; op_children?: ChildSum[] }
     >(
-      `select t.*, g.kind as op_gateway_kind, ${ROUTING_COLUMNS}${
+      `select ${PARENT_COLUMNS}, g.kind as op_gateway_kind, ${ROUTING_COLUMNS}${
         lock
           ? ""
           : `, (select coalesce(json_agg(s), '[]') from (${CHILD_SUMS.replace("$1", "t.session_id")}) s) as op_children`
@@ -122,7 +140,7 @@ export const operationsRepo = {
       rt_plugin_enabled,
     });
     return {
-      parent: parent as TransactionRow,
+      parent,
       gatewayKind: op_gateway_kind,
       routing,
       ...(op_children ? { childSums: op_children } : {}),

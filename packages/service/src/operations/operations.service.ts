@@ -14,7 +14,6 @@ import { formatAmount, type GatewayKind, newId, type Operation } from "@svc/prot
 import type { OperationWebhook } from "@svc/webhooks";
 import type { Db, Queryable } from "../db/client.js";
 import type { GatewayAdapter, GatewayOperationResult } from "../gateways/adapter.js";
-import type { TransactionRow } from "../checkout/checkout.repo.js";
 import { GatewayError } from "../gateways/gateway-error.js";
 import type { GatewayRegistry } from "../gateways/registry.js";
 import { AppError } from "../http/problem.js";
@@ -23,7 +22,12 @@ import { emitOperationWebhook, operationGateOpen } from "../webhooks/emit.js";
 import { operationPayload } from "../webhooks/payload.js";
 import type { OutboxSignal } from "../webhooks/outbox.js";
 import type { Routing } from "../webhooks/settings.repo.js";
-import { type InitiatorRecord, type OperationRow, operationsRepo } from "./operations.repo.js";
+import {
+  type InitiatorRecord,
+  type OperationParent,
+  type OperationRow,
+  operationsRepo,
+} from "./operations.repo.js";
 import { finalState, operationAmount } from "./rules.js";
 
 export interface PerformInput {
@@ -57,7 +61,7 @@ export interface OperationsDeps {
 
 /** A reservation with what is needed to finish it. */
 interface Reserved {
-  parent: TransactionRow;
+  parent: OperationParent;
   child: OperationRow;
   setting: { pg_code: string; kind: GatewayKind };
   adapter: GatewayAdapter;
