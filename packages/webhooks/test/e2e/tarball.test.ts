@@ -103,6 +103,22 @@ console.log(JSON.stringify({ ref: event.payload.reference_number, tampered, cryp
     expect(out).toEqual({ ref: "REF-7Q2K9", tampered: "signature_mismatch", crypto: "undefined" });
   });
 
+  it("loads with require() in a CommonJS project where Node loads ES modules that way", async () => {
+    const sample = await generateTestHeaders(operationPayload(), SECRET);
+    const dir = await project("cjs", {
+      "package.json": JSON.stringify({ name: "cjs-sample", private: true, type: "commonjs" }),
+      "sample.json": JSON.stringify({ ...sample, secret: SECRET }),
+      "index.js": `
+const { verifyWebhook } = require("@svc/webhooks");
+const { body, headers, secret } = require("./sample.json");
+verifyWebhook(body, headers, secret).then((event) => console.log(event.payload.reference_number));
+`,
+    });
+    // Unflagged from Node 22.12; Node 20.17+ needs the flag.
+    const flag = Number(process.versions.node.split(".")[0]) < 22 ? ["--experimental-require-module"] : [];
+    expect(run(process.execPath, [...flag, "--no-warnings", "index.js"], dir).trim()).toBe("REF-7Q2K9");
+  });
+
   it("type-checks and runs in a fresh TypeScript project", async () => {
     const dir = await project("ts", {
       "package.json": JSON.stringify({ name: "ts-sample", private: true, type: "module" }),
