@@ -128,6 +128,7 @@ export async function buildApp(config: ServiceConfig, deps: AppDeps): Promise<Fa
     now,
     publicUrl: config.publicUrl,
     outbox,
+    reservationTimeoutSeconds: config.reservationTimeoutSeconds,
   });
   const notifications = createNotificationsService(deps.db, {
     gateways: deps.gateways,

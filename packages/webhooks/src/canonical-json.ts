@@ -18,7 +18,7 @@ export function canonicalJson(value: unknown): string {
   return canonical(value) ?? invalid(typeof value);
 }
 
-function invalid(what: string): never {
+function invalid(what: unknown): never {
   throw new TypeError(`canonicalJson: ${what} is not JSON`);
 }
 
@@ -47,11 +47,9 @@ export function canonical(value: unknown, omit?: string): string | undefined {
   if (value && typeof value === "object") {
     const obj = value as Record<string, unknown> & { toJSON?: () => unknown };
     if (typeof obj.toJSON === "function") return canonical(obj.toJSON());
+    // An array's items joined by commas, as a template literal writes it.
+    if (Array.isArray(obj)) return `[${obj.map((item) => canonical(item) ?? "null")}]`;
     let out = "";
-    if (Array.isArray(obj)) {
-      for (const item of obj) out += (out ? "," : "") + (canonical(item) ?? "null");
-      return `[${out}]`;
-    }
     for (const key of sortedKeys(obj)) {
       const member = key === omit ? undefined : canonical(obj[key]);
       if (member !== undefined) out += `${out ? "," : ""}${canonical(key)}:${member}`;
@@ -63,7 +61,7 @@ export function canonical(value: unknown, omit?: string): string | undefined {
   // as ECMAScript prints them (-0 as 0). What RFC 8785 forbids and JSON.stringify would write
   // anyway (\udxxx for a lone surrogate, null for NaN and ±Infinity) throws; so does a bigint.
   if (typeof value === "string" ? /\p{Cs}/u.test(value) : typeof value === "number" && !isFinite(value)) {
-    invalid(typeof value === "string" ? "a lone surrogate" : `${value}`);
+    invalid(typeof value === "string" ? "a lone surrogate" : value);
   }
   return JSON.stringify(value);
 }

@@ -18,7 +18,7 @@ interface NodeCryptoSubset {
   webcrypto: Crypto;
 }
 
-const BAD_SECRET = "Pass the endpoint's whsec_… secret (or an array), without quotes or spaces.";
+const BAD_SECRET = "Pass the endpoint's whsec_ secret (or a list), without quotes or spaces.";
 
 // Importing a key costs more than using it; a receiver uses one or two secrets for its whole
 // life, so keep them. Bounded in case a caller passes per-request secrets.
@@ -58,10 +58,8 @@ export const webCrypto = (): Crypto | Promise<Crypto> =>
 function createMac(key: Uint8Array): Mac {
   const n = node;
   if (n)
-    return (data, encoding, prefix) => {
-      const hmac = n.createHmac("sha256", key);
-      return (prefix ? hmac.update(prefix) : hmac).update(data).digest(encoding);
-    };
+    return (data, encoding, prefix = "") =>
+      n.createHmac("sha256", key).update(prefix).update(data).digest(encoding);
   const cryptoKey = (async () =>
     (await webCrypto()).subtle.importKey(
       "raw",
@@ -70,9 +68,9 @@ function createMac(key: Uint8Array): Mac {
       false,
       ["sign"],
     ))();
-  return async (data, encoding, prefix) => {
+  return async (data, encoding, prefix = "") => {
     // A Blob concatenates the parts and encodes strings as UTF-8, like TextEncoder.
-    const bytes = await new Blob(prefix ? [prefix, data as BlobPart] : [data as BlobPart]).arrayBuffer();
+    const bytes = await new Blob([prefix, data as BlobPart]).arrayBuffer();
     const mac = new Uint8Array(await (await webCrypto()).subtle.sign("HMAC", await cryptoKey, bytes));
     return (encoding === "hex" ? toHex : toBase64)(mac);
   };

@@ -1,4 +1,4 @@
-import { OPERATIONS, SOURCES } from "./parse-operation.js";
+import { CHILD, OPERATIONS, SOURCES } from "./parse-operation.js";
 import { withCanonicalState } from "./states.js";
 import type { PaymentWebhook } from "./types.js";
 import { type Table, validate } from "./validate.js";
@@ -26,11 +26,7 @@ const PAYMENT: Table = {
   signature: "s",
   transactions: [
     {
-      session_id: "s",
-      order_no: "s128",
-      amount: "d",
-      currency_code: "c",
-      state: "x",
+      ...CHILD,
       operation: OPERATIONS,
       reference_number: "s",
       source: SOURCES,

@@ -54,8 +54,26 @@ export interface ChildSum {
 const CHILD_SUMS = `select operation, state, sum(amount_minor)::int8 as amount_minor, count(*)::int4 as count
   from operations where parent_session_id = $1 group by operation, state`;
 
+/** The parent's columns an operation needs (rules, gateway call, payload, webhook gate). */
+export type OperationParent = Pick<
+  TransactionRow,
+  | "session_id"
+  | "merchant_id"
+  | "order_no"
+  | "type"
+  | "created_via"
+  | "state"
+  | "amount_minor"
+  | "currency_code"
+  | "pg_code"
+  | "pg_reference"
+  | "ops_version"
+>;
+const PARENT_COLUMNS =
+  "t.session_id, t.merchant_id, t.order_no, t.type, t.created_via, t.state, t.amount_minor, t.currency_code, t.pg_code, t.pg_reference, t.ops_version";
+
 export interface ParentForOperation {
-  parent: TransactionRow;
+  parent: OperationParent;
   gatewayKind: GatewayKind | null;
   routing: Routing;
   /** Read in the same statement as the parent (one snapshot); absent when the parent was locked. */
@@ -81,9 +99,9 @@ export const operationsRepo = {
     lock: boolean,
   ): Promise<ParentForOperation | undefined> {
     const rows = await q.query<
-      TransactionRow & RoutingColumns & { op_gateway_kind: GatewayKind | null; op_children?: ChildSum[] }
+      OperationParent & RoutingColumns & { op_gateway_kind: GatewayKind | null; op_children?: ChildSum[] }
     >(
-      `select t.*, g.kind as op_gateway_kind, ${ROUTING_COLUMNS}${
+      `select ${PARENT_COLUMNS}, g.kind as op_gateway_kind, ${ROUTING_COLUMNS}${
         lock
           ? ""
           : `, (select coalesce(json_agg(s), '[]') from (${CHILD_SUMS.replace("$1", "t.session_id")}) s) as op_children`
@@ -122,7 +140,7 @@ export const operationsRepo = {
       rt_plugin_enabled,
     });
     return {
-      parent: parent as TransactionRow,
+      parent,
       gatewayKind: op_gateway_kind,
       routing,
       ...(op_children ? { childSums: op_children } : {}),
@@ -193,19 +211,44 @@ export const operationsRepo = {
     // The row is what was sent, with the default created_at (no need to read every column back).
     return rows[0] && { ...op, operated_at: op.operated_at ?? null, created_at: rows[0].created_at };
   },
-  /** Settles `child` (a row read or inserted before) and returns it as now stored. */
+  /**
+   * Settles `child` (a row read or inserted before, still in the state it was read in) and
+   * returns it as now stored; undefined when its state had changed meanwhile (a request and the
+   * reservation sweep settling the same reservation: only the first one counts).
+   */
   async finish(
     q: Queryable,
     child: OperationRow,
     state: string,
     pgResponse: PgResponse,
     operatedAt: Date,
-  ): Promise<OperationRow> {
-    await q.query(
-      "update operations set state = $2, pg_response = $3, operated_at = $4, updated_at = now() where session_id = $1",
-      [child.session_id, state, JSON.stringify(pgResponse), operatedAt],
+  ): Promise<OperationRow | undefined> {
+    const rows = await q.query(
+      `update operations set state = $2, pg_response = $3, operated_at = $4, updated_at = now()
+        where session_id = $1 and state = $5 returning session_id`,
+      [child.session_id, state, JSON.stringify(pgResponse), operatedAt, child.state],
     );
-    return { ...child, state, pg_response: pgResponse, operated_at: operatedAt };
+    return rows.length ? { ...child, state, pg_response: pgResponse, operated_at: operatedAt } : undefined;
+  },
+  /**
+   * Reservations older than `olderThanSeconds` (their request died during the gateway call),
+   * claimed for the sweep: the claim moves `updated_at` on, so no other sweep takes them before
+   * the same time has passed again.
+   */
+  async claimStaleReservations(
+    q: Queryable,
+    olderThanSeconds: number,
+    limit: number,
+  ): Promise<OperationRow[]> {
+    return q.query<OperationRow>(
+      `update operations set updated_at = now()
+        where session_id in (
+          select session_id from operations
+           where state like '%\\_pending' and updated_at < now() - make_interval(secs => $1)
+           order by updated_at limit $2 for update skip locked)
+        returning *`,
+      [olderThanSeconds, limit],
+    );
   },
   async deleteReservation(q: Queryable, sessionId: string): Promise<void> {
     await q.query("delete from operations where session_id = $1 and state like '%\\_pending'", [sessionId]);

@@ -48,7 +48,7 @@ export function resultOf(state: string): "success" | "queued" | "rejected" {
 
 /** The operation webhook payload for `child` of `parent`, signed with the merchant's newest secret. */
 export async function operationPayload(
-  parent: TransactionRow,
+  parent: Pick<TransactionRow, "session_id" | "order_no">,
   child: OperationRow,
   secret: string,
 ): Promise<OperationWebhook> {

@@ -117,7 +117,9 @@ console.log(JSON.stringify({ ref: event.payload.reference_number, tampered, cryp
         include: ["index.ts"],
       }),
       "index.ts": `
-import { verifyWebhook, amountDelta, type WebhookEvent, type OperationWebhook, type TestWebhook } from "@svc/webhooks";
+import { verifyWebhook, type WebhookEvent, type OperationWebhook, type TestWebhook } from "@svc/webhooks";
+import { amountDelta } from "@svc/webhooks/rules";
+import { createDeduper } from "@svc/webhooks/dedupe";
 import { generateTestHeaders } from "@svc/webhooks/sign";
 import { webhookMiddleware } from "@svc/webhooks/node";
 // @ts-expect-error: the types are real, so an unknown result does not compile.
@@ -130,7 +132,8 @@ if (event.type !== "operation" || event.payload.result !== "success") throw new 
 const state: "paid" | "refunded" | "voided" = event.payload.txn.state;
 const middleware: (req: import("node:http").IncomingMessage, res: import("node:http").ServerResponse) => Promise<void> =
   webhookMiddleware({ secrets: secret, onEvent: (e) => void e.id });
-console.log(JSON.stringify({ state, delta: String(amountDelta(event.payload).minor), bad, m: typeof middleware }));
+const { duplicate } = await createDeduper().once(event.id, () => {});
+console.log(JSON.stringify({ state, delta: String(amountDelta(event.payload).minor), bad, m: typeof middleware, duplicate }));
 `,
     });
     // The project's own node_modules has only the tarball; Node's types come from the repo.
@@ -141,6 +144,12 @@ console.log(JSON.stringify({ state, delta: String(amountDelta(event.payload).min
     );
     run(process.execPath, [tsc, "-p", "."], dir);
     const out = JSON.parse(run(process.execPath, ["out/index.js"], dir));
-    expect(out).toEqual({ state: "refunded", delta: "-10500", bad: "maybe", m: "function" });
+    expect(out).toEqual({
+      state: "refunded",
+      delta: "-10500",
+      bad: "maybe",
+      m: "function",
+      duplicate: false,
+    });
   });
 });
