@@ -156,10 +156,10 @@ describe.skipIf(!POSTGRES)("two delivery worker processes on one PostgreSQL", ()
     // holding it is killed; the other worker's held attempts are then answered.
     let release!: () => void;
     const held = new Promise<void>((resolve) => (release = resolve));
-    let victim: Worker | undefined;
+    const killed: { worker?: Worker } = {};
     rec.respond = (req) => {
       identify(req);
-      return victim ? { status: 200 } : { status: 200, until: held };
+      return killed.worker ? { status: 200 } : { status: 200, until: held };
     };
     const before = rec.requests.length;
     // Not awaited yet: the first held attempt must be found (and its worker killed) well within
@@ -178,7 +178,7 @@ describe.skipIf(!POSTGRES)("two delivery worker processes on one PostgreSQL", ()
       1_000,
       5,
     ).catch(() => undefined);
-    victim = workerOf.get(first)!;
+    const victim = (killed.worker = workerOf.get(first)!);
     const survivor: Worker = victim === "A" ? "B" : "A";
     const killedAt = Date.now();
     workers[victim].kill("SIGKILL");
