@@ -31,8 +31,8 @@ describe.each(STORES)("reservation sweep on %s", (store) => {
     await receiver.close();
   });
 
-  /** A reservation as `perform` writes it, whose request then died: old enough to be swept. */
-  async function abandonedReservation(amountMinor: number) {
+  /** A refund reservation as `perform` writes it before calling the gateway. */
+  async function reservation(amountMinor: number) {
     const parent = await paidParent(stack, m);
     const child = await operationsRepo.insert(stack.db, {
       session_id: newId("sess"),
@@ -52,7 +52,7 @@ describe.each(STORES)("reservation sweep on %s", (store) => {
     });
     await stack.db.query(
       "update operations set updated_at = now() - interval '1 day' where session_id = $1",
-      [child!.session_id],
+      [child.session_id],
     );
     return child!;
   }
@@ -93,28 +93,12 @@ describe.each(STORES)("reservation sweep on %s", (store) => {
   });
 
   it("leaves a fresh reservation alone (its request may still be waiting on the gateway)", async () => {
-    const parent = await paidParent(stack, m);
-    const child = await operationsRepo.insert(stack.db, {
-      session_id: newId("sess"),
-      parent_session_id: parent.session_id,
-      merchant_id: m.id,
-      operation: "refund",
-      amount_minor: 1_000,
-      currency_code: "KWD",
-      state: "refund_pending",
-      reference_number: newId("ref"),
-      source: "input",
-      via: "api",
-      initiator: null,
-      pg_code: m.pg.sandbox,
-      pg_response: {},
-      gateway_operation_id: null,
-    });
+    const child = await reservation(1_000);
     expect(await stack.service.app.services.operations.sweepReservations()).toBe(0);
-    expect(await stateOf(child!.session_id)).toBe("refund_pending");
+    expect(await stateOf(child.session_id)).toBe("refund_pending");
     // Its request finishes it after all; the sweep, had it run, could not finish it twice.
-    const finished = await operationsRepo.finish(stack.db, child!, "refunded", {}, new Date());
+    const finished = await operationsRepo.finish(stack.db, child, "refunded", {}, new Date());
     expect(finished?.state).toBe("refunded");
-    expect(await operationsRepo.finish(stack.db, child!, "refunded", {}, new Date())).toBeUndefined();
+    expect(await operationsRepo.finish(stack.db, child, "refunded", {}, new Date())).toBeUndefined();
   });
 });
