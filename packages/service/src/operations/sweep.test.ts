@@ -50,11 +50,17 @@ describe.each(STORES)("reservation sweep on %s", (store) => {
       pg_response: {},
       gateway_operation_id: null,
     });
+    return child!;
+  }
+
+  /** A reservation whose request then died: old enough to be swept. */
+  async function abandonedReservation(amountMinor: number) {
+    const child = await reservation(amountMinor);
     await stack.db.query(
       "update operations set updated_at = now() - interval '1 day' where session_id = $1",
       [child.session_id],
     );
-    return child!;
+    return child;
   }
 
   const stateOf = async (sessionId: string) =>
