@@ -10,7 +10,12 @@ import pg from "pg";
 export type Row = Record<string, unknown>;
 
 export interface Queryable {
-  query<T = Row>(sql: string, params?: readonly unknown[]): Promise<T[]>;
+  /**
+   * Runs one statement. `name` makes it a prepared statement on PostgreSQL (parsed and planned
+   * once per connection, then only bound and executed): for statements run many times a second
+   * with the same text. PGlite ignores it.
+   */
+  query<T = Row>(sql: string, params?: readonly unknown[], name?: string): Promise<T[]>;
 }
 
 export interface Db extends Queryable {
@@ -67,13 +72,15 @@ export async function openPostgres(connectionString: string, poolSize = 10): Pro
   const listeners: pg.PoolClient[] = [];
   return {
     kind: "postgres",
-    query: async (sql, params) => (await pool.query(sql, params as unknown[] | undefined)).rows,
+    query: async (sql, params, name) =>
+      (await pool.query({ name, text: sql, values: params as unknown[] | undefined })).rows,
     tx: async (fn) => {
       const client = await pool.connect();
       try {
         await client.query("begin");
         const result = await fn({
-          query: async (sql, params) => (await client.query(sql, params as unknown[] | undefined)).rows,
+          query: async (sql, params, name) =>
+            (await client.query({ name, text: sql, values: params as unknown[] | undefined })).rows,
         });
         await client.query("commit");
         return result;
