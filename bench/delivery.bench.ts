@@ -2,17 +2,21 @@
  * Webhook delivery: the real DeliveryWorker draining a committed outbox into a receiver in its
  * own process, on PGlite and PostgreSQL, beside the ceiling of raw keep-alive POSTs of the same
  * body to the same receiver (`raw_http.reqs_per_s`); and commit → receipt latency at an offered
- * 1,000 msg/s on PostgreSQL, each message committed in its own transaction.
+ * 1,000 msg/s on PostgreSQL, each message committed in its own transaction by a producer process
+ * of its own (as API processes beside SVC_ROLE=worker processes).
  */
+import { fork } from "node:child_process";
+import path from "node:path";
+import { fileURLToPath } from "node:url";
 import { Agent, request } from "undici";
 import type { Db } from "../packages/service/src/db/client.js";
 import { createMetrics } from "../packages/service/src/metrics/metrics.js";
-import { enqueue, OutboxSignal } from "../packages/service/src/webhooks/outbox.js";
 import { DeliveryWorker } from "../packages/service/src/webhooks/worker.js";
 import type { BenchResult } from "./run.ts";
 import { type BenchReceiver, startBenchReceiver, wallMs } from "./support/receiver.js";
 import { benchStores } from "./support/stores.js";
 
+const here = path.dirname(fileURLToPath(import.meta.url));
 const RAW_SECONDS = 3;
 const RAW_IN_FLIGHT = 256;
 /** Same socket budget as the worker's agent, so the ceiling is like for like. */
@@ -118,38 +122,32 @@ const percentile = (sorted: number[], p: number) =>
   sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))] ?? Number.NaN;
 const round1 = (x: number) => Math.round(x * 10) / 10;
 
-async function offeredLoad(db: Db, merchantId: string, receiver: BenchReceiver, signal: OutboxSignal) {
-  const commits = new Map<string, number>();
-  const total = OFFERED_PER_SECOND * OFFERED_SECONDS;
-  const start = performance.now();
-  const inserts: Promise<void>[] = [];
-  let sent = 0;
-  while (sent < total) {
-    const due = Math.min(total, Math.floor(((performance.now() - start) / 1000) * OFFERED_PER_SECOND));
-    for (; sent < due; sent++) {
-      const n = sent;
-      inserts.push(
-        db
-          .tx((q) =>
-            enqueue(
-              q,
-              { merchantId, kind: "operation", parentSessionId: `sess_load_${n}`, body: BODY },
-              [`${receiver.url}/load`],
-              { timeout_seconds: 15, retry_schedule_seconds: [5] },
-            ),
-          )
-          .then((id) => {
-            commits.set(id!, wallMs());
-            signal.committed();
-          }),
-      );
-    }
-    await new Promise((r) => setTimeout(r, 1));
-  }
-  await Promise.all(inserts);
+/**
+ * Commit → receipt at an offered rate. The producer runs in a process of its own, as API
+ * processes do beside `SVC_ROLE=worker` processes: its commits wake the worker through
+ * LISTEN/NOTIFY, and its transactions do not share the worker's event loop.
+ */
+async function offeredLoad(databaseUrl: string, merchantId: string, receiver: BenchReceiver) {
+  const producer = fork(path.join(here, "support", "producer-process.ts"), [], {
+    execArgv: ["--import", "tsx"],
+    stdio: ["ignore", "inherit", "inherit", "ipc"],
+  });
+  const report = new Promise<{ commits: [string, number][]; offeredSeconds: number }>((resolve, reject) => {
+    producer.once("message", (m) => resolve(m as { commits: [string, number][]; offeredSeconds: number }));
+    producer.once("exit", (code) => reject(new Error(`producer exited with ${code} before reporting`)));
+  });
+  producer.send({
+    databaseUrl,
+    merchantId,
+    url: `${receiver.url}/load`,
+    body: BODY,
+    perSecond: OFFERED_PER_SECOND,
+    seconds: OFFERED_SECONDS,
+  });
+  const { commits, offeredSeconds } = await report;
   const receipts = new Map<string, number>();
-  await collect(receiver, total, receipts);
-  const latencies = [...commits]
+  await collect(receiver, commits.length, receipts);
+  const latencies = commits
     .map(([id, at]) => (receipts.has(id) ? receipts.get(id)! - at : Number.NaN))
     .filter((x) => !Number.isNaN(x))
     .sort((a, b) => a - b);
@@ -157,6 +155,7 @@ async function offeredLoad(db: Db, merchantId: string, receiver: BenchReceiver, 
     p50: round1(percentile(latencies, 50)),
     p99: round1(percentile(latencies, 99)),
     n: latencies.length,
+    offeredPerSecond: Math.round(commits.length / offeredSeconds),
   };
 }
 
@@ -177,11 +176,10 @@ export default async function deliveryBench(): Promise<BenchResult[]> {
       const count = DRAIN_MESSAGES[store.kind];
       await prefill(db, merchantId, count, receiver.url);
       await receiver.drain();
-      const signal = new OutboxSignal();
+      // No in-process signal: like a SVC_ROLE=worker process, the worker is woken by NOTIFY.
       const worker = new DeliveryWorker(workerDb, {
         allowPrivate: true,
         metrics: createMetrics(),
-        signal,
         onError: (e) => console.error("  worker:", e),
       });
       const started = wallMs();
@@ -203,9 +201,9 @@ export default async function deliveryBench(): Promise<BenchResult[]> {
         ...(store.kind === "postgres" ? { target: "≥ 5000" } : {}),
       });
       if (store.kind === "postgres") {
-        const latency = await offeredLoad(db, merchantId, receiver, signal);
+        const latency = await offeredLoad(store.url(db)!, merchantId, receiver);
         console.error(
-          `  postgres at ${OFFERED_PER_SECOND}/s: p50 ${latency.p50} ms, p99 ${latency.p99} ms (${latency.n})`,
+          `  postgres at ${OFFERED_PER_SECOND}/s (${latency.offeredPerSecond}/s committed): p50 ${latency.p50} ms, p99 ${latency.p99} ms (${latency.n})`,
         );
         results.push(
           { name: "delivery.postgres.p50_ms_at_1000", value: latency.p50, unit: "ms" },
