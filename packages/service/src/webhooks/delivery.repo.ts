@@ -38,14 +38,18 @@ export interface DeliveryOutcome {
 export const deliveryRepo = {
   /**
    * Claims up to `limit` due deliveries. The oldest due rows come off the (next_attempt_at, seq)
-   * partial index in order; the ordering rule (an anti-join on the (url, parent, seq) index) and
-   * the row locks apply as they stream, and the scan stops at `limit`: a claim reads the due rows
-   * it takes plus the ones it steps over (leased or blocked), never the whole table. Later
-   * deliveries behind a retrying one are pushed back with it (see record), so blocked rows do
-   * not crowd the head of the queue.
+   * partial index in order; the ordering rule and the row locks apply as they stream, and the
+   * scan stops at `limit`: a claim reads the due rows it takes plus the ones it steps over
+   * (leased or blocked), never the whole table. Later deliveries behind a retrying one are pushed
+   * back with it (see record), so blocked rows do not crowd the head of the queue.
    *
-   * The locked rows are updated by ctid (a TID scan): a join back by id let the planner hash the
-   * whole table, so each claim cost grew with every delivery ever made.
+   * The shape is chosen so the plan does not depend on table statistics (a prepared statement
+   * keeps its plan, and a new or never-analysed table has tiny estimates):
+   * - the ordering check is a correlated subquery (`offset 0` keeps PostgreSQL from turning it
+   *   into an anti-join): one probe of the (url, parent, seq) index per candidate. As a join,
+   *   small estimates made it a scan of every pending row per candidate.
+   * - the locked rows are updated by ctid, and each body is read by a primary-key probe; a join
+   *   back by id or with the messages let the planner hash a whole table.
    */
   async claim(q: Queryable, limit: number): Promise<ClaimedDelivery[]> {
     return q.query<ClaimedDelivery>(
@@ -56,16 +60,17 @@ export const deliveryRepo = {
             and not exists (
               select 1 from webhook_deliveries e
                where e.url = c.url and e.parent_session_id = c.parent_session_id and e.seq < c.seq
-                 and e.status in ('pending', 'retrying'))
+                 and e.status in ('pending', 'retrying')
+              offset 0)
           order by c.next_attempt_at, c.seq
           limit $1
           for update of c skip locked)
        update webhook_deliveries d
           set lease_until = now() + make_interval(secs => d.timeout_seconds + ${LEASE_MARGIN_SECONDS}),
               tries = d.tries + 1, updated_at = now()
-         from webhook_messages m
-        where d.ctid = any(array(select tid from due)) and m.id = d.message_id
-       returning d.id, d.message_id, d.url, d.tries, d.timeout_seconds, d.retry_schedule_seconds, m.body,
+        where d.ctid = any(array(select tid from due))
+       returning d.id, d.message_id, d.url, d.tries, d.timeout_seconds, d.retry_schedule_seconds,
+                 (select m.body from webhook_messages m where m.id = d.message_id) as body,
                  array(select s.secret from webhook_secrets s
                         where s.merchant_id = d.merchant_id and (s.expires_at is null or s.expires_at > now())
                         order by s.created_at desc, s.id desc) as secrets`,
