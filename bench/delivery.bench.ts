@@ -2,8 +2,9 @@
  * Webhook delivery: the real DeliveryWorker draining a committed outbox into a receiver in its
  * own process, on PGlite and PostgreSQL, beside the ceiling of raw keep-alive POSTs of the same
  * body to the same receiver (`raw_http.reqs_per_s`); and commit → receipt latency at an offered
- * 1,000 msg/s on PostgreSQL, each message committed in its own transaction by a producer process
- * of its own (as API processes beside SVC_ROLE=worker processes).
+ * 1,000 msg/s on PostgreSQL, each message committed in its own transaction: from the worker's
+ * process (SVC_ROLE=all, woken in-process) and from a producer process of its own (API processes
+ * beside SVC_ROLE=worker processes, woken by NOTIFY).
  */
 import { fork } from "node:child_process";
 import path from "node:path";
@@ -11,6 +12,7 @@ import { fileURLToPath } from "node:url";
 import { Agent, request } from "undici";
 import type { Db } from "../packages/service/src/db/client.js";
 import { createMetrics } from "../packages/service/src/metrics/metrics.js";
+import { enqueue, OutboxSignal } from "../packages/service/src/webhooks/outbox.js";
 import { DeliveryWorker } from "../packages/service/src/webhooks/worker.js";
 import type { BenchResult } from "./run.ts";
 import { type BenchReceiver, startBenchReceiver, wallMs } from "./support/receiver.js";
@@ -122,12 +124,44 @@ const percentile = (sorted: number[], p: number) =>
   sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))] ?? Number.NaN;
 const round1 = (x: number) => Math.round(x * 10) / 10;
 
+/** Commits OFFERED_PER_SECOND messages a second, each in its own transaction, from this process. */
+async function produceHere(db: Db, merchantId: string, url: string, signal: OutboxSignal) {
+  const commits: [string, number][] = [];
+  const total = OFFERED_PER_SECOND * OFFERED_SECONDS;
+  const start = performance.now();
+  const inserts: Promise<void>[] = [];
+  let sent = 0;
+  while (sent < total) {
+    const due = Math.min(total, Math.floor(((performance.now() - start) / 1000) * OFFERED_PER_SECOND));
+    for (; sent < due; sent++) {
+      const n = sent;
+      inserts.push(
+        db
+          .tx((q) =>
+            enqueue(
+              q,
+              { merchantId, kind: "operation", parentSessionId: `sess_one_${n}`, body: BODY },
+              [url],
+              { timeout_seconds: 15, retry_schedule_seconds: [5] },
+            ),
+          )
+          .then((id) => {
+            commits.push([id!, wallMs()]);
+            signal.committed();
+          }),
+      );
+    }
+    await new Promise((r) => setTimeout(r, 1));
+  }
+  await Promise.all(inserts);
+  return { commits, offeredSeconds: (performance.now() - start) / 1000 };
+}
+
 /**
- * Commit → receipt at an offered rate. The producer runs in a process of its own, as API
- * processes do beside `SVC_ROLE=worker` processes: its commits wake the worker through
- * LISTEN/NOTIFY, and its transactions do not share the worker's event loop.
+ * The same load from a producer process of its own, as API processes beside `SVC_ROLE=worker`
+ * processes: its commits wake the worker through LISTEN/NOTIFY only.
  */
-async function offeredLoad(databaseUrl: string, merchantId: string, receiver: BenchReceiver) {
+async function produceElsewhere(databaseUrl: string, merchantId: string, url: string) {
   const producer = fork(path.join(here, "support", "producer-process.ts"), [], {
     execArgv: ["--import", "tsx"],
     stdio: ["ignore", "inherit", "inherit", "ipc"],
@@ -139,23 +173,30 @@ async function offeredLoad(databaseUrl: string, merchantId: string, receiver: Be
   producer.send({
     databaseUrl,
     merchantId,
-    url: `${receiver.url}/load`,
+    url,
     body: BODY,
     perSecond: OFFERED_PER_SECOND,
     seconds: OFFERED_SECONDS,
   });
-  const { commits, offeredSeconds } = await report;
+  return report;
+}
+
+/** Commit → receipt latencies of what a producer committed. */
+async function latencies(
+  receiver: BenchReceiver,
+  { commits, offeredSeconds }: { commits: [string, number][]; offeredSeconds: number },
+) {
   const receipts = new Map<string, number>();
   await collect(receiver, commits.length, receipts);
-  const latencies = commits
+  const sorted = commits
     .map(([id, at]) => (receipts.has(id) ? receipts.get(id)! - at : Number.NaN))
     .filter((x) => !Number.isNaN(x))
     .sort((a, b) => a - b);
   return {
-    p50: round1(percentile(latencies, 50)),
-    p99: round1(percentile(latencies, 99)),
-    n: latencies.length,
-    offeredPerSecond: Math.round(commits.length / offeredSeconds),
+    p50: round1(percentile(sorted, 50)),
+    p99: round1(percentile(sorted, 99)),
+    n: sorted.length,
+    committedPerSecond: Math.round(commits.length / offeredSeconds),
   };
 }
 
@@ -176,10 +217,11 @@ export default async function deliveryBench(): Promise<BenchResult[]> {
       const count = DRAIN_MESSAGES[store.kind];
       await prefill(db, merchantId, count, receiver.url);
       await receiver.drain();
-      // No in-process signal: like a SVC_ROLE=worker process, the worker is woken by NOTIFY.
+      const signal = new OutboxSignal();
       const worker = new DeliveryWorker(workerDb, {
         allowPrivate: true,
         metrics: createMetrics(),
+        signal,
         onError: (e) => console.error("  worker:", e),
       });
       const started = wallMs();
@@ -201,13 +243,28 @@ export default async function deliveryBench(): Promise<BenchResult[]> {
         ...(store.kind === "postgres" ? { target: "≥ 5000" } : {}),
       });
       if (store.kind === "postgres") {
-        const latency = await offeredLoad(store.url(db)!, merchantId, receiver);
-        console.error(
-          `  postgres at ${OFFERED_PER_SECOND}/s (${latency.offeredPerSecond}/s committed): p50 ${latency.p50} ms, p99 ${latency.p99} ms (${latency.n})`,
+        // SVC_ROLE=all (the default): producer and worker in one process, woken in-process.
+        const all = await latencies(
+          receiver,
+          await produceHere(db, merchantId, `${receiver.url}/load`, signal),
         );
+        // SVC_ROLE=api + SVC_ROLE=worker: the producer in its own process, the worker woken by NOTIFY.
+        const split = await latencies(
+          receiver,
+          await produceElsewhere(store.url(db)!, merchantId, `${receiver.url}/load`),
+        );
+        for (const [label, l] of [
+          ["one process", all],
+          ["producer process + NOTIFY", split],
+        ] as const)
+          console.error(
+            `  postgres at ${OFFERED_PER_SECOND}/s, ${label} (${l.committedPerSecond}/s committed): p50 ${l.p50} ms, p99 ${l.p99} ms (${l.n})`,
+          );
         results.push(
-          { name: "delivery.postgres.p50_ms_at_1000", value: latency.p50, unit: "ms" },
-          { name: "delivery.postgres.p99_ms_at_1000", value: latency.p99, unit: "ms", target: "≤ 50" },
+          { name: "delivery.postgres.p50_ms_at_1000", value: all.p50, unit: "ms" },
+          { name: "delivery.postgres.p99_ms_at_1000", value: all.p99, unit: "ms", target: "≤ 50" },
+          { name: "delivery.postgres.p50_ms_at_1000_split", value: split.p50, unit: "ms" },
+          { name: "delivery.postgres.p99_ms_at_1000_split", value: split.p99, unit: "ms", target: "≤ 50" },
         );
       }
       await worker.stop();
