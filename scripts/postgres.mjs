@@ -59,7 +59,7 @@ export async function startPostgres(bin) {
     path.join(dir, "log"),
     "-w",
     "-o",
-    `-p ${port} -k ${dir} -c listen_addresses=127.0.0.1 -c fsync=off -c synchronous_commit=off -c max_connections=300`,
+    `-p ${port} -k ${dir} -c listen_addresses=127.0.0.1 -c fsync=off -c synchronous_commit=off -c max_connections=300${process.env.SVC_PG_OPTIONS ? ` ${process.env.SVC_PG_OPTIONS}` : ""}`,
     "start",
   ]);
   if (r.status !== 0) throw new Error(`pg_ctl start failed: ${r.stderr}`);

@@ -33,7 +33,14 @@ function cluster() {
 
 let dbCounter = 0;
 
+/** `SVC_BENCH_STORES=postgres` (or `pglite`) runs one store only, e.g. while profiling. */
+const only = process.env.SVC_BENCH_STORES?.split(",");
+
 export async function benchStores(): Promise<BenchStore[]> {
+  return (await allStores()).filter((s) => !only || only.includes(s.kind));
+}
+
+async function allStores(): Promise<BenchStore[]> {
   const stores: BenchStore[] = [
     {
       kind: "pglite",
@@ -48,7 +55,7 @@ export async function benchStores(): Promise<BenchStore[]> {
     },
   ];
   const urls = new WeakMap<Db, string>();
-  const pg = await cluster();
+  const pg = only && !only.includes("postgres") ? undefined : await cluster();
   if (pg)
     stores.push({
       kind: "postgres",

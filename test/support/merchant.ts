@@ -14,8 +14,11 @@ export interface TestMerchant {
   admin: { username: string; password: string };
 }
 
+/** Only the service's URL is used: a Stack, or a service running in its own process. */
+export type ServiceUrl = Pick<Stack, "url">;
+
 export async function api(
-  stack: Stack,
+  stack: ServiceUrl,
   method: string,
   path: string,
   options: { auth?: string; body?: unknown; headers?: Record<string, string> } = {},
@@ -56,7 +59,7 @@ const CURRENCIES = ["KWD", "USD", "JPY", "EUR", "BHD"];
 
 /** `rootDomain`: e.g. the service's own host (`127.0.0.1:<port>`), the SDK's merchantId in browser tests. */
 export async function createMerchant(
-  stack: Stack,
+  stack: ServiceUrl,
   options: { rootDomain?: string } = {},
 ): Promise<TestMerchant> {
   const suffix = randomBytes(4).toString("hex");
@@ -123,7 +126,7 @@ export async function createMerchant(
 
 /** Creates a parent transaction with the private key; `overrides` replace fields of a valid body. */
 export async function createTransaction(
-  stack: Stack,
+  stack: ServiceUrl,
   m: TestMerchant,
   overrides: Record<string, unknown> = {},
 ) {

@@ -1,6 +1,5 @@
 /** Paid and authorized parents for operation tests, through the real checkout flows. */
-import { api, apiKey, createTransaction, type TestMerchant } from "./merchant.js";
-import type { Stack } from "./stack.js";
+import { api, apiKey, createTransaction, type ServiceUrl, type TestMerchant } from "./merchant.js";
 
 export type ParentKind = "sandbox" | "authorize" | "queued";
 
@@ -9,7 +8,7 @@ export type ParentKind = "sandbox" | "authorize" | "queued";
  * wallet A at once; queued (sandbox-queued) goes through the gateway's redirect page, approved.
  */
 export async function paidParent(
-  stack: Stack,
+  stack: ServiceUrl,
   m: TestMerchant,
   kind: ParentKind = "sandbox",
   overrides: Record<string, unknown> = {},

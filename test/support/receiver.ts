@@ -8,7 +8,15 @@ export interface ReceivedRequest {
   /** The parsed body, read field by field in assertions. */
   // eslint-disable-next-line @typescript-eslint/no-explicit-any -- test JSON, read field by field
   json: any;
+  /** When the request line arrived (Date.now()). */
+  startedAt: number;
   receivedAt: number;
+  /** When the answer was written, or the connection closed before it (see `aborted`). */
+  finishedAt?: number;
+  /** The client's connection closed before the answer was written (e.g. the client died). */
+  aborted?: boolean;
+  /** The client's local port: tells connections (and so client processes) apart. */
+  remotePort?: number | undefined;
 }
 
 export interface Receiver {
@@ -18,7 +26,14 @@ export interface Receiver {
   respond: (
     req: ReceivedRequest,
     index: number,
-  ) => { status: number; headers?: Record<string, string>; body?: string; delayMs?: number };
+  ) => {
+    status: number;
+    headers?: Record<string, string>;
+    body?: string;
+    delayMs?: number;
+    /** Holds the answer until this settles (after delayMs, if both are given). */
+    until?: Promise<unknown>;
+  };
   /** Resolves when `count` requests (optionally on `path`) have arrived, or rejects after timeoutMs. */
   waitFor(count: number, options?: { path?: string; timeoutMs?: number }): Promise<ReceivedRequest[]>;
   close(): Promise<void>;
@@ -53,6 +68,7 @@ export async function startReceiver(): Promise<Receiver> {
     close: () => new Promise((resolve) => server.close(() => resolve())),
   };
   const server = http.createServer((req, res) => {
+    const startedAt = Date.now();
     const chunks: Buffer[] = [];
     req.on("data", (c: Buffer) => chunks.push(c));
     req.on("end", () => {
@@ -63,16 +79,32 @@ export async function startReceiver(): Promise<Receiver> {
       } catch {
         json = undefined;
       }
-      const entry = { path: req.url ?? "/", headers: req.headers, body, json, receivedAt: Date.now() };
+      const entry: ReceivedRequest = {
+        path: req.url ?? "/",
+        headers: req.headers,
+        body,
+        json,
+        startedAt,
+        receivedAt: Date.now(),
+        remotePort: req.socket.remotePort,
+      };
       requests.push(entry);
+      res.on("close", () => {
+        if (entry.finishedAt !== undefined) return;
+        entry.finishedAt = Date.now();
+        entry.aborted = true;
+      });
       const answer = receiver.respond(entry, requests.length - 1);
       const reply = () => {
         if (res.destroyed) return;
+        entry.finishedAt = Date.now();
+        entry.aborted = false;
         res.writeHead(answer.status, { "content-type": "text/plain", ...answer.headers });
         res.end(answer.body ?? "");
       };
-      if (answer.delayMs) setTimeout(reply, answer.delayMs);
-      else reply();
+      const afterDelay = () => (answer.until ? void answer.until.then(reply, reply) : reply());
+      if (answer.delayMs) setTimeout(afterDelay, answer.delayMs);
+      else afterDelay();
       for (const w of [...waiters]) w();
     });
   });

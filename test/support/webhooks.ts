@@ -1,18 +1,17 @@
 /** Helpers for webhook tests: settings through the API and an independent signature check. */
 import { createHmac } from "node:crypto";
 import { Webhook } from "standardwebhooks";
-import { api, apiKey, type TestMerchant } from "./merchant.js";
+import { api, apiKey, type ServiceUrl, type TestMerchant } from "./merchant.js";
 import type { ReceivedRequest } from "./receiver.js";
-import type { Stack } from "./stack.js";
 
-export async function configureWebhooks(stack: Stack, m: TestMerchant, body: Record<string, unknown>) {
+export async function configureWebhooks(stack: ServiceUrl, m: TestMerchant, body: Record<string, unknown>) {
   const r = await api(stack, "PUT", "/v1/webhooks/config", { auth: apiKey(m.privateKey), body });
   if (r.status !== 200) throw new Error(`config: ${r.status} ${r.text}`);
   return r.json;
 }
 
 export async function configurePlugin(
-  stack: Stack,
+  stack: ServiceUrl,
   m: TestMerchant,
   type: string,
   body: Record<string, unknown>,

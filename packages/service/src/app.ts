@@ -106,11 +106,12 @@ export async function buildApp(config: ServiceConfig, deps: AppDeps): Promise<Fa
   });
   await app.register(swaggerUi, { routePrefix: "/docs" });
 
-  registerAuth(app, deps.db, config.adminToken);
+  const auth = registerAuth(app, deps.db, config.adminToken);
   registerIdempotency(app, deps.db, config.idempotencyTtlSeconds);
 
   const merchants = createMerchantsService(deps.db, {
     gatewayNotificationSecret: config.gatewayNotificationSecret,
+    onKeyRevoked: (keyHash) => auth.forgetKey(keyHash),
   });
   const outbox = deps.outbox ?? new OutboxSignal();
   const metrics = deps.metrics ?? createMetrics();
@@ -127,6 +128,7 @@ export async function buildApp(config: ServiceConfig, deps: AppDeps): Promise<Fa
     now,
     publicUrl: config.publicUrl,
     outbox,
+    reservationTimeoutSeconds: config.reservationTimeoutSeconds,
   });
   const notifications = createNotificationsService(deps.db, {
     gateways: deps.gateways,

@@ -29,6 +29,11 @@ export interface ServiceConfig {
   role: "api" | "worker" | "all";
   /** Allow webhook destinations on private/loopback addresses (dev and tests only). */
   webhookAllowPrivate: boolean;
+  /**
+   * A reservation (`<operation>_pending`) older than this belongs to a request that died during
+   * its gateway call; the reservation sweep asks the gateway again and settles it.
+   */
+  reservationTimeoutSeconds: number;
   /** Idempotency keys are remembered this long: 24 h, as the contract promises. */
   idempotencyTtlSeconds: number;
   logLevel: "silent" | "error" | "warn" | "info" | "debug";
@@ -74,6 +79,7 @@ export function loadConfig(env: Env = process.env, overrides: Partial<ServiceCon
     role: oneOf(env, "SVC_ROLE", ["api", "worker", "all"] as const, "all"),
     webhookAllowPrivate: env.SVC_WEBHOOK_ALLOW_PRIVATE === "true",
     idempotencyTtlSeconds: 24 * 3600,
+    reservationTimeoutSeconds: intFrom(env, "SVC_RESERVATION_TIMEOUT_SECONDS", 120, 1, 24 * 3600),
     logLevel: oneOf(env, "SVC_LOG_LEVEL", ["silent", "error", "warn", "info", "debug"] as const, "info"),
     ...overrides,
   };

@@ -1,10 +1,15 @@
 import net from "node:net";
-import { describe, expect, it } from "vitest";
-import { startStack } from "../../../test/support/stack.js";
+import { beforeAll, describe, expect, it } from "vitest";
+import { type Stack, startStack } from "../../../test/support/stack.js";
 
 describe("service shutdown", () => {
+  let stack: Stack;
+  // Started in the hook, so a slow start on a busy machine does not eat the test's own time.
+  beforeAll(async () => {
+    stack = await startStack("pglite");
+  });
+
   it("completes while a client holds a request open, and leaves no client socket behind", async () => {
-    const stack = await startStack("pglite");
     const { port } = new URL(stack.url);
     // A request whose body never finishes: the server waits for it until shutdown cuts it.
     const socket = net.connect(Number(port), "127.0.0.1");

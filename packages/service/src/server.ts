@@ -71,6 +71,19 @@ export async function startService(
       .catch((err: unknown) => app.log.warn({ err }, "expiry sweep failed"));
   }, EXPIRY_SWEEP_MS);
   sweep.unref();
+  // Reservations left by a request that died during its gateway call: settled at start (a
+  // restart after a crash) and then periodically, often enough that none waits much longer than
+  // the reservation timeout.
+  const sweepReservations = () =>
+    app.services.operations
+      .sweepReservations()
+      .catch((err: unknown) => app.log.warn({ err }, "reservation sweep failed"));
+  void sweepReservations();
+  const reservationSweep = setInterval(
+    sweepReservations,
+    Math.min(30_000, Math.max(1_000, (config.reservationTimeoutSeconds * 1000) / 2)),
+  );
+  reservationSweep.unref();
   const address = app.server.address();
   const port = typeof address === "object" && address ? address.port : config.port;
   return {
@@ -80,6 +93,7 @@ export async function startService(
     url: `http://${config.host}:${port}`,
     async close() {
       clearInterval(sweep);
+      clearInterval(reservationSweep);
       await worker?.stop();
       // Drain in-flight requests, but never wait forever on a stuck client or peer: after the
       // grace period the remaining sockets are cut, so a shutdown always completes.

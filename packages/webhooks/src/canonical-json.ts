@@ -18,12 +18,9 @@ export function canonicalJson(value: unknown): string {
   return canonical(value) ?? invalid(typeof value);
 }
 
-function invalid(what: string): never {
+function invalid(what: unknown): never {
   throw new TypeError(`canonicalJson: ${what} is not JSON`);
 }
-
-// Characters that need escaping or a surrogate check; most strings have none and skip both.
-const SPECIAL = /["\\\u0000-\u001f\ud800-\udfff]/;
 
 /**
  * Object keys in UTF-16 code unit order (RFC 8785 §3.2.3), which is how `<` compares strings.
@@ -47,33 +44,24 @@ function sortedKeys(obj: object): string[] {
  * `omit` leaves out one top-level key: the payload's own `signature`, without copying the payload.
  */
 export function canonical(value: unknown, omit?: string): string | undefined {
-  if (typeof value === "string") {
-    if (!SPECIAL.test(value)) return `"${value}"`;
-    // encodeURIComponent throws on exactly the lone surrogates RFC 8785 forbids.
-    try {
-      encodeURIComponent(value);
-    } catch {
-      invalid("a lone surrogate");
+  if (value && typeof value === "object") {
+    const obj = value as Record<string, unknown> & { toJSON?: () => unknown };
+    if (typeof obj.toJSON === "function") return canonical(obj.toJSON());
+    // An array's items joined by commas, as a template literal writes it.
+    if (Array.isArray(obj)) return `[${obj.map((item) => canonical(item) ?? "null")}]`;
+    let out = "";
+    for (const key of sortedKeys(obj)) {
+      const member = key === omit ? undefined : canonical(obj[key]);
+      if (member !== undefined) out += `${out ? "," : ""}${canonical(key)}:${member}`;
     }
-  } else if (typeof value === "number") {
-    // ECMAScript Number.prototype.toString is exactly RFC 8785's number format (and -0 → "0").
-    return Number.isFinite(value) ? `${value}` : invalid(`${value}`);
-  } else if (typeof value === "bigint") invalid("a bigint (use a string)");
-  if (!value || typeof value !== "object") {
-    // JSON.stringify (ES2019+) escapes exactly what RFC 8785 requires: " \ and U+0000–U+001F,
-    // with the short forms \b \t \n \f \r and lowercase \u00xx otherwise.
-    return JSON.stringify(value);
+    return `{${out}}`;
   }
-  const obj = value as Record<string, unknown> & { toJSON?: () => unknown };
-  if (typeof obj.toJSON === "function") return canonical(obj.toJSON());
-  let out = "";
-  if (Array.isArray(obj)) {
-    for (const item of obj) out += (out ? "," : "") + (canonical(item) ?? "null");
-    return `[${out}]`;
+  // JSON.stringify (ES2019+) writes exactly RFC 8785's form for the rest: strings with only
+  // " \ and U+0000–U+001F escaped (short forms \b \t \n \f \r, else lowercase \u00xx), numbers
+  // as ECMAScript prints them (-0 as 0). What RFC 8785 forbids and JSON.stringify would write
+  // anyway (\udxxx for a lone surrogate, null for NaN and ±Infinity) throws; so does a bigint.
+  if (typeof value === "string" ? /\p{Cs}/u.test(value) : typeof value === "number" && !isFinite(value)) {
+    invalid(typeof value === "string" ? "a lone surrogate" : value);
   }
-  for (const key of sortedKeys(obj)) {
-    const member = key === omit ? undefined : canonical(obj[key]);
-    if (member !== undefined) out += `${out ? "," : ""}${canonical(key)}:${member}`;
-  }
-  return `{${out}}`;
+  return JSON.stringify(value);
 }

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { createDeduper, DEFAULT_DEDUPE_RETENTION_MS, type DedupeStore, memoryDedupeStore } from "./index.js";
+import { createDeduper, DEFAULT_DEDUPE_RETENTION_MS, type DedupeStore, memoryDedupeStore } from "./dedupe.js";
 
 describe("createDeduper", () => {
   it("runs the handler once per webhook-id", async () => {

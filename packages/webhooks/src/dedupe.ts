@@ -1,4 +1,15 @@
 /**
+ * `@svc/webhooks/dedupe`: run a handler once per `webhook-id`, since delivery is at least once.
+ * A separate entry, so receivers that dedupe elsewhere (a unique key in their own database) do
+ * not load it; its types are exported from the root too.
+ *
+ * @example
+ * import { createDeduper } from "@svc/webhooks/dedupe";
+ * const dedupe = createDeduper();
+ *
+ * @packageDocumentation
+ */
+/**
  * Where a deduper remembers webhook ids. Implement it on Redis (`SET key 1 NX PX ttl`), a SQL
  * table with a unique key, or anything with an atomic insert-if-absent.
  */

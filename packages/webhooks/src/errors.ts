@@ -43,8 +43,7 @@ export class WebhookVerificationError extends Error {
     super(message);
     this.name = "WebhookVerificationError";
     this.code = code;
-    this.statusCode =
-      code === "invalid_payload" ? 400 : code === "invalid_body" || code === "invalid_secret" ? 500 : 401;
+    this.statusCode = code === "invalid_payload" ? 400 : /body|secret/.test(code) ? 500 : 401;
     this.issues = issues;
   }
 }
@@ -65,10 +64,10 @@ export function fail(code: WebhookErrorCode, message: string, issues?: readonly 
  * catch (err) { if (isWebhookVerificationError(err)) console.warn(err.code); }
  */
 export function isWebhookVerificationError(value: unknown): value is WebhookVerificationError {
+  // Also true for our own instances: the constructor sets both.
   return (
-    value instanceof WebhookVerificationError ||
-    (value instanceof Error &&
-      value.name === "WebhookVerificationError" &&
-      typeof (value as { code?: unknown }).code === "string")
+    value instanceof Error &&
+    value.name === "WebhookVerificationError" &&
+    typeof (value as { code?: unknown }).code === "string"
   );
 }

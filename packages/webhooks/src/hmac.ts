@@ -1,13 +1,13 @@
 import { toBase64, toHex } from "./encoding.js";
 import { fail } from "./errors.js";
 
-/** Data to authenticate, as parts concatenated in order; strings are UTF-8. */
-export type MacInput = readonly (string | Uint8Array)[];
 /**
- * HMAC-SHA256 with one secret's key, already imported, returned as base64 (the header) or hex
- * (the payload field). Synchronous where the runtime's HMAC is (Node), a promise otherwise.
+ * HMAC-SHA256 of `prefix` + `data` (strings are UTF-8) with one secret's key, already imported,
+ * as base64 (the header) or hex (the payload field). A string where the runtime's HMAC is
+ * synchronous (node:crypto), a promise otherwise (Web Crypto); see `run` in verify.ts.
  */
-export type Mac = (parts: MacInput, encoding: "base64" | "hex") => string | Promise<string>;
+export type Mac = (data: string | Uint8Array, encoding: "base64" | "hex", prefix?: string) => MacResult;
+export type MacResult = string | Promise<string>;
 
 interface NodeHmac {
   update(data: string | Uint8Array): NodeHmac;
@@ -15,9 +15,10 @@ interface NodeHmac {
 }
 interface NodeCryptoSubset {
   createHmac(algorithm: "sha256", key: Uint8Array): NodeHmac;
+  webcrypto: Crypto;
 }
 
-const BAD_SECRET = "Pass the endpoint's whsec_… secret (or an array), without quotes or spaces.";
+const BAD_SECRET = "Pass the endpoint's whsec_ secret (or a list), without quotes or spaces.";
 
 // Importing a key costs more than using it; a receiver uses one or two secrets for its whole
 // life, so keep them. Bounded in case a caller passes per-request secrets.
@@ -43,22 +44,34 @@ export function forceWebCrypto(force: boolean): void {
   cache.clear();
 }
 
+/**
+ * Web Crypto: the global `crypto`, or, on Node 18 (no global `crypto` without a flag, and no
+ * `process.getBuiltinModule`), node:crypto's `webcrypto`, imported on first use. The specifier
+ * is computed so that bundlers targeting browsers neither resolve nor warn about it.
+ */
+export const webCrypto = (): Crypto | Promise<Crypto> =>
+  globalThis.crypto ??
+  import(/* webpackIgnore: true */ /* @vite-ignore */ ["node", "crypto"].join(":")).then(
+    (m: NodeCryptoSubset) => m.webcrypto,
+  );
+
 function createMac(key: Uint8Array): Mac {
   const n = node;
   if (n)
-    return (parts, encoding) =>
-      parts.reduce((h, p) => h.update(p), n.createHmac("sha256", key)).digest(encoding);
-  const cryptoKey = crypto.subtle.importKey(
-    "raw",
-    key as BufferSource,
-    { name: "HMAC", hash: "SHA-256" },
-    false,
-    ["sign"],
-  );
-  return async (parts, encoding) => {
+    return (data, encoding, prefix = "") =>
+      n.createHmac("sha256", key).update(prefix).update(data).digest(encoding);
+  const cryptoKey = (async () =>
+    (await webCrypto()).subtle.importKey(
+      "raw",
+      key as BufferSource,
+      { name: "HMAC", hash: "SHA-256" },
+      false,
+      ["sign"],
+    ))();
+  return async (data, encoding, prefix = "") => {
     // A Blob concatenates the parts and encodes strings as UTF-8, like TextEncoder.
-    const data = await new Blob(parts as BlobPart[]).arrayBuffer();
-    const mac = new Uint8Array(await crypto.subtle.sign("HMAC", await cryptoKey, data));
+    const bytes = await new Blob([prefix, data as BlobPart]).arrayBuffer();
+    const mac = new Uint8Array(await (await webCrypto()).subtle.sign("HMAC", await cryptoKey, bytes));
     return (encoding === "hex" ? toHex : toBase64)(mac);
   };
 }

@@ -1,5 +1,7 @@
 /**
- * @svc/webhooks: receive svc operation and payment webhooks safely.
+ * @svc/webhooks: receive svc operation and payment webhooks safely. The receiver rules are in
+ * `@svc/webhooks/rules`, the deduper in `/dedupe`, signing and test helpers in `/sign`, the
+ * framework adapters in `/node`, `/fastify` and `/fetch`. Every public type is exported here.
  *
  * @example
  * import { verifyWebhook } from "@svc/webhooks";
@@ -8,36 +10,19 @@
  * @packageDocumentation
  */
 export { canonicalJson } from "./canonical-json.js";
-export {
-  createDeduper,
-  DEFAULT_DEDUPE_RETENTION_MS,
-  type Deduper,
-  type DeduperOptions,
-  type DedupeStore,
-  memoryDedupeStore,
-} from "./dedupe.js";
+// The deduper lives in the "@svc/webhooks/dedupe" entry, the receiver rules in
+// "@svc/webhooks/rules"; their types are exported here too (no bytes).
+export type { Deduper, DeduperOptions, DedupeStore } from "./dedupe.js";
 export { isWebhookVerificationError, type WebhookErrorCode, WebhookVerificationError } from "./errors.js";
 export type { HeadersLike } from "./headers.js";
 export { parseOperationWebhook } from "./parse-operation.js";
 export { parsePaymentWebhook } from "./parse-payment.js";
-export {
-  type AmountDelta,
-  amountDelta,
-  isFinal,
-  isQueued,
-  type MinorUnits,
-  type ParentKey,
-  parentKey,
-  toMinorUnits,
-} from "./receiver-rules.js";
-export { type RawBody, type SignWebhookInput, signPayload, signWebhook } from "./sign.js";
+export type { AmountDelta, MinorUnits, ParentKey } from "./receiver-rules.js";
+export type { RawBody } from "./body.js";
+// Signing lives in the "@svc/webhooks/sign" entry; its types are exported here too (no bytes).
+export type { SignWebhookInput } from "./sign.js";
 export { expectedTxnState, normaliseTxnState } from "./states.js";
-export {
-  generateSecret,
-  generateTestHeaders,
-  type TestHeadersOptions,
-  type TestWebhook,
-} from "./test-headers.js";
+export type { TestHeadersOptions, TestWebhook } from "./test-headers.js";
 export type * from "./types.js";
 export {
   DEFAULT_TOLERANCE_SECONDS,

@@ -1,10 +1,18 @@
-import { expectedTxnState, normaliseTxnState } from "./states.js";
+import { childState, expectedTxnState, withCanonicalState } from "./states.js";
 import type { OperationKind, OperationResult, OperationWebhook } from "./types.js";
 import { OPTIONAL, type Table, validate } from "./validate.js";
 
 export const OPERATIONS: readonly OperationKind[] = ["capture", "refund", "void"];
 const RESULTS: readonly OperationResult[] = ["success", "queued", "rejected"];
 export const SOURCES = ["input", "pg"];
+/** The child transaction's fields, in an operation's `txn` and a payment's `transactions`. */
+export const CHILD: Table = {
+  session_id: "s",
+  order_no: "s128",
+  amount: "d",
+  currency_code: "c",
+  state: "x",
+};
 
 // The contract's operation payload, field by field (see Rule in validate.ts for the notation).
 const OPERATION: Table = {
@@ -31,13 +39,14 @@ const OPERATION: Table = {
   source: SOURCES,
   success: "b",
   timestamp_utc: "t",
-  txn: { amount: "d", currency_code: "c", order_no: "s128", session_id: "s", state: "x" },
+  txn: CHILD,
 };
 
 /**
  * Validates an operation webhook payload against every rule of the contract and returns it
  * typed, discriminated by `result`, with `txn.state` normalised (`refund-queued` →
- * `refund_queued`, `captured` → `paid`). It does not check the signature: use
+ * `refund_queued`, `captured` → `paid`). It never modifies `value`: it returns `value` itself
+ * when nothing needed normalising, else a copy. It does not check the signature: use
  * {@link verifyWebhook} on a request, this on a payload you already trust.
  *
  * @throws WebhookVerificationError `invalid_payload`, listing every broken rule in `issues`.
@@ -50,20 +59,21 @@ export function parseOperationWebhook(value: unknown): OperationWebhook {
     const { operation, result, success, txn } = p as Partial<Record<string, unknown>> & {
       txn?: { state?: unknown };
     };
-    const known = RESULTS.includes(result as OperationResult);
-    if (known && success === (result !== "success")) {
-      issues.push(`success: must be ${!success} when result is ${result}`);
-    }
-    const raw = txn?.state;
-    const state = typeof raw === "string" && normaliseTxnState(raw);
-    if (
-      state &&
-      known &&
-      OPERATIONS.includes(operation as OperationKind) &&
-      state !== expectedTxnState(operation as OperationKind, result as OperationResult)
-    ) {
-      issues.push(`txn.state: ${raw} does not match a ${operation} with result ${result}`);
+    // Cross-field rules, checked when `result` is a known value.
+    if (RESULTS.includes(result as OperationResult)) {
+      if (success === (result !== "success"))
+        issues.push(`success: must be ${!success} when result is ${result}`);
+      const raw = txn?.state;
+      const state = childState(raw);
+      if (
+        state &&
+        OPERATIONS.includes(operation as OperationKind) &&
+        state !== expectedTxnState(operation as OperationKind, result as OperationResult)
+      ) {
+        issues.push(`txn.state: ${raw} does not match a ${operation} with result ${result}`);
+      }
     }
   }) as unknown as OperationWebhook;
-  return { ...op, txn: { ...op.txn, state: normaliseTxnState(op.txn.state) } } as OperationWebhook;
+  const txn = withCanonicalState(op.txn);
+  return txn === op.txn ? op : ({ ...op, txn } as OperationWebhook);
 }

@@ -1,5 +1,5 @@
-import { OPERATIONS, SOURCES } from "./parse-operation.js";
-import { normaliseTxnState } from "./states.js";
+import { CHILD, OPERATIONS, SOURCES } from "./parse-operation.js";
+import { withCanonicalState } from "./states.js";
 import type { PaymentWebhook } from "./types.js";
 import { type Table, validate } from "./validate.js";
 
@@ -26,11 +26,7 @@ const PAYMENT: Table = {
   signature: "s",
   transactions: [
     {
-      session_id: "s",
-      order_no: "s128",
-      amount: "d",
-      currency_code: "c",
-      state: "x",
+      ...CHILD,
       operation: OPERATIONS,
       reference_number: "s",
       source: SOURCES,
@@ -53,6 +49,6 @@ export function parsePaymentWebhook(value: unknown): PaymentWebhook {
   const payment = validate(value, PAYMENT) as unknown as PaymentWebhook;
   return {
     ...payment,
-    transactions: payment.transactions.map((t) => ({ ...t, state: normaliseTxnState(t.state)! })),
+    transactions: payment.transactions.map(withCanonicalState),
   };
 }

@@ -75,6 +75,42 @@ describe("parseOperationWebhook", () => {
     }
   });
 
+  it("accepts only real calendar times as timestamp_utc", () => {
+    const time = (timestamp_utc: unknown) =>
+      !issuesOf(() => parseOperationWebhook({ ...signed(), timestamp_utc })).length;
+    for (const ok of [
+      "2026-11-21 10:00:00",
+      "2024-02-29 23:59:59",
+      "2000-01-01 00:00:00",
+      "1999-12-31 23:59:59",
+    ]) {
+      expect(time(ok), ok).toBe(true);
+    }
+    for (const bad of [
+      "2026-02-30 10:00:00",
+      "2025-02-29 10:00:00",
+      "2026-04-31 10:00:00",
+      "2026-13-01 10:00:00",
+      "2026-01-00 10:00:00",
+      "2026-01-01 24:00:00",
+      "2026-01-01 10:60:00",
+      "2026-06-30 23:59:60",
+      "2026-01-01T10:00:00",
+      "2026-01-01 10:00:00Z",
+      "2026-01-01 10:00:00.5",
+      "2026-1-01 10:00:00",
+      " 2026-01-01 10:00:00",
+      "2026-01-01  10:00:00",
+      "2026-01-01 10:00",
+      "+002026-01-01 10:00:00",
+      "",
+      5,
+      null,
+    ]) {
+      expect(time(bad), String(bad)).toBe(false);
+    }
+  });
+
   it("requires every required field", () => {
     const issues = issuesOf(() => parseOperationWebhook({}));
     expect(issues).toEqual(

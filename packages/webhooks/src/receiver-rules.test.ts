@@ -1,16 +1,12 @@
 import { describe, expect, it } from "vitest";
 import { operationPayload } from "../test/fixtures.js";
 import {
-  amountDelta,
   expectedTxnState,
-  isFinal,
-  isQueued,
   normaliseTxnState,
   type OperationWebhook,
-  parentKey,
   parseOperationWebhook,
-  toMinorUnits,
 } from "./index.js";
+import { amountDelta, isFinal, isQueued, parentKey, toMinorUnits } from "./receiver-rules.js";
 
 function op(overrides: Partial<Record<string, unknown>>, txnState?: string): OperationWebhook {
   const base = { ...operationPayload(), signature: "00", ...overrides };
@@ -61,6 +57,9 @@ describe("receiver rules", () => {
     expect(normaliseTxnState("capture_queued")).toBe("capture_queued");
     expect(normaliseTxnState("PAID")).toBeUndefined();
     expect(expectedTxnState("capture", "success")).toBe("paid");
+    expect(expectedTxnState("refund", "success")).toBe("refunded");
+    expect(expectedTxnState("void", "success")).toBe("voided");
+    expect(expectedTxnState("void", "queued")).toBe("void_queued");
     expect(expectedTxnState("refund", "rejected")).toBe("refund_rejected");
   });
 });

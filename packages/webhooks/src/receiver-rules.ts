@@ -1,3 +1,13 @@
+/**
+ * `@svc/webhooks/rules`: the contract's receiver rules as helpers (parent key, queued or final,
+ * amount delta in minor units). A separate entry, so a receiver that needs only `verifyWebhook`
+ * does not load them; their types are exported from the root too.
+ *
+ * @example
+ * import { amountDelta, isQueued, parentKey } from "@svc/webhooks/rules";
+ *
+ * @packageDocumentation
+ */
 import type { OperationQueued, OperationRejected, OperationSucceeded, OperationWebhook } from "./types.js";
 import { DECIMAL } from "./validate.js";
 

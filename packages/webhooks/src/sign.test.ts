@@ -2,13 +2,8 @@ import { Webhook } from "standardwebhooks";
 import { afterAll, describe, expect, it } from "vitest";
 import { OTHER_SECRET, operationPayload, SECRET } from "../test/fixtures.js";
 import { forceWebCrypto } from "./hmac.js";
-import {
-  generateSecret,
-  generateTestHeaders,
-  signPayload,
-  signWebhook,
-  verifyWebhookHeaders,
-} from "./index.js";
+import { verifyWebhook, verifyWebhookHeaders, WebhookVerificationError } from "./index.js";
+import { generateSecret, generateTestHeaders, signPayload, signWebhook } from "./signing.js";
 
 describe("signWebhook", () => {
   it("matches a known Standard Webhooks vector", async () => {
@@ -79,6 +74,31 @@ describe("the Web Crypto path (browsers, edge, Node < 20.16)", () => {
     const fast = [await signWebhook(input), await signPayload(payload, SECRET)];
     forceWebCrypto(true);
     expect([await signWebhook(input), await signPayload(payload, SECRET)]).toEqual(fast);
+  });
+
+  it("verifies like the synchronous path: text fast path, canonical fallback, rotation, failures", async () => {
+    forceWebCrypto(true);
+    const { body, headers, payload } = await generateTestHeaders(operationPayload(), SECRET);
+    const event = await verifyWebhook(body, headers, [OTHER_SECRET, SECRET]);
+    expect(event).toMatchObject({ type: "operation", payload });
+    // Another key order and spacing: only the canonical form of the parsed payload matches.
+    const reordered = JSON.stringify(Object.fromEntries(Object.entries(payload).reverse()), null, 1);
+    const id = headers["webhook-id"];
+    const timestamp = Number(headers["webhook-timestamp"]);
+    const resigned = {
+      ...headers,
+      "webhook-signature": await signWebhook({ id, timestamp, body: reordered, secrets: SECRET }),
+    };
+    await expect(verifyWebhook(reordered, resigned, SECRET)).resolves.toMatchObject({ payload });
+    const tampered = reordered.replace('"10.500"', '"11.500"');
+    const forged = {
+      ...headers,
+      "webhook-signature": await signWebhook({ id, timestamp, body: tampered, secrets: SECRET }),
+    };
+    await expect(verifyWebhook(tampered, forged, SECRET)).rejects.toMatchObject({
+      code: "payload_signature_mismatch",
+    });
+    await expect(verifyWebhook(body, headers, OTHER_SECRET)).rejects.toBeInstanceOf(WebhookVerificationError);
   });
 });
 

@@ -1,9 +1,6 @@
 import { canonical } from "./canonical-json.js";
-import { fail } from "./errors.js";
+import { checkBody, type RawBody } from "./body.js";
 import { macFor, secretList } from "./hmac.js";
-
-/** A request body exactly as sent or received on the wire. */
-export type RawBody = string | Uint8Array | ArrayBuffer;
 
 /** What {@link signWebhook} signs. */
 export interface SignWebhookInput {
@@ -22,18 +19,6 @@ export function toUnixSeconds(timestamp: number | Date): number {
   return Math.floor(typeof timestamp === "number" ? timestamp : timestamp.getTime() / 1000);
 }
 
-/** What to do when a body is not raw. */
-export const RAW_BODY = "pass the raw body (string or bytes), not a re-serialised object.";
-
-/** The raw body as HMAC input: bytes, or a string hashed as UTF-8; anything else throws. */
-export function checkBody(body: unknown): string | Uint8Array {
-  return typeof body === "string" || body instanceof Uint8Array
-    ? body
-    : body instanceof ArrayBuffer
-      ? new Uint8Array(body)
-      : fail("invalid_body", `Body is ${body === null ? "null" : typeof body}: ${RAW_BODY}`);
-}
-
 /**
  * The `webhook-signature` header value for a message (Standard Webhooks `v1`): one
  * `v1,<base64 HMAC-SHA256 of "{id}.{timestamp}.{body}">` entry per secret, space-separated.
@@ -46,9 +31,12 @@ export function checkBody(body: unknown): string | Uint8Array {
  * // => "v1,K5oZfzN95Z9UVu1EsfQmfVNQhnkZ2pj9o9NDN/H/pI4="
  */
 export async function signWebhook(input: SignWebhookInput): Promise<string> {
-  const parts = [`${input.id}.${toUnixSeconds(input.timestamp)}.`, checkBody(input.body)];
+  const prefix = `${input.id}.${toUnixSeconds(input.timestamp)}.`;
+  const body = checkBody(input.body);
   const list = secretList(input.secrets);
-  return (await Promise.all(list.map(async (s) => `v1,${await macFor(s)(parts, "base64")}`))).join(" ");
+  return (await Promise.all(list.map(async (s) => `v1,${await macFor(s)(body, "base64", prefix)}`))).join(
+    " ",
+  );
 }
 
 /**
@@ -61,5 +49,5 @@ export async function signWebhook(input: SignWebhookInput): Promise<string> {
  * payload.signature = await signPayload(payload, "whsec_…");
  */
 export async function signPayload(payload: object, secret: string): Promise<string> {
-  return macFor(secret)([canonical(payload, "signature")!], "hex");
+  return macFor(secret)(canonical(payload, "signature")!, "hex");
 }

@@ -1,7 +1,10 @@
 import type { OperationKind, TxnState } from "./types.js";
 
+/** {@link normaliseTxnState} of any value: false for a non-string. */
+export const childState = (value: unknown) => typeof value === "string" && normaliseTxnState(value);
+
 // Every TxnState: the three final states, and `<operation>_queued` / `<operation>_rejected`.
-const TXN_STATE = /^(?:paid|refunded|voided|(?:capture|refund|void)_(?:queued|rejected))$/;
+const TXN_STATE = /^(paid|refunded|voided|(capture|refund|void)_(queued|rejected))$/;
 
 /**
  * The canonical spelling of a child transaction state, or undefined if it is not one. The
@@ -18,8 +21,6 @@ export function normaliseTxnState(state: string): TxnState | undefined {
   return TXN_STATE.test(canonical) ? (canonical as TxnState) : undefined;
 }
 
-const FINAL_STATE: Record<OperationKind, TxnState> = { capture: "paid", refund: "refunded", void: "voided" };
-
 /**
  * The child state an operation must have for a given result: a successful refund's child is
  * `refunded`, a queued one `refund_queued`, a rejected one `refund_rejected`.
@@ -32,5 +33,14 @@ export function expectedTxnState(
   operation: OperationKind,
   result: "success" | "queued" | "rejected",
 ): TxnState {
-  return result === "success" ? FINAL_STATE[operation] : (`${operation}_${result}` as TxnState);
+  // A successful capture's child is paid; refund and void take "ed": refunded, voided.
+  return (
+    result !== "success" ? `${operation}_${result}` : operation === "capture" ? "paid" : `${operation}ed`
+  ) as TxnState;
+}
+
+/** `child` with its `state` normalised: itself when already canonical, else a copy. */
+export function withCanonicalState<T extends { state: string }>(child: T): T {
+  const state = normaliseTxnState(child.state)!;
+  return state === child.state ? child : { ...child, state };
 }

@@ -1,5 +1,6 @@
 import { canonicalJson } from "./canonical-json.js";
 import { toBase64, toHex } from "./encoding.js";
+import { webCrypto } from "./hmac.js";
 import { signPayload, signWebhook, toUnixSeconds } from "./sign.js";
 
 /** Options of {@link generateTestHeaders}. */
@@ -41,7 +42,7 @@ export async function generateTestHeaders<P extends object>(
   // Canonical JSON, as svc sends it: receivers can then check the payload signature on the
   // body's own text (see verifyWebhook) and the test body matches a real one byte for byte.
   const body = canonicalJson(signed);
-  const id = opts.id ?? `msg_${toHex(crypto.getRandomValues(new Uint8Array(12)))}`;
+  const id = opts.id ?? `msg_${toHex((await webCrypto()).getRandomValues(new Uint8Array(12)))}`;
   const seconds = toUnixSeconds(opts.timestamp ?? new Date());
   const signature = await signWebhook({
     id,
@@ -57,7 +58,8 @@ export async function generateTestHeaders<P extends object>(
 }
 
 /**
- * A new signing secret: `whsec_` + base64 of 32 random bytes from the platform's CSPRNG.
+ * A new signing secret: `whsec_` + base64 of 32 random bytes from the platform's CSPRNG (the
+ * global `crypto`: on Node 18, run with `--experimental-global-webcrypto`).
  *
  * @example
  * const secret = generateSecret(); // "whsec_3q2+7w…="

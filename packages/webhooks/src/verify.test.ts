@@ -1,14 +1,8 @@
 import { Webhook } from "standardwebhooks";
 import { describe, expect, it } from "vitest";
 import { OTHER_SECRET, operationPayload, paymentPayload, SECRET } from "../test/fixtures.js";
-import {
-  generateTestHeaders,
-  signPayload,
-  signWebhook,
-  verifyWebhook,
-  verifyWebhookHeaders,
-  WebhookVerificationError,
-} from "./index.js";
+import { verifyWebhook, verifyWebhookHeaders, WebhookVerificationError } from "./index.js";
+import { generateTestHeaders, signPayload, signWebhook } from "./signing.js";
 
 const NOW = 1_800_000_000;
 

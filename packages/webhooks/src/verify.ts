@@ -2,10 +2,10 @@ import { canonical } from "./canonical-json.js";
 import { timingSafeEqual, utf8Decoder } from "./encoding.js";
 import { fail, UPGRADE } from "./errors.js";
 import type { HeadersLike } from "./headers.js";
-import { macFor, secretList } from "./hmac.js";
+import { macFor, type MacResult, secretList } from "./hmac.js";
 import { parseOperationWebhook } from "./parse-operation.js";
 import { parsePaymentWebhook } from "./parse-payment.js";
-import { checkBody, RAW_BODY, type RawBody } from "./sign.js";
+import { checkBody, RAW_BODY, type RawBody } from "./body.js";
 import type { WebhookEvent } from "./types.js";
 
 /**
@@ -39,8 +39,11 @@ export interface VerifiedHeaders {
   secret: string;
 }
 
-/** One header by its lowercase name, in any key case; repeated values are joined by a space. */
+/**
+ * One `webhook-<name>` header, in any key case; repeated values are joined by a space.
+ */
 function header(headers: HeadersLike, name: string): string {
+  name = "webhook-" + name;
   let value: string | readonly string[] | null | undefined;
   if (typeof headers.get === "function") value = (headers as Headers).get(name);
   else {
@@ -53,6 +56,61 @@ function header(headers: HeadersLike, name: string): string {
     (typeof value === "object" ? value?.join(" ") : value) ||
     fail("missing_header", `Missing ${name} header: pass the request headers unchanged.`)
   );
+}
+
+/**
+ * The verification steps as a generator that yields each HMAC it needs and is resumed with the
+ * result. {@link run} drives it synchronously while HMACs are strings (node:crypto: no promise,
+ * no microtask, nothing allocated per step) and awaits them where they are promises (Web
+ * Crypto), so one code path serves every runtime.
+ */
+type Steps<T> = Generator<MacResult, T, string>;
+
+function run<T>(steps: Steps<T>, mac = ""): T | Promise<T> {
+  for (;;) {
+    const step = steps.next(mac);
+    if (step.done) return step.value;
+    if (typeof step.value !== "string") return step.value.then((m) => run(steps, m));
+    mac = step.value;
+  }
+}
+
+function* headerSteps(
+  rawBody: RawBody,
+  headers: HeadersLike,
+  secrets: string | readonly string[],
+  options: VerifyOptions,
+): Steps<VerifiedHeaders> {
+  const body = checkBody(rawBody);
+  const list = secretList(secrets);
+  const id = header(headers, "id");
+  const stamp = header(headers, "timestamp");
+  const signatures = header(headers, "signature")
+    .split(" ")
+    .filter((e) => e.startsWith("v1,"));
+  if (!/^\d{1,12}$/.test(stamp)) {
+    fail("invalid_header", `webhook-timestamp ${JSON.stringify(stamp)} is not unix seconds.`);
+  }
+  const timestamp = +stamp;
+  const age = (options.nowSeconds ?? Math.floor(Date.now() / 1000)) - timestamp;
+  const off = Math.abs(age);
+  const tolerance = options.toleranceSeconds ?? DEFAULT_TOLERANCE_SECONDS;
+  if (off > tolerance) {
+    fail(
+      age > 0 ? "timestamp_too_old" : "timestamp_in_future",
+      `webhook-timestamp is ${off} s ${age > 0 ? "old" : "ahead"} (max ${tolerance}): a replay, or sync your clock.`,
+    );
+  }
+  if (!signatures[0]) fail("invalid_header", "webhook-signature has no v1,<base64> entry.");
+  const prefix = id + "." + timestamp + ".";
+  for (const secret of list) {
+    const expected = yield macFor(secret)(body, "base64", prefix);
+    // Compare with every v1 entry without stopping early, so timing reveals nothing.
+    let match = false;
+    for (const entry of signatures) match = timingSafeEqual(entry, expected, 3) || match;
+    if (match) return { id, timestamp, secret };
+  }
+  return fail("signature_mismatch", `No signature matches: check the secret and ${RAW_BODY}`);
 }
 
 /**
@@ -71,35 +129,7 @@ export async function verifyWebhookHeaders(
   secrets: string | readonly string[],
   options: VerifyOptions = {},
 ): Promise<VerifiedHeaders> {
-  const body = checkBody(rawBody);
-  const list = secretList(secrets);
-  const id = header(headers, "webhook-id");
-  const stamp = header(headers, "webhook-timestamp");
-  const entries = header(headers, "webhook-signature").split(" ");
-  if (!/^\d{1,12}$/.test(stamp)) {
-    fail("invalid_header", `webhook-timestamp ${JSON.stringify(stamp)} is not unix seconds.`);
-  }
-  const timestamp = +stamp;
-  const age = (options.nowSeconds ?? Math.floor(Date.now() / 1000)) - timestamp;
-  const tolerance = options.toleranceSeconds ?? DEFAULT_TOLERANCE_SECONDS;
-  if (Math.abs(age) > tolerance) {
-    fail(
-      age > 0 ? "timestamp_too_old" : "timestamp_in_future",
-      `webhook-timestamp is ${Math.abs(age)} s ${age > 0 ? "old" : "ahead"} (max ${tolerance}): a replay, or sync your clock.`,
-    );
-  }
-  if (!entries.some((e) => e.startsWith("v1,"))) {
-    fail("invalid_header", "webhook-signature has no v1,<base64> entry.");
-  }
-  const parts = [`${id}.${timestamp}.`, body];
-  for (const secret of list) {
-    const expected = `v1,${await macFor(secret)(parts, "base64")}`;
-    // Compare with every entry without stopping early, so timing reveals nothing.
-    let match = false;
-    for (const entry of entries) match = timingSafeEqual(entry, expected) || match;
-    if (match) return { id, timestamp, secret };
-  }
-  return fail("signature_mismatch", `No signature matches: check the secret and ${RAW_BODY}`);
+  return run(headerSteps(rawBody, headers, secrets, options));
 }
 
 /**
@@ -114,7 +144,7 @@ export async function verifyPayloadSignature(
   payload: unknown,
   secrets: string | readonly string[],
 ): Promise<void> {
-  await checkPayloadSignature(payload, secretList(secrets));
+  return run(payloadSteps(payload, secretList(secrets)));
 }
 
 /**
@@ -125,25 +155,56 @@ export async function verifyPayloadSignature(
  * the same MAC). Anything else — a body re-serialised by a proxy, another key order — takes the
  * full path: the RFC 8785 canonical JSON of the parsed payload.
  */
-async function checkPayloadSignature(payload: unknown, secrets: readonly string[], text = "") {
+function* payloadSteps(payload: unknown, secrets: readonly string[], text = ""): Steps<void> {
   const given = (payload as { signature?: unknown } | null)?.signature;
   if (typeof given === "string") {
     const hex = given.toLowerCase();
     // The member after the first key, as canonical JSON places it in svc's payloads; it must
-    // occur exactly once. Anything else has no fast path.
-    const pieces = text.split(`,"signature":"${given}"`);
-    const signed = pieces.length === 2 ? pieces.join("") : "";
-    // The body's own text first when it allows it; "" stands for the canonical form, computed
-    // once whatever the number of secrets.
-    for (const candidate of signed ? [signed, ""] : [""]) {
-      const data = [candidate || canonical(payload, "signature")!];
-      for (const secret of secrets) if (timingSafeEqual(await macFor(secret)(data, "hex"), hex)) return;
+    // occur exactly once. Anything else has no fast path. The text around it is hashed as is,
+    // without building the joined string.
+    const member = ',"signature":"' + given + '"';
+    const at = text.indexOf(member);
+    if (at > 0 && at === text.lastIndexOf(member)) {
+      const head = text.slice(0, at);
+      const tail = text.slice(at + member.length);
+      for (const secret of secrets) if (timingSafeEqual(yield macFor(secret)(tail, "hex", head), hex)) return;
     }
+    // The canonical form, computed once whatever the number of secrets.
+    const signed = canonical(payload, "signature")!;
+    for (const secret of secrets) if (timingSafeEqual(yield macFor(secret)(signed, "hex"), hex)) return;
   }
-  fail(
-    "payload_signature_mismatch",
-    "Payload signature missing or wrong: the JSON was changed after signing.",
-  );
+  fail("payload_signature_mismatch", "Payload signature missing or wrong: the JSON changed after signing.");
+}
+
+function* webhookSteps(
+  rawBody: RawBody,
+  headers: HeadersLike,
+  secrets: string | readonly string[],
+  options: VerifyOptions,
+): Steps<WebhookEvent> {
+  const { id, timestamp, secret } = yield* headerSteps(rawBody, headers, secrets, options);
+  let payload: { event?: unknown } | null;
+  let text: string;
+  try {
+    // headerSteps let through only a string, a Uint8Array or an ArrayBuffer.
+    text = typeof rawBody === "string" ? rawBody : utf8Decoder.decode(rawBody);
+    payload = JSON.parse(text);
+  } catch {
+    return fail("invalid_payload", "Body is not UTF-8 JSON.");
+  }
+  if (options.payloadSignature !== false) {
+    // The matching secret first: during a rotation the payload is signed with the same one.
+    yield* payloadSteps(payload, [secret, ...secretList(secrets).filter((s) => s !== secret)], text);
+  }
+  const event = payload?.event;
+  const type =
+    event === undefined
+      ? "operation"
+      : event === "payment"
+        ? event
+        : fail("invalid_payload", `Unknown event ${JSON.stringify(event)}: ${UPGRADE}`);
+  const parse = type === "payment" ? parsePaymentWebhook : parseOperationWebhook;
+  return { type, id, timestamp, payload: parse(payload) } as WebhookEvent;
 }
 
 /**
@@ -168,32 +229,5 @@ export async function verifyWebhook(
   secrets: string | readonly string[],
   options: VerifyOptions = {},
 ): Promise<WebhookEvent> {
-  const { id, timestamp, secret } = await verifyWebhookHeaders(rawBody, headers, secrets, options);
-  let payload: { event?: unknown } | null;
-  let text: string;
-  try {
-    // verifyWebhookHeaders let through only a string, a Uint8Array or an ArrayBuffer.
-    text = typeof rawBody === "string" ? rawBody : utf8Decoder.decode(rawBody);
-    payload = JSON.parse(text);
-  } catch {
-    return fail("invalid_payload", "Body is not UTF-8 JSON.");
-  }
-  if (options.payloadSignature !== false) {
-    // The matching secret first: during a rotation the payload is signed with the same one.
-    const list = secretList(secrets);
-    await checkPayloadSignature(
-      payload,
-      list[1] ? [secret, ...list.filter((s) => s !== secret)] : list,
-      text,
-    );
-  }
-  const event = payload?.event;
-  const type =
-    event === undefined
-      ? "operation"
-      : event === "payment"
-        ? event
-        : fail("invalid_payload", `Unknown event ${JSON.stringify(event)}: ${UPGRADE}`);
-  const parse = type === "payment" ? parsePaymentWebhook : parseOperationWebhook;
-  return { type, id, timestamp, payload: parse(payload) } as WebhookEvent;
+  return run(webhookSteps(rawBody, headers, secrets, options));
 }

@@ -26,6 +26,8 @@ export interface TransactionRow {
   pg_response: Record<string, unknown> | null;
   challenge_occurred: boolean;
   completed_at: Date | null;
+  /** Bumped by every statement that adds a child (optimistic concurrency of operations). */
+  ops_version: number;
   created_at: Date;
   updated_at: Date;
 }
@@ -50,6 +52,7 @@ export type NewTransaction = Omit<
   | "pg_response"
   | "challenge_occurred"
   | "completed_at"
+  | "ops_version"
   | "created_at"
   | "updated_at"
 >;

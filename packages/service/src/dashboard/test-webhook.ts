@@ -6,7 +6,8 @@
  */
 import { newId, type TransactionType } from "@svc/protocol";
 import type { OperationWebhook } from "@svc/webhooks";
-import { canonicalJson, signPayload } from "@svc/webhooks";
+import { canonicalJson } from "@svc/webhooks";
+import { signPayload } from "@svc/webhooks/sign";
 import type { Db } from "../db/client.js";
 import type { AuthUser } from "../http/auth.js";
 import { enqueue, type OutboxSignal, uniqueUrls } from "../webhooks/outbox.js";

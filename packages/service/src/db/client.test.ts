@@ -1,27 +1,51 @@
-/** Named (prepared) statements: the same results as unnamed ones, in and out of transactions. */
-import { describe, expect, it } from "vitest";
-import { STORES, testDb } from "../../../../test/support/stores.js";
+/** The PostgreSQL client's prepared statements: reused by name, and recovered after a schema change. */
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { freshPostgresUrl, STORES } from "../../../../test/support/stores.js";
+import { type Db, openPostgres } from "./client.js";
 
-describe.each(STORES)("db client on %s", (store) => {
-  it("a named statement runs again with other parameters, through the pool and in transactions", async () => {
-    const db = await testDb(store);
-    const sql = "select $1::int + 1 as n, $2::text[] as a";
-    const runs = await Promise.all(
-      Array.from({ length: 12 }, (_, i) =>
-        db.query<{ n: number; a: string[] }>(sql, [i, [`x${i}`]], "test_named"),
-      ),
+describe.runIf(STORES.includes("postgres"))("prepared statements on postgres", () => {
+  let url: string;
+  let db: Db;
+  beforeAll(async () => {
+    url = await freshPostgresUrl();
+    db = await openPostgres(url, 2);
+    await db.exec("create table prepared_probe (id int primary key, a text)");
+    await db.query("insert into prepared_probe values ($1, $2), ($3, $4)", [1, "x", 2, "y"]);
+  });
+  afterAll(() => db.close());
+
+  it("runs a statement with parameters as a named prepared statement, once parsed per connection", async () => {
+    for (let i = 0; i < 5; i++)
+      expect(await db.query("select * from prepared_probe where id = $1", [1])).toEqual([{ id: 1, a: "x" }]);
+    const statements = await db.query<{ name: string }>(
+      "select name from pg_prepared_statements where statement = $1",
+      ["select name from pg_prepared_statements where statement = $1"],
     );
-    expect(runs.map((r) => r[0])).toEqual(Array.from({ length: 12 }, (_, i) => ({ n: i + 1, a: [`x${i}`] })));
-    const inTx = await db.tx(async (q) => [
-      ...(await q.query<{ n: number }>(sql, [41, []], "test_named")),
-      ...(await q.query<{ n: number }>(sql, [1, ["y"]], "test_named")),
-    ]);
-    expect(inTx).toEqual([
-      { n: 42, a: [] },
-      { n: 2, a: ["y"] },
-    ]);
-    // A failing named statement rolls its transaction back like any other.
-    await expect(db.tx((q) => q.query(sql, ["not a number", []], "test_named"))).rejects.toThrow();
-    expect(await db.query(sql, [0, null], "test_named")).toEqual([{ n: 1, a: null }]);
+    // The probe itself is prepared on the connection that ran it.
+    expect(statements.map((s) => s.name)).toEqual([expect.stringMatching(/^svc_\d+$/)]);
+  });
+
+  it("a statement whose result columns changed is prepared again instead of failing", async () => {
+    const sql = "select * from prepared_probe where id = $1";
+    // Prepare it on both connections of the pool.
+    await Promise.all([db.query(sql, [1]), db.query(sql, [2])]);
+    await db.exec("alter table prepared_probe add column b text default 'z'");
+    const rows = await Promise.all([db.query(sql, [1]), db.query(sql, [2])]);
+    expect(rows).toEqual([[{ id: 1, a: "x", b: "z" }], [{ id: 2, a: "y", b: "z" }]]);
+  });
+
+  it("in a transaction the stale statement fails once, and the next transaction succeeds", async () => {
+    // One connection, so the transaction after the change runs where the statement was prepared.
+    const single = await openPostgres(url, 1);
+    try {
+      const sql = "select * from prepared_probe where id = $1 and a is not null";
+      await single.tx((q) => q.query(sql, [1]));
+      await single.exec("alter table prepared_probe add column c text default 'w'");
+      const attempt = () => single.tx((q) => q.query(sql, [1]));
+      await expect(attempt()).rejects.toThrow(/cached plan must not change result type/);
+      expect(await attempt()).toEqual([{ id: 1, a: "x", b: "z", c: "w" }]);
+    } finally {
+      await single.close();
+    }
   });
 });

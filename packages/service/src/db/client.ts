@@ -10,12 +10,7 @@ import pg from "pg";
 export type Row = Record<string, unknown>;
 
 export interface Queryable {
-  /**
-   * Runs one statement. `name` makes it a prepared statement on PostgreSQL (parsed and planned
-   * once per connection, then only bound and executed): for statements run many times a second
-   * with the same text. PGlite ignores it.
-   */
-  query<T = Row>(sql: string, params?: readonly unknown[], name?: string): Promise<T[]>;
+  query<T = Row>(sql: string, params?: readonly unknown[]): Promise<T[]>;
 }
 
 export interface Db extends Queryable {
@@ -58,6 +53,44 @@ export async function openPglite(dataDir?: string): Promise<Db> {
   };
 }
 
+/**
+ * Statements with parameters run as named prepared statements: PostgreSQL parses and plans each
+ * once per connection instead of on every call (planning the operations path's joins cost more
+ * than running them). One name per distinct SQL text, for the life of the process.
+ */
+class PreparedNames {
+  private readonly names = new Map<string, string>();
+  private counter = 0;
+  constructor(private readonly max = 2_000) {}
+
+  /** The query config for `sql`; unnamed (parsed each time) without parameters or past `max` texts. */
+  config(sql: string, params: readonly unknown[] | undefined): pg.QueryConfig {
+    const values = params as unknown[] | undefined;
+    if (!values?.length) return { text: sql, values };
+    let name = this.names.get(sql);
+    if (!name) {
+      if (this.names.size >= this.max) return { text: sql, values };
+      name = this.rename(sql);
+    }
+    return { name, text: sql, values };
+  }
+
+  /** A fresh name for `sql`: connections prepare it again (after a schema change). */
+  rename(sql: string): string {
+    const name = `svc_${++this.counter}`;
+    this.names.set(sql, name);
+    return name;
+  }
+}
+
+/**
+ * PostgreSQL refuses a prepared statement whose result columns changed since it was prepared
+ * (a migration added a column to a `select *` table while this process ran).
+ */
+function isStalePlan(error: unknown): boolean {
+  return (error as { code?: string }).code === "0A000" && String(error).includes("cached plan");
+}
+
 export async function openPostgres(connectionString: string, poolSize = 10): Promise<Db> {
   const types = {
     getTypeParser: ((oid: number, format?: string) =>
@@ -65,22 +98,46 @@ export async function openPostgres(connectionString: string, poolSize = 10): Pro
         ? parseInt8
         : pg.types.getTypeParser(oid, format as "text")) as typeof pg.types.getTypeParser,
   };
-  const pool = new pg.Pool({ connectionString, max: poolSize, types });
+  // Generic plans: every statement here is a point lookup or a small indexed range, whose generic
+  // plan is as good as a custom one, and PostgreSQL otherwise re-plans statements whose generic
+  // plan it estimates dearer (the operations path's parent lookup) on every call.
+  const pool = new pg.Pool({
+    connectionString,
+    max: poolSize,
+    types,
+    options: "-c plan_cache_mode=force_generic_plan",
+  });
+  const prepared = new PreparedNames();
   // A dropped idle connection must not crash the process; the pool replaces it.
   pool.on("error", () => {});
   await pool.query("select 1");
   const listeners: pg.PoolClient[] = [];
   return {
     kind: "postgres",
-    query: async (sql, params, name) =>
-      (await pool.query({ name, text: sql, values: params as unknown[] | undefined })).rows,
+    query: async (sql, params) => {
+      try {
+        return (await pool.query(prepared.config(sql, params))).rows;
+      } catch (error) {
+        if (!isStalePlan(error)) throw error;
+        // Outside a transaction the statement can simply run again, prepared under a new name.
+        prepared.rename(sql);
+        return (await pool.query(prepared.config(sql, params))).rows;
+      }
+    },
     tx: async (fn) => {
       const client = await pool.connect();
       try {
         await client.query("begin");
         const result = await fn({
-          query: async (sql, params, name) =>
-            (await client.query({ name, text: sql, values: params as unknown[] | undefined })).rows,
+          query: async (sql, params) => {
+            try {
+              return (await client.query(prepared.config(sql, params))).rows;
+            } catch (error) {
+              // The transaction is lost, but the next one prepares the statement afresh.
+              if (isStalePlan(error)) prepared.rename(sql);
+              throw error;
+            }
+          },
         });
         await client.query("commit");
         return result;

@@ -54,7 +54,8 @@ export function createNotificationsService(db: Db, deps: NotificationsDeps) {
       if (!(await firstTime(q, pgCode, n.notificationId))) return "duplicate";
       if (!child || child.state !== `${child.operation}_queued`) return "ignored";
       const state = n.status === "success" ? finalState(child.operation) : `${child.operation}_rejected`;
-      const finished = await operationsRepo.finish(q, child.session_id, state, n.pgResponse, deps.now());
+      // The child is locked and still queued (checked above), so this update always applies.
+      const finished = (await operationsRepo.finish(q, child, state, n.pgResponse, deps.now()))!;
       const parent = (await operationsRepo.parent(q, child.parent_session_id))!;
       await emitOperationWebhook(q, parent, finished);
       return "applied";

@@ -11,6 +11,7 @@ import type { FastifyInstance, FastifyRequest } from "fastify";
 import { hashApiKey, keyKindOf } from "../auth/keys.js";
 import { verifyPassword } from "../auth/passwords.js";
 import type { Db } from "../db/client.js";
+import { API_KEYS_CHANNEL } from "../merchants/merchants.repo.js";
 import { AppError } from "./problem.js";
 
 export type AuthMode = "private" | "public" | "admin" | "none";
@@ -44,6 +45,13 @@ declare module "fastify" {
 
 const BASIC_CACHE_MS = 60_000; // a verified Basic credential skips scrypt for this long
 const BASIC_CACHE_MAX = 1000;
+/**
+ * A known API key skips its database lookup for this long. Revocation still takes effect at
+ * once: revoking NOTIFYs every process, which drops the key. The expiry only bounds how long a
+ * process that missed the notification (its LISTEN connection was down) keeps a revoked key.
+ */
+const KEY_CACHE_MS = 5_000;
+const KEY_CACHE_MAX = 10_000;
 
 function safeEqual(a: string, b: string): boolean {
   const x = createHash("sha256").update(a).digest();
@@ -51,18 +59,42 @@ function safeEqual(a: string, b: string): boolean {
   return timingSafeEqual(x, y);
 }
 
-export function registerAuth(app: FastifyInstance, db: Db, adminToken: string): void {
+/** Registers authentication; returns how to make this process forget a revoked key at once. */
+export function registerAuth(
+  app: FastifyInstance,
+  db: Db,
+  adminToken: string,
+): { forgetKey(keyHash: string): void } {
   const basicCache = new Map<string, { user: AuthUser; merchantId: string; until: number }>();
+  type KeyPrincipal = { kind: "private" | "public"; merchantId: string };
+  // Known keys only: an unknown key always costs a lookup, so guessing gains nothing.
+  const keyCache = new Map<string, KeyPrincipal & { until: number }>();
+  let unlisten: (() => Promise<void>) | undefined;
+  app.addHook("onReady", async () => {
+    unlisten = await db.listen(API_KEYS_CHANNEL, (hash) => keyCache.delete(hash));
+  });
+  app.addHook("onClose", async () => unlisten?.());
 
-  async function fromApiKey(key: string) {
+  async function fromApiKey(key: string): Promise<KeyPrincipal | undefined> {
     const kind = keyKindOf(key);
     if (!kind) return undefined;
+    const hash = hashApiKey(key);
+    const now = Date.now();
+    const cached = keyCache.get(hash);
+    if (cached && cached.until > now) return cached;
     const rows = await db.query<{ merchant_id: string; kind: "private" | "public" }>(
       "select merchant_id, kind from api_keys where key_hash = $1 and revoked_at is null",
-      [hashApiKey(key)],
+      [hash],
     );
     const row = rows[0];
-    return row ? ({ kind: row.kind, merchantId: row.merchant_id } as const) : undefined;
+    if (!row) {
+      keyCache.delete(hash);
+      return undefined;
+    }
+    if (keyCache.size >= KEY_CACHE_MAX) keyCache.clear();
+    const entry = { kind: row.kind, merchantId: row.merchant_id, until: now + KEY_CACHE_MS };
+    keyCache.set(hash, entry);
+    return entry;
   }
 
   async function fromBasic(encoded: string) {
@@ -128,7 +160,7 @@ export function registerAuth(app: FastifyInstance, db: Db, adminToken: string): 
           "A public key (pk_…) only works on the checkout SDK endpoints. Call this endpoint from your server with your private key (sk_…).",
         );
       }
-      request.principal = found;
+      request.principal = { kind: found.kind, merchantId: found.merchantId };
     } else if (scheme.toLowerCase() === "basic") {
       const found = await fromBasic(credential);
       if (!found) throw new AppError("invalid_credentials", "The username or password is wrong.");
@@ -148,6 +180,7 @@ export function registerAuth(app: FastifyInstance, db: Db, adminToken: string): 
       );
     }
   });
+  return { forgetKey: (keyHash) => keyCache.delete(keyHash) };
 }
 
 /** The merchant of an authenticated request (throws for admin/anonymous, which never reach here). */

@@ -21,6 +21,9 @@ export interface GatewaySettingRow {
   wallet_a_merchant_identifier: string | null;
 }
 
+/** NOTIFY channel of revoked keys' hashes: API processes drop them from their key cache. */
+export const API_KEYS_CHANNEL = "svc_api_keys";
+
 export const merchantsRepo = {
   async insertMerchant(
     q: Queryable,
@@ -67,12 +70,19 @@ export const merchantsRepo = {
       [merchantId],
     );
   },
-  async revokeKey(q: Queryable, merchantId: string, keyId: string): Promise<boolean> {
-    const rows = await q.query(
-      "update api_keys set revoked_at = coalesce(revoked_at, now()) where merchant_id = $1 and id = $2 returning id",
-      [merchantId, keyId],
+  /**
+   * Revokes a key and, on commit, tells every process to forget it (see API_KEYS_CHANNEL).
+   * Returns the key's hash, or undefined for an unknown key.
+   */
+  async revokeKey(q: Queryable, merchantId: string, keyId: string): Promise<string | undefined> {
+    const rows = await q.query<{ key_hash: string }>(
+      `with revoked as (
+         update api_keys set revoked_at = coalesce(revoked_at, now()) where merchant_id = $1 and id = $2
+         returning id, key_hash)
+       select key_hash, pg_notify($3, key_hash) from revoked`,
+      [merchantId, keyId, API_KEYS_CHANNEL],
     );
-    return rows.length > 0;
+    return rows[0]?.key_hash;
   },
   async insertUser(
     q: Queryable,

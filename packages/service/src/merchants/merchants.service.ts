@@ -26,7 +26,14 @@ export function newWebhookSecret(): string {
   return `whsec_${randomBytes(32).toString("base64")}`;
 }
 
-export function createMerchantsService(db: Db, options: { gatewayNotificationSecret: string }) {
+export function createMerchantsService(
+  db: Db,
+  options: {
+    gatewayNotificationSecret: string;
+    /** This process forgets a revoked key at once (other processes hear of it by NOTIFY). */
+    onKeyRevoked?: (keyHash: string) => void;
+  },
+) {
   async function issueKey(q: Queryable, merchantId: string, kind: KeyKind, label = "") {
     const key = generateApiKey(kind);
     const id = newId("key");
@@ -104,8 +111,9 @@ export function createMerchantsService(db: Db, options: { gatewayNotificationSec
     },
 
     async revokeKey(merchantId: string, keyId: string) {
-      if (!(await merchantsRepo.revokeKey(db, merchantId, keyId)))
-        throw new AppError("not_found", `No key ${keyId}.`);
+      const hash = await merchantsRepo.revokeKey(db, merchantId, keyId);
+      if (!hash) throw new AppError("not_found", `No key ${keyId}.`);
+      options.onKeyRevoked?.(hash);
     },
 
     async createUser(

@@ -2,25 +2,32 @@
  * Refund, capture and void on a parent, for the three triggers that start one: the operations
  * API (private key or a dashboard user's Basic credentials) and the dashboard (a user).
  *
- * No database transaction is held across the gateway call: (1) lock the parent, check the rules
- * against totals derived from its children and insert a reservation (`<operation>_pending`,
- * which counts against the totals), commit; (2) call the gateway; (3) on success or queued,
- * finish the child and write its webhook to the outbox in one transaction; on a decline or an
- * unreachable gateway, delete the reservation, so nothing is stored and nothing is sent.
+ * No database transaction is held across the gateway call: (1) check the rules against totals
+ * derived from the parent's children and insert a reservation (`<operation>_pending`, which
+ * counts against the totals) — optimistically, committed only if the parent's `ops_version` is
+ * unchanged since the read, else under the parent's lock; (2) call the gateway; (3) on success or
+ * queued, finish the child and write its webhook to the outbox in one transaction; on a decline
+ * or an unreachable gateway, delete the reservation, so nothing is stored and nothing is sent.
+ * Reservations whose request died in step 2 are settled by {@link sweepReservations}.
  */
-import { formatAmount, newId, type Operation } from "@svc/protocol";
+import { formatAmount, type GatewayKind, newId, type Operation } from "@svc/protocol";
 import type { OperationWebhook } from "@svc/webhooks";
-import type { Db } from "../db/client.js";
-import type { GatewayOperationResult } from "../gateways/adapter.js";
+import type { Db, Queryable } from "../db/client.js";
+import type { GatewayAdapter, GatewayOperationResult } from "../gateways/adapter.js";
 import { GatewayError } from "../gateways/gateway-error.js";
 import type { GatewayRegistry } from "../gateways/registry.js";
 import { AppError } from "../http/problem.js";
-import { paymentsRepo } from "../payments/payments.repo.js";
 import { deriveTotals } from "../payments/totals.js";
 import { emitOperationWebhook, operationGateOpen } from "../webhooks/emit.js";
 import { operationPayload } from "../webhooks/payload.js";
 import type { OutboxSignal } from "../webhooks/outbox.js";
-import { type InitiatorRecord, type OperationRow, operationsRepo } from "./operations.repo.js";
+import type { Routing } from "../webhooks/settings.repo.js";
+import {
+  type InitiatorRecord,
+  type OperationParent,
+  type OperationRow,
+  operationsRepo,
+} from "./operations.repo.js";
 import { finalState, operationAmount } from "./rules.js";
 
 export interface PerformInput {
@@ -48,43 +55,66 @@ export interface OperationsDeps {
   now: () => Date;
   publicUrl: string;
   outbox: OutboxSignal;
+  /** A reservation older than this is settled by {@link sweepReservations}. */
+  reservationTimeoutSeconds: number;
 }
 
+/** A reservation with what is needed to finish it. */
+interface Reserved {
+  parent: OperationParent;
+  child: OperationRow;
+  setting: { pg_code: string; kind: GatewayKind };
+  adapter: GatewayAdapter;
+  routing: Routing;
+}
+
+/**
+ * Optimistic reservations tried before taking the parent's lock. Without contention the first
+ * succeeds: two round trips (read, conditional insert) instead of a five-statement transaction.
+ * When several operations race on one parent, the losers fall back to the locked path, which
+ * always makes progress.
+ */
+const OPTIMISTIC_TRIES = 2;
+
 export function createOperationsService(db: Db, deps: OperationsDeps) {
-  async function reserve(input: PerformInput) {
-    return db.tx(async (q) => {
-      const found = await operationsRepo.lockParentForOperation(q, input.merchantId, input);
-      if (!found)
-        throw new AppError(
-          "not_found",
-          input.sessionId
-            ? `No transaction with session_id ${input.sessionId}.`
-            : `No transaction with order_no ${input.orderNo}.`,
-        );
-      const { parent, gatewayKind, routing } = found;
-      const children = await paymentsRepo.children(q, parent.session_id);
-      const totals = deriveTotals(parent, children);
-      const capturesInFlight = children.filter(
-        (c) => c.operation === "capture" && (c.state === "capture_queued" || c.state === "capture_pending"),
-      ).length;
-      const amountMinor = operationAmount(
-        { state: parent.state, currency_code: parent.currency_code, captures_in_flight: capturesInFlight },
-        totals,
-        input,
+  /**
+   * Checks the rules against the parent's totals and inserts the reservation. Unlocked, it
+   * returns undefined when a concurrent operation changed the parent since it was read.
+   */
+  async function tryReserve(q: Queryable, input: PerformInput, lock: boolean) {
+    const found = await operationsRepo.parentForOperation(q, input.merchantId, input, lock);
+    if (!found)
+      throw new AppError(
+        "not_found",
+        input.sessionId
+          ? `No transaction with session_id ${input.sessionId}.`
+          : `No transaction with order_no ${input.orderNo}.`,
       );
-      if (!gatewayKind || !parent.pg_code || !parent.pg_reference)
-        throw new AppError(
-          "invalid_state_for_operation",
-          "This payment has no gateway payment to operate on.",
-        );
-      const setting = { pg_code: parent.pg_code, kind: gatewayKind };
-      const adapter = deps.gateways.adapterFor(setting.kind);
-      if (!adapter.operations.includes(input.operation))
-        throw new AppError(
-          "invalid_state_for_operation",
-          `The gateway ${setting.pg_code} (${setting.kind}) does not support ${input.operation}.`,
-        );
-      const child = await operationsRepo.insert(q, {
+    const { parent, gatewayKind, routing } = found;
+    const sums = found.childSums ?? (await operationsRepo.childSums(q, parent.session_id));
+    const totals = deriveTotals(parent, sums);
+    const capturesInFlight = sums
+      .filter(
+        (c) => c.operation === "capture" && (c.state === "capture_queued" || c.state === "capture_pending"),
+      )
+      .reduce((n, c) => n + c.count, 0);
+    const amountMinor = operationAmount(
+      { state: parent.state, currency_code: parent.currency_code, captures_in_flight: capturesInFlight },
+      totals,
+      input,
+    );
+    if (!gatewayKind || !parent.pg_code || !parent.pg_reference)
+      throw new AppError("invalid_state_for_operation", "This payment has no gateway payment to operate on.");
+    const setting = { pg_code: parent.pg_code, kind: gatewayKind };
+    const adapter = deps.gateways.adapterFor(setting.kind);
+    if (!adapter.operations.includes(input.operation))
+      throw new AppError(
+        "invalid_state_for_operation",
+        `The gateway ${setting.pg_code} (${setting.kind}) does not support ${input.operation}.`,
+      );
+    const child = await operationsRepo.insert(
+      q,
+      {
         session_id: newId("sess"),
         parent_session_id: parent.session_id,
         merchant_id: parent.merchant_id,
@@ -99,13 +129,67 @@ export function createOperationsService(db: Db, deps: OperationsDeps) {
         pg_code: setting.pg_code,
         pg_response: {},
         gateway_operation_id: null,
-      });
-      return { parent, child: child!, setting, adapter, routing };
-    });
+      },
+      lock ? null : parent.ops_version,
+    );
+    return child && { parent, child, setting, adapter, routing };
+  }
+
+  async function reserve(input: PerformInput) {
+    for (let i = 0; i < OPTIMISTIC_TRIES; i++) {
+      const reserved = await tryReserve(db, input, false);
+      if (reserved) return reserved;
+    }
+    const reserved = await db.tx((q) => tryReserve(q, input, true));
+    // Locked, the insert cannot lose a race (its reference and session ids are fresh).
+    if (!reserved) throw new Error("the locked reservation inserted nothing");
+    return reserved;
   }
 
   async function release(sessionId: string): Promise<void> {
     await db.tx((q) => operationsRepo.deleteReservation(q, sessionId));
+  }
+
+  /** Asks the gateway to do the reserved operation (again: the reference makes it idempotent). */
+  function askGateway({ parent, child, setting, adapter }: Reserved): Promise<GatewayOperationResult> {
+    return adapter.operate({
+      pgCode: setting.pg_code,
+      kind: setting.kind,
+      operation: child.operation,
+      pgReference: parent.pg_reference!,
+      referenceNumber: child.reference_number,
+      amount: formatWire(child),
+      amountMinor: child.amount_minor,
+      currency: child.currency_code,
+      notificationUrl: `${deps.publicUrl}/v1/gateways/${encodeURIComponent(setting.pg_code)}/notifications`,
+    });
+  }
+
+  /**
+   * Finishes a reservation the gateway did or queued, with its webhook when the gate is open,
+   * and returns the operation's payload. If the reservation was settled meanwhile (by the
+   * request or the sweep, whichever came second), nothing is written or sent again.
+   */
+  async function settle(
+    { parent, child, routing }: Reserved,
+    answer: Exclude<GatewayOperationResult, { status: "declined" }>,
+  ): Promise<OperationWebhook> {
+    const state = answer.status === "queued" ? `${child.operation}_queued` : finalState(child.operation);
+    const operatedAt = deps.now();
+    const settled = { ...child, state, pg_response: answer.pgResponse, operated_at: operatedAt };
+    // Routing was read before the gateway call (a settings change in that instant applies from
+    // the next operation). With the gate closed, finishing is one statement; with it open, the
+    // child and its messages commit together (the outbox).
+    if (!operationGateOpen(routing, parent, child)) {
+      await operationsRepo.finish(db, child, state, answer.pgResponse, operatedAt);
+      return operationPayload(parent, settled, routing.secret ?? "");
+    }
+    const emitted = await db.tx(async (q) => {
+      const finished = await operationsRepo.finish(q, child, state, answer.pgResponse, operatedAt);
+      return finished && emitOperationWebhook(q, parent, finished, routing);
+    });
+    if (emitted?.messageId) deps.outbox.committed();
+    return emitted?.payload ?? operationPayload(parent, settled, routing.secret ?? "");
   }
 
   return {
@@ -114,61 +198,63 @@ export function createOperationsService(db: Db, deps: OperationsDeps) {
      * @throws AppError 402 operation_declined (nothing stored), 409/422 rule violations, 502 gateway_unavailable
      */
     async perform(input: PerformInput): Promise<PerformResult> {
-      const { parent, child, setting, adapter, routing } = await reserve(input);
+      const reserved = await reserve(input);
       let answer: GatewayOperationResult;
       try {
-        answer = await adapter.operate({
-          pgCode: setting.pg_code,
-          kind: setting.kind,
-          operation: input.operation,
-          pgReference: parent.pg_reference!,
-          referenceNumber: child.reference_number,
-          amount: formatWire(child),
-          amountMinor: child.amount_minor,
-          currency: child.currency_code,
-          notificationUrl: `${deps.publicUrl}/v1/gateways/${encodeURIComponent(setting.pg_code)}/notifications`,
-        });
+        answer = await askGateway(reserved);
       } catch (error) {
-        await release(child.session_id);
+        await release(reserved.child.session_id);
         const reason = error instanceof GatewayError ? error.message : "the gateway call failed";
         throw new AppError("gateway_unavailable", `${reason}. Nothing was done; try again later.`);
       }
       if (answer.status === "declined") {
-        await release(child.session_id);
+        await release(reserved.child.session_id);
         throw new AppError(
           "operation_declined",
           `The gateway declined the ${input.operation}; nothing was stored. See pg_response.`,
           { extra: { pg_response: answer.pgResponse } },
         );
       }
-      const state = answer.status === "queued" ? `${input.operation}_queued` : finalState(input.operation);
-      const operatedAt = deps.now();
-      // Routing was read with the parent's lock, before the gateway call (a settings change in
-      // that instant applies from the next operation). With the gate closed, finishing is one
-      // statement; with it open, the child and its messages commit together (the outbox).
-      if (!operationGateOpen(routing, parent, child)) {
-        const finished = await operationsRepo.finish(
+      return { status: answer.status === "queued" ? 202 : 200, payload: await settle(reserved, answer) };
+    },
+
+    /**
+     * Settles reservations whose request died during the gateway call (a crash, a kill): each
+     * older than the reservation timeout is asked of the gateway again under its own reference
+     * (the gateway answers a repeated reference with the same operation), then finished with its
+     * webhook, or deleted on a decline. An unreachable gateway leaves it for a later sweep.
+     * Returns how many were settled.
+     */
+    async sweepReservations(limit = 100): Promise<number> {
+      const stale = await operationsRepo.claimStaleReservations(db, deps.reservationTimeoutSeconds, limit);
+      let settledCount = 0;
+      for (const child of stale) {
+        const found = await operationsRepo.parentForOperation(
           db,
-          child.session_id,
-          state,
-          answer.pgResponse,
-          operatedAt,
+          child.merchant_id,
+          { sessionId: child.parent_session_id },
+          false,
         );
-        const payload = await operationPayload(parent, finished, routing.secret ?? "");
-        return { status: answer.status === "queued" ? 202 : 200, payload };
+        if (!found?.gatewayKind) continue; // its gateway setting is gone: left for an operator
+        const setting = { pg_code: child.pg_code, kind: found.gatewayKind };
+        const reserved = {
+          parent: found.parent,
+          child,
+          setting,
+          adapter: deps.gateways.adapterFor(setting.kind),
+          routing: found.routing,
+        };
+        let answer: GatewayOperationResult;
+        try {
+          answer = await askGateway(reserved);
+        } catch {
+          continue; // unreachable now: the next sweep asks again
+        }
+        if (answer.status === "declined") await release(child.session_id);
+        else await settle(reserved, answer);
+        settledCount += 1;
       }
-      const { payload, messageId } = await db.tx(async (q) => {
-        const finished = await operationsRepo.finish(
-          q,
-          child.session_id,
-          state,
-          answer.pgResponse,
-          operatedAt,
-        );
-        return emitOperationWebhook(q, parent, finished, routing);
-      });
-      if (messageId) deps.outbox.committed();
-      return { status: answer.status === "queued" ? 202 : 200, payload };
+      return settledCount;
     },
   };
 }

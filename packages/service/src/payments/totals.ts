@@ -19,13 +19,16 @@ export interface Totals {
   remaining: number;
 }
 
-function sum(children: ChildRow[], operation: ChildRow["operation"], states: string[]): number {
+type Child = Pick<ChildRow, "operation" | "state" | "amount_minor">;
+
+function sum(children: Child[], operation: Child["operation"], states: string[]): number {
   return children
     .filter((c) => c.operation === operation && states.includes(c.state))
     .reduce((a, c) => a + c.amount_minor, 0);
 }
 
-export function deriveTotals(parent: { state: string; amount_minor: number }, children: ChildRow[]): Totals {
+/** `children` may be rows or sums of rows by operation and state: only amounts are added up. */
+export function deriveTotals(parent: { state: string; amount_minor: number }, children: Child[]): Totals {
   const captured =
     parent.state === "paid"
       ? parent.amount_minor

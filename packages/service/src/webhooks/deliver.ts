@@ -3,7 +3,7 @@
  * over a keep-alive undici Agent, within the timeout, without following redirects. Returns what
  * happened; never throws.
  */
-import { signWebhook } from "@svc/webhooks";
+import { signWebhook } from "@svc/webhooks/sign";
 import { Agent, type Dispatcher } from "undici";
 import { checkLiteralHost, guardedLookup } from "./ssrf.js";
 

@@ -75,7 +75,6 @@ export const deliveryRepo = {
                         where s.merchant_id = d.merchant_id and (s.expires_at is null or s.expires_at > now())
                         order by s.created_at desc, s.id desc) as secrets`,
       [limit],
-      "svc_delivery_claim",
     );
   },
 
@@ -128,7 +127,6 @@ export const deliveryRepo = {
        insert into webhook_attempts (delivery_id, attempted_at, status_code, latency_ms, error, response_body)
        select id, attempted_at, code, latency_ms, err, response_body from r`,
       [ids, tries, statuses, nextAt, codes, errors, attemptedAt, latencies, bodies],
-      "svc_delivery_record",
     );
     const retrying = outcomes.filter((o) => o.status === "retrying");
     if (retrying.length > 0)
@@ -142,7 +140,6 @@ export const deliveryRepo = {
           where l.url = d.url and l.parent_session_id = d.parent_session_id and l.seq > d.seq
             and l.status in ('pending', 'retrying')`,
         [retrying.map((o) => o.id), retrying.map((o) => o.nextAttemptAt!.toISOString())],
-        "svc_delivery_push_back",
       );
   },
 

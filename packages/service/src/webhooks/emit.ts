@@ -38,7 +38,7 @@ export function operationDestinations(routing: Routing): string[] {
 /** Builds the operation payload (also the operations API's response body) and queues it if the gate is open. */
 export async function emitOperationWebhook(
   q: Queryable,
-  parent: TransactionRow,
+  parent: Pick<TransactionRow, "session_id" | "merchant_id" | "type" | "created_via" | "order_no">,
   child: OperationRow,
   /** Already read with the parent's lock (the operations service); read here otherwise. */
   known?: Routing,

@@ -72,8 +72,6 @@ export async function enqueue(
       config.retry_schedule_seconds,
       OUTBOX_CHANNEL,
     ],
-    // Prepared once per connection: an operation's outbox write is bound and executed only.
-    "svc_outbox_enqueue",
   );
   return id;
 }

@@ -5,7 +5,7 @@
  */
 import { formatAmount } from "@svc/protocol";
 import type { OperationWebhook, PaymentWebhook } from "@svc/webhooks";
-import { signPayload } from "@svc/webhooks";
+import { signPayload } from "@svc/webhooks/sign";
 import type { TransactionRow } from "../checkout/checkout.repo.js";
 import type { InitiatorRecord, OperationRow } from "../operations/operations.repo.js";
 import type { ChildRow } from "../payments/payments.repo.js";
@@ -48,7 +48,7 @@ export function resultOf(state: string): "success" | "queued" | "rejected" {
 
 /** The operation webhook payload for `child` of `parent`, signed with the merchant's newest secret. */
 export async function operationPayload(
-  parent: TransactionRow,
+  parent: Pick<TransactionRow, "session_id" | "order_no">,
   child: OperationRow,
   secret: string,
 ): Promise<OperationWebhook> {

@@ -3,7 +3,9 @@
 import Fastify, { type FastifyInstance } from "fastify";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { operationPayload, SECRET } from "../../test/fixtures.js";
-import { createDeduper, generateTestHeaders, type WebhookEvent } from "../index.js";
+import { createDeduper } from "../dedupe.js";
+import type { WebhookEvent } from "../index.js";
+import { generateTestHeaders } from "../signing.js";
 import { svcWebhooks } from "./fastify.js";
 
 let app: FastifyInstance;

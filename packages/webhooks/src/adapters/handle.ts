@@ -1,7 +1,7 @@
 import type { Deduper } from "../dedupe.js";
 import { isWebhookVerificationError } from "../errors.js";
 import type { HeadersLike } from "../headers.js";
-import type { RawBody } from "../sign.js";
+import type { RawBody } from "../body.js";
 import type { WebhookEvent } from "../types.js";
 import { type VerifyOptions, verifyWebhook } from "../verify.js";
 

@@ -8,7 +8,7 @@ import path from "node:path";
 import { build } from "esbuild";
 import { type BrowserContext, chromium } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { generateTestHeaders, signWebhook } from "../../src/index.js";
+import { generateTestHeaders, signWebhook } from "../../src/signing.js";
 import { operationPayload, SECRET } from "../fixtures.js";
 
 const CHROMIUM = "/usr/bin/chromium";
@@ -18,8 +18,13 @@ let profileDir: string;
 let origin: string;
 
 beforeAll(async () => {
+  // Both entries, as an app that verifies and signs would import them.
   const bundle = await build({
-    entryPoints: [path.join(import.meta.dirname, "../../src/index.ts")],
+    stdin: {
+      contents: 'export * from "./index.js"; export * from "./signing.js";',
+      resolveDir: path.join(import.meta.dirname, "../../src"),
+      loader: "ts",
+    },
     bundle: true,
     format: "esm",
     platform: "browser",
@@ -71,7 +76,11 @@ describe("in Chromium", { timeout: 60_000 }, () => {
     await page.waitForFunction(() => "lib" in window);
     const outcome = await page.evaluate(
       async ({ body, headers, secret }) => {
-        const lib = (window as unknown as { lib: typeof import("../../src/index.js") }).lib;
+        const lib = (
+          window as unknown as {
+            lib: typeof import("../../src/index.js") & typeof import("../../src/signing.js");
+          }
+        ).lib;
         const event = await lib.verifyWebhook(body, new Headers(headers), secret);
         const tampered = await lib.verifyWebhook(body.replace("REF-7Q2K9", "REF-0000"), headers, secret).then(
           () => "accepted",

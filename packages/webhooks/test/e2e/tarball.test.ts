@@ -5,7 +5,7 @@ import { mkdir, mkdtemp, readdir, rm, symlink, writeFile } from "node:fs/promise
 import os from "node:os";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { generateTestHeaders } from "../../src/index.js";
+import { generateTestHeaders } from "../../src/signing.js";
 import { operationPayload, SECRET } from "../fixtures.js";
 
 const pkgDir = path.resolve(import.meta.dirname, "../..");
@@ -84,6 +84,41 @@ console.log(JSON.stringify({ type: event.type, ref: event.payload.reference_numb
     });
   });
 
+  it("signs and verifies without process.getBuiltinModule and global crypto, as on Node 18", async () => {
+    const dir = await project("node18", {
+      "package.json": JSON.stringify({ name: "node18-sample", private: true, type: "module" }),
+      "index.js": `
+import { verifyWebhook } from "@svc/webhooks";
+import { generateTestHeaders } from "@svc/webhooks/sign";
+const secret = "${SECRET}";
+const { body, headers } = await generateTestHeaders(${JSON.stringify(operationPayload())}, secret);
+const event = await verifyWebhook(body, headers, secret);
+const tampered = await verifyWebhook(body.replace("REF-7Q2K9", "REF-0"), headers, secret).catch((e) => e.code);
+console.log(JSON.stringify({ ref: event.payload.reference_number, tampered, crypto: typeof crypto }));
+`,
+    });
+    // What Node 18 lacks: the global crypto (without a flag) and process.getBuiltinModule.
+    const node18 = "data:text/javascript,delete globalThis.crypto; delete process.getBuiltinModule;";
+    const out = JSON.parse(run(process.execPath, ["--import", node18, "index.js"], dir));
+    expect(out).toEqual({ ref: "REF-7Q2K9", tampered: "signature_mismatch", crypto: "undefined" });
+  });
+
+  it("loads with require() in a CommonJS project where Node loads ES modules that way", async () => {
+    const sample = await generateTestHeaders(operationPayload(), SECRET);
+    const dir = await project("cjs", {
+      "package.json": JSON.stringify({ name: "cjs-sample", private: true, type: "commonjs" }),
+      "sample.json": JSON.stringify({ ...sample, secret: SECRET }),
+      "index.js": `
+const { verifyWebhook } = require("@svc/webhooks");
+const { body, headers, secret } = require("./sample.json");
+verifyWebhook(body, headers, secret).then((event) => console.log(event.payload.reference_number));
+`,
+    });
+    // Unflagged from Node 22.12; Node 20.17+ needs the flag.
+    const flag = Number(process.versions.node.split(".")[0]) < 22 ? ["--experimental-require-module"] : [];
+    expect(run(process.execPath, [...flag, "--no-warnings", "index.js"], dir).trim()).toBe("REF-7Q2K9");
+  });
+
   it("type-checks and runs in a fresh TypeScript project", async () => {
     const dir = await project("ts", {
       "package.json": JSON.stringify({ name: "ts-sample", private: true, type: "module" }),
@@ -98,19 +133,23 @@ console.log(JSON.stringify({ type: event.type, ref: event.payload.reference_numb
         include: ["index.ts"],
       }),
       "index.ts": `
-import { generateTestHeaders, verifyWebhook, amountDelta, type WebhookEvent, type OperationWebhook } from "@svc/webhooks";
+import { verifyWebhook, type WebhookEvent, type OperationWebhook, type TestWebhook } from "@svc/webhooks";
+import { amountDelta } from "@svc/webhooks/rules";
+import { createDeduper } from "@svc/webhooks/dedupe";
+import { generateTestHeaders } from "@svc/webhooks/sign";
 import { webhookMiddleware } from "@svc/webhooks/node";
 // @ts-expect-error: the types are real, so an unknown result does not compile.
 const bad: OperationWebhook["result"] = "maybe";
 const secret = "${SECRET}";
 const payload = ${JSON.stringify(operationPayload())} as const;
-const { body, headers } = await generateTestHeaders(payload, secret);
+const { body, headers }: TestWebhook<typeof payload> = await generateTestHeaders(payload, secret);
 const event: WebhookEvent = await verifyWebhook(body, headers, secret);
 if (event.type !== "operation" || event.payload.result !== "success") throw new Error("wrong event");
 const state: "paid" | "refunded" | "voided" = event.payload.txn.state;
 const middleware: (req: import("node:http").IncomingMessage, res: import("node:http").ServerResponse) => Promise<void> =
   webhookMiddleware({ secrets: secret, onEvent: (e) => void e.id });
-console.log(JSON.stringify({ state, delta: String(amountDelta(event.payload).minor), bad, m: typeof middleware }));
+const { duplicate } = await createDeduper().once(event.id, () => {});
+console.log(JSON.stringify({ state, delta: String(amountDelta(event.payload).minor), bad, m: typeof middleware, duplicate }));
 `,
     });
     // The project's own node_modules has only the tarball; Node's types come from the repo.
@@ -121,6 +160,12 @@ console.log(JSON.stringify({ state, delta: String(amountDelta(event.payload).min
     );
     run(process.execPath, [tsc, "-p", "."], dir);
     const out = JSON.parse(run(process.execPath, ["out/index.js"], dir));
-    expect(out).toEqual({ state: "refunded", delta: "-10500", bad: "maybe", m: "function" });
+    expect(out).toEqual({
+      state: "refunded",
+      delta: "-10500",
+      bad: "maybe",
+      m: "function",
+      duplicate: false,
+    });
   });
 });

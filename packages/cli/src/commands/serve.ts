@@ -1,0 +1,29 @@
+/**
+ * `svc serve`: the service alone, configured by the environment, as it runs in production — on
+ * PostgreSQL (`SVC_DATABASE_URL`) or PGlite, with `SVC_ROLE` api | worker | all, against the
+ * gateway at `SVC_GATEWAY_URL`. No seeding and no sandbox gateway (`svc dev` adds those).
+ * SIGTERM and SIGINT drain in-flight requests and stop.
+ */
+import { loadConfig, startService } from "@svc/service";
+
+/** Printed once the service listens and its worker runs: process managers and tests wait for it. */
+export const SERVE_READY = "svc serving on";
+
+export async function serveCommand(
+  env: Record<string, string | undefined>,
+  print: (line: string) => void,
+): Promise<void> {
+  const config = loadConfig(env);
+  if (!config.adminToken) print("note: SVC_ADMIN_TOKEN is not set, so the operator API is disabled");
+  const service = await startService(config);
+  print(
+    `${SERVE_READY} ${service.url} (role ${config.role}, store ${config.databaseUrl ? "PostgreSQL" : `PGlite in ${config.dataDir}`})`,
+  );
+  const stop = async (signal: string) => {
+    print(`${signal}: stopping…`);
+    await service.close();
+    process.exit(0);
+  };
+  process.once("SIGINT", () => void stop("SIGINT"));
+  process.once("SIGTERM", () => void stop("SIGTERM"));
+}
