@@ -9,6 +9,8 @@ export interface BenchStore {
   open(): Promise<Db>;
   /** A second handle on the same database (its own connection pool on PostgreSQL, as a worker process has). */
   reopen(db: Db): Promise<Db>;
+  /** The connection URL of a PostgreSQL database opened here, for another process. */
+  url(db: Db): string | undefined;
   stop(): void;
 }
 
@@ -48,6 +50,7 @@ async function allStores(): Promise<BenchStore[]> {
         return db;
       },
       reopen: async (db) => db,
+      url: () => undefined,
       stop: () => {},
     },
   ];
@@ -69,6 +72,7 @@ async function allStores(): Promise<BenchStore[]> {
         return db;
       },
       reopen: async (db) => openPostgres(urls.get(db)!, 10),
+      url: (db) => urls.get(db),
       stop: () => {},
     });
   return stores;

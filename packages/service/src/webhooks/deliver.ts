@@ -4,7 +4,7 @@
  * happened; never throws.
  */
 import { signWebhook } from "@svc/webhooks/sign";
-import { Agent, request } from "undici";
+import { Agent, type Dispatcher } from "undici";
 import { checkLiteralHost, guardedLookup } from "./ssrf.js";
 
 /** Only this much of a response is kept on the attempt record. */
@@ -48,39 +48,139 @@ function describe(error: unknown): string {
   return e?.code && !message.includes(e.code) ? `${e.code}: ${message}` : message;
 }
 
-export async function attemptDelivery(
-  agent: Agent,
-  input: {
-    url: string;
-    messageId: string;
-    body: string;
-    secrets: string[];
-    timeoutMs: number;
-    allowPrivate: boolean;
-  },
-): Promise<AttemptOutcome> {
-  const started = performance.now();
-  const done = (o: Omit<AttemptOutcome, "latencyMs">): AttemptOutcome => ({
-    ...o,
-    latencyMs: Math.round(performance.now() - started),
-  });
-  try {
-    const url = new URL(input.url);
-    if (!input.allowPrivate) {
-      const refused = checkLiteralHost(url.hostname);
-      if (refused) throw refused;
+/** Origin, path and literal-host check of a destination URL, parsed once per URL. */
+interface Target {
+  origin: string;
+  path: string;
+  refused: Error | undefined;
+}
+const targets = new Map<string, Target>();
+const TARGET_CACHE_SIZE = 1024;
+
+function target(url: string, allowPrivate: boolean): Target {
+  const key = allowPrivate ? `+${url}` : url;
+  let t = targets.get(key);
+  if (!t) {
+    const parsed = new URL(url);
+    t = {
+      origin: parsed.origin,
+      path: `${parsed.pathname}${parsed.search}`,
+      refused: allowPrivate ? undefined : checkLiteralHost(parsed.hostname),
+    };
+    if (targets.size >= TARGET_CACHE_SIZE) targets.clear();
+    targets.set(key, t);
+  }
+  return t;
+}
+
+/** A raw header's value from undici's flat [name, value, name, value, …] list. */
+function header(raw: Buffer[] | null, name: string): string | undefined {
+  if (!raw) return undefined;
+  for (let i = 0; i + 1 < raw.length; i += 2)
+    if (raw[i]!.length === name.length && raw[i]!.toString("latin1").toLowerCase() === name)
+      return raw[i + 1]!.toString("latin1");
+  return undefined;
+}
+
+/**
+ * Reads one response through undici's low-level dispatch callbacks: no stream, async iterator or
+ * end-of-stream machinery per request (with `request()` those cost as much CPU as the rest of an
+ * attempt). A class, so an attempt allocates one object rather than a set of closures.
+ */
+class AttemptHandler implements Dispatcher.DispatchHandler {
+  private statusCode = 0;
+  private rawHeaders: Buffer[] | null = null;
+  private readonly kept: Buffer[] = [];
+  private keptBytes = 0;
+
+  constructor(
+    private readonly started: number,
+    private readonly timeoutMs: number,
+    private readonly resolve: (outcome: AttemptOutcome) => void,
+  ) {}
+
+  onConnect(): void {}
+
+  onHeaders(statusCode: number, rawHeaders: Buffer[]): boolean {
+    // 1xx informational responses come first; the final status is the last one.
+    this.statusCode = statusCode;
+    this.rawHeaders = rawHeaders;
+    return true;
+  }
+
+  onData(chunk: Buffer): boolean {
+    // Only the first 2 KB is kept; the rest is read and dropped so the socket is reused.
+    if (this.keptBytes < RESPONSE_KEEP_BYTES) {
+      const part = chunk.subarray(0, RESPONSE_KEEP_BYTES - this.keptBytes);
+      this.kept.push(part);
+      this.keptBytes += part.length;
     }
-    // webhook-timestamp is this attempt's time; webhook-id stays the message id across retries.
-    const seconds = Math.floor(Date.now() / 1000);
-    const signature = await signWebhook({
-      id: input.messageId,
-      timestamp: seconds,
-      body: input.body,
-      secrets: input.secrets,
+    return true;
+  }
+
+  onComplete(): void {
+    const code = this.statusCode;
+    const ok = code >= 200 && code < 300;
+    let error: string | null = null;
+    if (code >= 300 && code < 400)
+      error = `redirect ${code} to ${header(this.rawHeaders, "location") ?? "?"} not followed: configure the final URL`;
+    else if (!ok) error = `HTTP ${code}`;
+    const kept = this.kept.length === 1 ? this.kept[0]! : Buffer.concat(this.kept);
+    this.resolve({
+      ok,
+      statusCode: code,
+      latencyMs: Math.round(performance.now() - this.started),
+      error,
+      // PostgreSQL text cannot hold NUL; the rest of the first 2 KB is kept as received.
+      responseBody: kept.toString("utf8").replaceAll("\0", ""),
+      retryAfterSeconds:
+        code === 429 || code === 503 ? parseRetryAfter(header(this.rawHeaders, "retry-after")) : null,
     });
-    const response = await request(url, {
+  }
+
+  onError(error: Error): void {
+    this.fail(error);
+  }
+
+  fail(error: unknown): void {
+    const code = (error as { code?: string }).code;
+    const timedOut = code === "UND_ERR_HEADERS_TIMEOUT" || code === "UND_ERR_BODY_TIMEOUT";
+    this.resolve({
+      ok: false,
+      statusCode: null,
+      latencyMs: Math.round(performance.now() - this.started),
+      error: timedOut ? `timed out after ${this.timeoutMs} ms` : describe(error),
+      responseBody: null,
+      retryAfterSeconds: null,
+    });
+  }
+}
+
+export interface AttemptInput {
+  url: string;
+  messageId: string;
+  body: string;
+  secrets: string[];
+  timeoutMs: number;
+  allowPrivate: boolean;
+}
+
+async function send(agent: Agent, input: AttemptInput, handler: AttemptHandler): Promise<void> {
+  const to = target(input.url, input.allowPrivate);
+  if (to.refused) throw to.refused;
+  // webhook-timestamp is this attempt's time; webhook-id stays the message id across retries.
+  const seconds = Math.floor(Date.now() / 1000);
+  const signature = await signWebhook({
+    id: input.messageId,
+    timestamp: seconds,
+    body: input.body,
+    secrets: input.secrets,
+  });
+  agent.dispatch(
+    {
+      origin: to.origin,
+      path: to.path,
       method: "POST",
-      dispatcher: agent,
       body: input.body,
       headers: {
         "content-type": "application/json",
@@ -93,40 +193,15 @@ export async function attemptDelivery(
       // own timers: cheaper than an AbortSignal per request at thousands of requests a second).
       headersTimeout: input.timeoutMs,
       bodyTimeout: input.timeoutMs,
-    });
-    let kept = "";
-    let bytes = 0;
-    for await (const chunk of response.body) {
-      if (bytes < RESPONSE_KEEP_BYTES)
-        kept += Buffer.from(chunk)
-          .subarray(0, RESPONSE_KEEP_BYTES - bytes)
-          .toString("utf8");
-      bytes += (chunk as Buffer).length;
-    }
-    const code = response.statusCode;
-    const ok = code >= 200 && code < 300;
-    let error: string | null = null;
-    if (code >= 300 && code < 400)
-      error = `redirect ${code} to ${String(response.headers.location ?? "?")} not followed: configure the final URL`;
-    else if (!ok) error = `HTTP ${code}`;
-    return done({
-      ok,
-      statusCode: code,
-      error,
-      // PostgreSQL text cannot hold NUL; the rest of the first 2 KB is kept as received.
-      responseBody: kept.replaceAll("\0", ""),
-      retryAfterSeconds:
-        code === 429 || code === 503 ? parseRetryAfter(response.headers["retry-after"]) : null,
-    });
-  } catch (error) {
-    const code = (error as { code?: string }).code;
-    const timedOut = code === "UND_ERR_HEADERS_TIMEOUT" || code === "UND_ERR_BODY_TIMEOUT";
-    return done({
-      ok: false,
-      statusCode: null,
-      error: timedOut ? `timed out after ${input.timeoutMs} ms` : describe(error),
-      responseBody: null,
-      retryAfterSeconds: null,
-    });
-  }
+    },
+    handler,
+  );
+}
+
+/** One POST of one delivery; resolves with what happened, never rejects. */
+export function attemptDelivery(agent: Agent, input: AttemptInput): Promise<AttemptOutcome> {
+  return new Promise<AttemptOutcome>((resolve) => {
+    const handler = new AttemptHandler(performance.now(), input.timeoutMs, resolve);
+    send(agent, input, handler).catch((error: unknown) => handler.fail(error));
+  });
 }

@@ -10,19 +10,15 @@ import type { Queryable } from "../db/client.js";
 
 /** Extra lease beyond the attempt's timeout before another worker may take the delivery over. */
 export const LEASE_MARGIN_SECONDS = 30;
-/** Candidates looked at per claimed row, to step over rows still blocked by an in-flight one. */
-const CANDIDATE_FACTOR = 4;
 
 export interface ClaimedDelivery {
   id: string;
   message_id: string;
-  merchant_id: string;
   url: string;
   tries: number;
   timeout_seconds: number;
   retry_schedule_seconds: number[];
   body: string;
-  message_created_at: Date;
   /** The merchant's signing secrets now, newest first (read in the claim: no extra round trip). */
   secrets: string[];
 }
@@ -40,90 +36,116 @@ export interface DeliveryOutcome {
 }
 
 export const deliveryRepo = {
+  /**
+   * Claims up to `limit` due deliveries. The oldest due rows come off the (next_attempt_at, seq)
+   * partial index in order; the ordering rule and the row locks apply as they stream, and the
+   * scan stops at `limit`: a claim reads the due rows it takes plus the ones it steps over
+   * (leased or blocked), never the whole table. Later deliveries behind a retrying one are pushed
+   * back with it (see record), so blocked rows do not crowd the head of the queue.
+   *
+   * The shape is chosen so the plan does not depend on table statistics (a prepared statement
+   * keeps its plan, and a new or never-analysed table has tiny estimates):
+   * - the ordering check is a correlated subquery (`offset 0` keeps PostgreSQL from turning it
+   *   into an anti-join): one probe of the (url, parent, seq) index per candidate. As a join,
+   *   small estimates made it a scan of every pending row per candidate.
+   * - the locked rows are updated by ctid, and each body is read by a primary-key probe; a join
+   *   back by id or with the messages let the planner hash a whole table.
+   */
   async claim(q: Queryable, limit: number): Promise<ClaimedDelivery[]> {
-    // Two steps so the cost does not grow with the queue: the oldest due rows come straight off
-    // the (next_attempt_at, seq) index, then the ordering rule and the row locks apply to those
-    // only. Later deliveries behind a retrying one are pushed back with it (see record), so
-    // blocked rows do not crowd the candidate window.
     return q.query<ClaimedDelivery>(
-      `with candidates as (
-         select c.id from webhook_deliveries c
+      `with due as (
+         select c.ctid as tid from webhook_deliveries c
           where c.status in ('pending', 'retrying') and c.next_attempt_at <= now()
             and (c.lease_until is null or c.lease_until < now())
-          order by c.next_attempt_at, c.seq
-          limit $2),
-       due as (
-         select c.id from webhook_deliveries c
-          where c.id in (select id from candidates)
-            and c.status in ('pending', 'retrying') and (c.lease_until is null or c.lease_until < now())
             and not exists (
               select 1 from webhook_deliveries e
                where e.url = c.url and e.parent_session_id = c.parent_session_id and e.seq < c.seq
-                 and e.status in ('pending', 'retrying'))
+                 and e.status in ('pending', 'retrying')
+              offset 0)
           order by c.next_attempt_at, c.seq
           limit $1
-          for update skip locked)
+          for update of c skip locked)
        update webhook_deliveries d
           set lease_until = now() + make_interval(secs => d.timeout_seconds + ${LEASE_MARGIN_SECONDS}),
               tries = d.tries + 1, updated_at = now()
-         from due, webhook_messages m
-        where d.id = due.id and m.id = d.message_id
-       returning d.id, d.message_id, d.merchant_id, d.url, d.tries, d.timeout_seconds, d.retry_schedule_seconds,
-                 m.body, m.created_at as message_created_at,
+        where d.ctid = any(array(select tid from due))
+       returning d.id, d.message_id, d.url, d.tries, d.timeout_seconds, d.retry_schedule_seconds,
+                 (select m.body from webhook_messages m where m.id = d.message_id) as body,
                  array(select s.secret from webhook_secrets s
                         where s.merchant_id = d.merchant_id and (s.expires_at is null or s.expires_at > now())
                         order by s.created_at desc, s.id desc) as secrets`,
-      [limit, limit * CANDIDATE_FACTOR],
+      [limit],
     );
   },
 
-  /** Records outcomes; one whose lease was taken over by another worker (tries moved on) is dropped. */
+  /**
+   * Records outcomes and their attempts in one statement (atomic without a transaction); an
+   * outcome whose lease was taken over by another worker (tries moved on) leaves the delivery
+   * alone, but its attempt is still recorded. When some outcomes are retries, a second statement
+   * pushes later deliveries for the same URL and parent back: run it in a transaction then
+   * (`needsTransaction`).
+   */
   async record(q: Queryable, outcomes: DeliveryOutcome[]): Promise<void> {
     if (outcomes.length === 0) return;
-    const col = <T>(f: (o: DeliveryOutcome) => T) => outcomes.map(f);
+    const ids = new Array<string>(outcomes.length);
+    const tries = new Array<number>(outcomes.length);
+    const statuses = new Array<string>(outcomes.length);
+    const nextAt = new Array<string | null>(outcomes.length);
+    const codes = new Array<number | null>(outcomes.length);
+    const errors = new Array<string | null>(outcomes.length);
+    const attemptedAt = new Array<string>(outcomes.length);
+    const latencies = new Array<number>(outcomes.length);
+    const bodies = new Array<string | null>(outcomes.length);
+    for (let i = 0; i < outcomes.length; i++) {
+      const o = outcomes[i]!;
+      ids[i] = o.id;
+      tries[i] = o.tries;
+      statuses[i] = o.status;
+      nextAt[i] = o.nextAttemptAt?.toISOString() ?? null;
+      codes[i] = o.statusCode;
+      errors[i] = o.error;
+      attemptedAt[i] = o.attemptedAt.toISOString();
+      latencies[i] = o.latencyMs;
+      bodies[i] = o.responseBody;
+    }
+    // Each row is found through the primary key (one probe per outcome, in a correlated
+    // subquery the planner cannot turn into a join) and updated by its ctid. Joined by id, the
+    // planner hashed the whole table whenever a batch was a few percent of it.
     await q.query(
       `with r as (
-         select * from unnest($1::text[], $2::int[], $3::text[], $4::timestamptz[], $5::int[], $6::text[])
-           as r(id, tries, status, next_at, code, err))
-       update webhook_deliveries d
-          set status = r.status, next_attempt_at = coalesce(r.next_at, d.next_attempt_at), lease_until = null,
-              last_status_code = r.code, last_error = r.err, updated_at = now(),
-              completed_at = case when r.status in ('succeeded', 'failed') then now() else null end
-         from r where d.id = r.id and d.tries = r.tries`,
-      [
-        col((o) => o.id),
-        col((o) => o.tries),
-        col((o) => o.status),
-        col((o) => o.nextAttemptAt?.toISOString() ?? null),
-        col((o) => o.statusCode),
-        col((o) => o.error),
-      ],
+         select * from unnest($1::text[], $2::int[], $3::text[], $4::timestamptz[], $5::int[], $6::text[],
+                              $7::timestamptz[], $8::int[], $9::text[])
+           as r(id, tries, status, next_at, code, err, attempted_at, latency_ms, response_body)),
+       outcome as (
+         update webhook_deliveries d
+            set status = r.status, next_attempt_at = coalesce(r.next_at, d.next_attempt_at), lease_until = null,
+                last_status_code = r.code, last_error = r.err, updated_at = now(),
+                completed_at = case when r.status in ('succeeded', 'failed') then now() else null end
+           from r
+          where d.ctid = any(array(select (select x.ctid from webhook_deliveries x where x.id = r.id) from r))
+            and d.id = r.id and d.tries = r.tries)
+       insert into webhook_attempts (delivery_id, attempted_at, status_code, latency_ms, error, response_body)
+       select id, attempted_at, code, latency_ms, err, response_body from r`,
+      [ids, tries, statuses, nextAt, codes, errors, attemptedAt, latencies, bodies],
     );
-    if (outcomes.some((o) => o.status === "retrying"))
+    const retrying = outcomes.filter((o) => o.status === "retrying");
+    if (retrying.length > 0)
       // Later messages for the same URL and parent wait for this one (ordering): not due before it.
       await q.query(
-        `with r as (select * from unnest($1::text[], $2::timestamptz[]) as r(id, next_at))
-         update webhook_deliveries l set next_attempt_at = greatest(l.next_attempt_at, r.next_at)
-           from r join webhook_deliveries d on d.id = r.id
+        `update webhook_deliveries l set next_attempt_at = greatest(l.next_attempt_at, d.next_at)
+           from (select r.next_at, x.url, x.parent_session_id, x.seq
+                   from unnest($1::text[], $2::timestamptz[]) as r(id, next_at)
+                  cross join lateral (select url, parent_session_id, seq from webhook_deliveries
+                                       where id = r.id limit 1) x) d
           where l.url = d.url and l.parent_session_id = d.parent_session_id and l.seq > d.seq
             and l.status in ('pending', 'retrying')`,
-        [
-          outcomes.filter((o) => o.status === "retrying").map((o) => o.id),
-          outcomes.filter((o) => o.status === "retrying").map((o) => o.nextAttemptAt!.toISOString()),
-        ],
+        [retrying.map((o) => o.id), retrying.map((o) => o.nextAttemptAt!.toISOString())],
       );
-    await q.query(
-      `insert into webhook_attempts (delivery_id, attempted_at, status_code, latency_ms, error, response_body)
-       select * from unnest($1::text[], $2::timestamptz[], $3::int[], $4::int[], $5::text[], $6::text[])`,
-      [
-        col((o) => o.id),
-        col((o) => o.attemptedAt.toISOString()),
-        col((o) => o.statusCode),
-        col((o) => o.latencyMs),
-        col((o) => o.error),
-        col((o) => o.responseBody),
-      ],
-    );
+  },
+
+  /** Whether `record` of these outcomes runs more than one statement (and so needs a transaction). */
+  needsTransaction(outcomes: DeliveryOutcome[]): boolean {
+    return outcomes.some((o) => o.status === "retrying");
   },
 
   /** Seconds until the next retry is due (for the fallback timer), or undefined when none waits. */

@@ -164,7 +164,9 @@ export class DeliveryWorker {
         if (this.outcomes.length < RECORD_BATCH) await new Promise((r) => setTimeout(r, FLUSH_DELAY_MS));
         while (this.outcomes.length > 0) {
           const batch = this.outcomes.splice(0, RECORD_BATCH);
-          await this.db.tx((q) => deliveryRepo.record(q, batch));
+          // Usually one statement, atomic by itself: no begin/commit round trips.
+          if (deliveryRepo.needsTransaction(batch)) await this.db.tx((q) => deliveryRepo.record(q, batch));
+          else await deliveryRepo.record(this.db, batch);
         }
       } catch (error) {
         // The lease runs out and another try happens: at least once, never lost.

@@ -1,0 +1,98 @@
+/** One attempt through the worker's low-level undici dispatch, against a raw node:http server. */
+import http from "node:http";
+import type { AddressInfo } from "node:net";
+import { verifyWebhookHeaders } from "@svc/webhooks";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { attemptDelivery, createDeliveryAgent, RESPONSE_KEEP_BYTES } from "./deliver.js";
+
+const SECRET = "whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw";
+
+describe("attemptDelivery", () => {
+  let server: http.Server;
+  let base: string;
+  const agent = createDeliveryAgent({ allowPrivate: true });
+  const seen: { url: string; headers: http.IncomingHttpHeaders; body: string }[] = [];
+  beforeAll(async () => {
+    server = http.createServer((req, res) => {
+      let body = "";
+      req.setEncoding("utf8");
+      req.on("data", (c: string) => (body += c));
+      req.on("end", () => {
+        seen.push({ url: req.url!, headers: req.headers, body });
+        const path = req.url!.split("?")[0];
+        if (path === "/ok") res.writeHead(200).end("fine");
+        else if (path === "/big") {
+          // 3 chunks, a multi-byte character at the start, NULs inside the kept part.
+          res.writeHead(500, { "content-type": "text/plain" });
+          res.write(`é${"\0".repeat(2)}${"a".repeat(1000)}`);
+          setTimeout(() => res.end("b".repeat(5000)), 5);
+        } else if (path === "/redirect")
+          res.writeHead(307, { Location: "https://elsewhere.example/x" }).end();
+        else if (path === "/busy") res.writeHead(429, { "Retry-After": "7" }).end();
+        else if (path === "/slow") setTimeout(() => res.writeHead(200).end(), 1_000);
+        else res.writeHead(404).end();
+      });
+    });
+    await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
+    base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+  });
+  afterAll(async () => {
+    await agent.close();
+    await new Promise((resolve) => server.close(resolve));
+  });
+
+  const input = (path: string, timeoutMs = 5_000) => ({
+    url: `${base}${path}`,
+    messageId: "msg_t1",
+    body: '{"n":1}',
+    secrets: [SECRET],
+    timeoutMs,
+    allowPrivate: true,
+  });
+
+  it("POSTs the body to the path and query with verifiable Standard Webhooks headers", async () => {
+    const outcome = await attemptDelivery(agent, input("/ok?a=1"));
+    expect(outcome).toMatchObject({ ok: true, statusCode: 200, error: null, responseBody: "fine" });
+    expect(outcome.latencyMs).toBeGreaterThanOrEqual(0);
+    const req = seen.at(-1)!;
+    expect(req.url).toBe("/ok?a=1");
+    expect(req.body).toBe('{"n":1}');
+    expect(req.headers["content-type"]).toBe("application/json");
+    expect(req.headers["webhook-id"]).toBe("msg_t1");
+    const verified = await verifyWebhookHeaders(req.body, req.headers as Record<string, string>, SECRET);
+    expect(verified.id).toBe("msg_t1");
+  });
+
+  it("keeps the first 2 KB of a response read in several chunks, as UTF-8 without NULs", async () => {
+    const outcome = await attemptDelivery(agent, input("/big"));
+    expect(outcome).toMatchObject({ ok: false, statusCode: 500, error: "HTTP 500" });
+    // 2048 bytes: "é" (2 bytes), 2 NULs (dropped), 1000 "a", then 1044 "b".
+    expect(outcome.responseBody).toBe(`é${"a".repeat(1000)}${"b".repeat(RESPONSE_KEEP_BYTES - 1004)}`);
+    // The socket was read to the end and is reused.
+    expect((await attemptDelivery(agent, input("/ok"))).ok).toBe(true);
+  });
+
+  it("does not follow a redirect and names its target; reads Retry-After on 429", async () => {
+    const redirect = await attemptDelivery(agent, input("/redirect"));
+    expect(redirect).toMatchObject({ ok: false, statusCode: 307, retryAfterSeconds: null });
+    expect(redirect.error).toBe(
+      "redirect 307 to https://elsewhere.example/x not followed: configure the final URL",
+    );
+    expect(seen.filter((r) => r.url === "/x")).toHaveLength(0);
+    const busy = await attemptDelivery(agent, input("/busy"));
+    expect(busy).toMatchObject({ ok: false, statusCode: 429, error: "HTTP 429", retryAfterSeconds: 7 });
+  });
+
+  it("times out, refuses a literal private address, and reports a refused connection", async () => {
+    const slow = await attemptDelivery(agent, input("/slow", 200));
+    expect(slow).toMatchObject({ ok: false, statusCode: null, error: "timed out after 200 ms" });
+    const guarded = createDeliveryAgent({ allowPrivate: false });
+    const refused = await attemptDelivery(guarded, { ...input("/ok"), allowPrivate: false });
+    expect(refused.ok).toBe(false);
+    expect(refused.error).toMatch(/127\.0\.0\.1/);
+    await guarded.close();
+    const closed = await attemptDelivery(agent, { ...input("/ok"), url: "http://127.0.0.1:1/x" });
+    expect(closed).toMatchObject({ ok: false, statusCode: null });
+    expect(closed.error).toMatch(/ECONNREFUSED/);
+  });
+});

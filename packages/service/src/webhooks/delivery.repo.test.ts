@@ -1,0 +1,212 @@
+/**
+ * The worker's SQL on both stores: batched outcome recording keeps every attempt, and the claim
+ * and record statements reach rows through indexes, never a scan of the whole deliveries table
+ * (whose size is every delivery ever made).
+ */
+import { beforeAll, describe, expect, it } from "vitest";
+import { STORES, testDb } from "../../../../test/support/stores.js";
+import type { Db, Queryable } from "../db/client.js";
+import { type DeliveryOutcome, deliveryRepo } from "./delivery.repo.js";
+import { enqueue } from "./outbox.js";
+
+const config = { timeout_seconds: 5, retry_schedule_seconds: [60] };
+
+interface PlanNode {
+  "Node Type": string;
+  "Relation Name"?: string;
+  "Index Name"?: string;
+  "Index Cond"?: string;
+  Plans?: PlanNode[];
+}
+function nodes(plan: PlanNode): PlanNode[] {
+  return [plan, ...(plan.Plans ?? []).flatMap(nodes)];
+}
+
+describe.each(STORES)("delivery SQL on %s", (store) => {
+  let db: Db;
+  let merchantId: string;
+  let url: string;
+  beforeAll(async () => {
+    db = await testDb(store);
+    merchantId = `mer_repo_${Date.now()}`;
+    url = `http://127.0.0.1:9/${merchantId}`;
+    await db.query("insert into merchants (id, root_domain, name) values ($1, $2, 'r')", [
+      merchantId,
+      `${merchantId}.example.com`,
+    ]);
+    await db.query("insert into webhook_secrets (id, merchant_id, secret) values ($1, $2, 'whsec_AAAA')", [
+      `key_${merchantId}`,
+      merchantId,
+    ]);
+  });
+
+  const enqueueOne = (parent: string) =>
+    db.tx((q) =>
+      enqueue(
+        q,
+        { merchantId, kind: "operation", parentSessionId: parent, body: `{"p":"${parent}"}` },
+        [url],
+        config,
+      ),
+    );
+  const outcome = (
+    d: { id: string; tries: number },
+    status: DeliveryOutcome["status"],
+    extra: Partial<DeliveryOutcome> = {},
+  ): DeliveryOutcome => ({
+    id: d.id,
+    tries: d.tries,
+    status,
+    nextAttemptAt: status === "retrying" ? new Date(Date.now() + 60_000) : null,
+    attemptedAt: new Date(),
+    statusCode: status === "succeeded" ? 200 : 500,
+    latencyMs: 12,
+    error: status === "succeeded" ? null : "HTTP 500",
+    responseBody: status === "succeeded" ? "ok" : "boom",
+    ...extra,
+  });
+  const mine = async (q: Queryable, limit = 500) =>
+    (await deliveryRepo.claim(q, limit)).filter((d) => d.url === url);
+
+  it("records a batch of outcomes: every attempt with its details, each delivery's new state", async () => {
+    const parents = ["a", "b", "c", "d"].map((p) => `sess_repo_${p}_${Date.now()}`);
+    for (const p of parents) await enqueueOne(p);
+    // A later message for parent c waits behind c's first one (ordering).
+    await enqueueOne(parents[2]!);
+    const claimed = await mine(db);
+    expect(claimed).toHaveLength(4);
+    const byParent = new Map(
+      await Promise.all(
+        claimed.map(async (d) => {
+          const [row] = await db.query<{ parent_session_id: string }>(
+            "select parent_session_id from webhook_deliveries where id = $1",
+            [d.id],
+          );
+          return [row!.parent_session_id, d] as const;
+        }),
+      ),
+    );
+    const [a, b, c, d] = parents.map((p) => byParent.get(p)!);
+    expect(claimed.every((x) => x.secrets[0] === "whsec_AAAA" && x.tries === 1)).toBe(true);
+    const outcomes = [
+      outcome(a!, "succeeded"),
+      outcome(b!, "failed", { statusCode: 410, error: "HTTP 410 Gone" }),
+      outcome(c!, "retrying"),
+      // Taken over by another worker (tries moved on): the state stays, the attempt is kept.
+      outcome({ id: d!.id, tries: d!.tries - 1 }, "failed", { statusCode: null, error: "late" }),
+    ];
+    await db.tx((q) => deliveryRepo.record(q, outcomes));
+
+    const states = await db.query<{ id: string; status: string; last_status_code: number | null }>(
+      "select id, status, last_status_code from webhook_deliveries where id = any($1)",
+      [[a!.id, b!.id, c!.id, d!.id]],
+    );
+    expect(Object.fromEntries(states.map((s) => [s.id, [s.status, s.last_status_code]]))).toEqual({
+      [a!.id]: ["succeeded", 200],
+      [b!.id]: ["failed", 410],
+      [c!.id]: ["retrying", 500],
+      [d!.id]: ["pending", null],
+    });
+    const attempts = await db.query<Record<string, unknown>>(
+      `select delivery_id, status_code, latency_ms, error, response_body
+         from webhook_attempts where delivery_id = any($1) order by id`,
+      [[a!.id, b!.id, c!.id, d!.id]],
+    );
+    expect(attempts).toEqual([
+      { delivery_id: a!.id, status_code: 200, latency_ms: 12, error: null, response_body: "ok" },
+      { delivery_id: b!.id, status_code: 410, latency_ms: 12, error: "HTTP 410 Gone", response_body: "boom" },
+      { delivery_id: c!.id, status_code: 500, latency_ms: 12, error: "HTTP 500", response_body: "boom" },
+      { delivery_id: d!.id, status_code: null, latency_ms: 12, error: "late", response_body: "boom" },
+    ]);
+    // c's later message was pushed back with c's retry: not due now.
+    const [later] = await db.query<{ due: boolean }>(
+      `select next_attempt_at >= $2 as due from webhook_deliveries
+        where parent_session_id = $1 and url = $3 and id <> $4`,
+      [parents[2], outcomes[2]!.nextAttemptAt, url, c!.id],
+    );
+    expect(later).toEqual({ due: true });
+    expect(deliveryRepo.needsTransaction(outcomes)).toBe(true);
+    expect(deliveryRepo.needsTransaction([outcomes[0]!, outcomes[1]!])).toBe(false);
+  });
+
+  it("without a retry, recording is one statement: all of it or none of it", async () => {
+    await enqueueOne(`sess_repo_one_${Date.now()}`);
+    const [d] = await mine(db);
+    const statements: string[] = [];
+    const counting: Queryable = {
+      query: (sql, params) => {
+        statements.push(sql);
+        return db.query(sql, params);
+      },
+    };
+    await deliveryRepo.record(counting, [outcome(d!, "succeeded")]);
+    expect(statements).toHaveLength(1);
+    // A bad value fails the statement: neither the state nor the attempt is written.
+    await enqueueOne(`sess_repo_two_${Date.now()}`);
+    const [e] = await mine(db);
+    await expect(
+      deliveryRepo.record(db, [outcome(e!, "succeeded", { latencyMs: 2 ** 40 })]),
+    ).rejects.toThrow();
+    const [row] = await db.query<{ status: string; n: number }>(
+      "select status, (select count(*)::int8 from webhook_attempts where delivery_id = $1) as n from webhook_deliveries where id = $1",
+      [e!.id],
+    );
+    expect(row).toEqual({ status: "pending", n: 0 });
+  });
+
+  /** The JSON plans of the statements `run` sends, instead of running them. */
+  async function explained(run: (q: Queryable) => Promise<unknown>): Promise<PlanNode[]> {
+    const plans: PlanNode[] = [];
+    await run({
+      query: async <T>(sql: string, params?: readonly unknown[]) => {
+        const [row] = await db.query<{ "QUERY PLAN": [{ Plan: PlanNode }] | string }>(
+          `explain (format json) ${sql}`,
+          params,
+        );
+        const json = row!["QUERY PLAN"];
+        plans.push((typeof json === "string" ? JSON.parse(json) : json)[0].Plan);
+        return [] as T[];
+      },
+    });
+    return plans;
+  }
+
+  it("with a small, never-analysed table the ordering check still probes the (url, parent, seq) index", async () => {
+    // A prepared claim keeps the plan it got first; a fresh service's tables are small.
+    const [plan] = await explained((q) => deliveryRepo.claim(q, 500));
+    const probe = nodes(plan!).find((n) => n["Index Name"] === "webhook_deliveries_order");
+    expect(probe?.["Index Cond"]).toMatch(/url = c\.url/);
+  });
+
+  it("claim and record reach deliveries through indexes, not a scan of the whole table", async () => {
+    // A long-running service: many finished deliveries, and a backlog of due ones.
+    await db.query(
+      `insert into webhook_messages (id, merchant_id, kind, parent_session_id, body)
+       select 'msg_old_' || g, $1, 'operation', 'sess_old_' || g, '{}' from generate_series(1, 20000) g`,
+      [merchantId],
+    );
+    await db.query(
+      `insert into webhook_deliveries (id, message_id, merchant_id, parent_session_id, url, status, tries,
+                                       timeout_seconds, retry_schedule_seconds, completed_at)
+       select 'dlv_old_' || g, 'msg_old_' || g, $1, 'sess_old_' || g, $2,
+              case when g <= 15000 then 'succeeded' else 'pending' end, 1, 5, '{60}', now()
+         from generate_series(1, 20000) g`,
+      [merchantId, `${url}/backlog`],
+    );
+    await db.query("analyze webhook_deliveries");
+    const plans = await explained(async (explain) => {
+      await deliveryRepo.claim(explain, 500);
+      // A full batch of outcomes, one of them a retry (so the push-back statement runs too).
+      const ids = Array.from({ length: 500 }, (_, i) => ({ id: `dlv_old_${15001 + i}`, tries: 1 }));
+      await deliveryRepo.record(explain, [
+        ...ids.slice(0, 499).map((d) => outcome(d, "succeeded")),
+        outcome(ids[499]!, "retrying"),
+      ]);
+    });
+    expect(plans).toHaveLength(3);
+    for (const plan of plans) {
+      const scans = nodes(plan).filter((n) => n["Node Type"] === "Seq Scan");
+      expect(scans.map((n) => n["Relation Name"])).not.toContain("webhook_deliveries");
+    }
+  });
+});
