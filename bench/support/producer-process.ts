@@ -1,12 +1,12 @@
 /**
  * The delivery bench's producer, in its own process as the API processes are in a deployment
  * with `SVC_ROLE=worker` processes: commits `perSecond` messages a second for `seconds`, each in
- * its own transaction through `enqueue()` (whose pg_notify wakes the worker), on its own
- * connection pool. Reports every message's commit time (wall clock, ms) once all have committed.
+ * its own transaction through `enqueue()`, signalling each commit as the service does (the
+ * OutboxSignal's coalesced NOTIFY after the commit wakes the worker), on its own connection pool. Reports every message's commit time (wall clock, ms) once all have committed.
  * Input (IPC): {databaseUrl, merchantId, url, body, perSecond, seconds}.
  */
 import { openPostgres } from "../../packages/service/src/db/client.js";
-import { enqueue } from "../../packages/service/src/webhooks/outbox.js";
+import { enqueue, notifyWorkers, OutboxSignal } from "../../packages/service/src/webhooks/outbox.js";
 import { wallMs } from "./receiver.js";
 
 interface Job {
@@ -20,6 +20,7 @@ interface Job {
 
 process.once("message", async (job: Job) => {
   const db = await openPostgres(job.databaseUrl, 20);
+  const signal = new OutboxSignal(notifyWorkers(db));
   const commits: [string, number][] = [];
   const total = job.perSecond * job.seconds;
   const inserts: Promise<void>[] = [];
@@ -46,6 +47,7 @@ process.once("message", async (job: Job) => {
           )
           .then((id) => {
             commits.push([id!, wallMs()]);
+            signal.committed();
           }),
       );
     }

@@ -35,7 +35,7 @@ import { emitPaymentWebhook } from "./webhooks/emit.js";
 import { messagesRoutes } from "./webhooks/messages.routes.js";
 import { createMessagesService } from "./webhooks/messages.service.js";
 import { OPENAPI_WEBHOOKS } from "./webhooks/openapi.js";
-import { OutboxSignal } from "./webhooks/outbox.js";
+import { notifyWorkers, OutboxSignal } from "./webhooks/outbox.js";
 import { settingsRoutes } from "./webhooks/settings.routes.js";
 import { createSettingsService } from "./webhooks/settings.service.js";
 
@@ -113,13 +113,17 @@ export async function buildApp(config: ServiceConfig, deps: AppDeps): Promise<Fa
     gatewayNotificationSecret: config.gatewayNotificationSecret,
     onKeyRevoked: (keyHash) => auth.forgetKey(keyHash),
   });
-  const outbox = deps.outbox ?? new OutboxSignal();
+  const outbox =
+    deps.outbox ?? new OutboxSignal(deps.db.kind === "postgres" ? notifyWorkers(deps.db) : undefined);
   const metrics = deps.metrics ?? createMetrics();
   const payments = createPaymentsService(deps.db, {
     now,
-    // The payment webhook is written in the transaction that makes the payment final; NOTIFY
-    // wakes the workers when it commits.
-    events: { onPaymentFinal: (q, tx) => emitPaymentWebhook(q, tx, now()).then(() => undefined) },
+    // The payment webhook is written in the transaction that makes the payment final; the
+    // workers are woken once it has committed.
+    events: {
+      onPaymentFinal: (q, tx) => emitPaymentWebhook(q, tx, now()).then(() => undefined),
+      paymentFinalCommitted: () => outbox.committed(),
+    },
   });
   const sdk = createSdkService(deps.db, config.publicUrl);
   const checkout = createCheckoutService(deps.db, { config, gateways: deps.gateways, now, payments });

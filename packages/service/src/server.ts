@@ -11,7 +11,7 @@ import { migrate } from "./db/migrate.js";
 import { settlesWithin } from "./lifecycle.js";
 import { createGatewayRegistry } from "./gateways/registry.js";
 import { createMetrics } from "./metrics/metrics.js";
-import { OutboxSignal } from "./webhooks/outbox.js";
+import { notifyWorkers, OutboxSignal } from "./webhooks/outbox.js";
 import { DeliveryWorker } from "./webhooks/worker.js";
 
 const EXPIRY_SWEEP_MS = 30_000; // how often open sessions past expiration_time become `expired`
@@ -36,7 +36,7 @@ export async function startService(
     (await openDb({ databaseUrl: config.databaseUrl, dataDir: path.join(config.dataDir, "pgdata") }));
   await migrate(db);
   const gateways = createGatewayRegistry({ sandboxBaseUrl: config.gatewayUrl });
-  const outbox = new OutboxSignal();
+  const outbox = new OutboxSignal(db.kind === "postgres" ? notifyWorkers(db) : undefined);
   const metrics = createMetrics();
   const app = await buildApp(config, {
     db,

@@ -177,6 +177,7 @@ export function createPaymentFlow(db: Db, deps: PaymentFlowDeps) {
     attemptId: string,
     result: GatewayPaymentResult,
   ): Promise<PaymentOutcome> {
+    let becameFinal = false;
     const outcome = await db.tx(async (q) => {
       const tx = (await checkoutRepo.findBySession(q, sessionId, true))!;
       const attempt = (await checkoutRepo.findAttempt(q, sessionId, true))!;
@@ -227,6 +228,7 @@ export function createPaymentFlow(db: Db, deps: PaymentFlowDeps) {
             completed_at: now(),
           });
           await deps.payments.onPaymentFinal(q, updated);
+          becameFinal = true;
           return {
             kind: "final" as const,
             tx: updated,
@@ -235,6 +237,7 @@ export function createPaymentFlow(db: Db, deps: PaymentFlowDeps) {
         }
       }
     });
+    if (becameFinal) deps.payments.paymentFinalCommitted();
     return outcome;
   }
 

@@ -14,6 +14,8 @@ import { transactionsOf } from "./transactions.js";
 export interface PaymentEvents {
   /** Called inside the transaction that makes a payment final (paid, authorized, failed, canceled). */
   onPaymentFinal?: (q: Queryable, tx: TransactionRow) => Promise<void>;
+  /** Called after that transaction has committed. */
+  paymentFinalCommitted?: () => void;
 }
 
 export function createPaymentsService(db: Db, deps: { now: () => Date; events?: PaymentEvents }) {
@@ -96,6 +98,9 @@ export function createPaymentsService(db: Db, deps: { now: () => Date; events?: 
     },
     async onPaymentFinal(q: Queryable, tx: TransactionRow): Promise<void> {
       await deps.events?.onPaymentFinal?.(q, tx);
+    },
+    paymentFinalCommitted(): void {
+      deps.events?.paymentFinalCommitted?.();
     },
   };
 }

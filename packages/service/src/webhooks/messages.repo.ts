@@ -127,7 +127,6 @@ export const messagesRepo = {
         where ${where.join(" and ")} returning id`,
       params,
     );
-    if (rows.length > 0) await q.query("select pg_notify('svc_webhook_outbox', '')");
     return rows.length;
   },
 };

@@ -1,8 +1,12 @@
 /**
  * The transactional outbox: a webhook message and its deliveries are inserted in the caller's
  * database transaction, beside the change they report, so a crash at any instant loses no
- * message and sends none for a change that did not commit. `pg_notify` wakes every worker
- * process on commit (PostgreSQL delivers it only then); the in-process signal wakes this one.
+ * message and sends none for a change that did not commit. After the commit the caller signals
+ * {@link OutboxSignal.committed}: it wakes this process's worker at once and, on PostgreSQL,
+ * every other worker process by a NOTIFY sent after the commit, never inside the transaction
+ * (PostgreSQL serialises the commits of all transactions that NOTIFY, so a NOTIFY per operation
+ * made operations queue behind one another). A wake that is lost (a crash right after the commit)
+ * costs latency only: workers also poll.
  */
 import { EventEmitter } from "node:events";
 import { newId } from "@svc/protocol";
@@ -12,11 +16,48 @@ import type { WebhookConfig } from "./settings.repo.js";
 /** The NOTIFY channel workers LISTEN on. */
 export const OUTBOX_CHANNEL = "svc_webhook_outbox";
 
-/** Emits "committed" after a transaction that wrote messages has committed (same process). */
+/**
+ * Emits "committed" after a transaction that wrote messages has committed, and sends the NOTIFY
+ * that wakes workers in other processes. NOTIFYs are coalesced: at most one is in flight, and
+ * commits signalled meanwhile are covered by one more sent after it, so every commit is
+ * followed by a NOTIFY that started after it.
+ */
 export class OutboxSignal extends EventEmitter {
+  private notifying = false;
+  private again = false;
+
+  /** @param notifyOthers sends the cross-process NOTIFY (PostgreSQL); absent with one process. */
+  constructor(private readonly notifyOthers?: () => Promise<unknown>) {
+    super();
+  }
+
   committed(): void {
     this.emit("committed");
+    this.notify();
   }
+
+  private notify(): void {
+    if (!this.notifyOthers) return;
+    if (this.notifying) {
+      this.again = true;
+      return;
+    }
+    this.notifying = true;
+    void this.notifyOthers()
+      .catch(() => {}) // the workers' poll covers a failed NOTIFY
+      .finally(() => {
+        this.notifying = false;
+        if (this.again) {
+          this.again = false;
+          this.notify();
+        }
+      });
+  }
+}
+
+/** The NOTIFY that wakes the workers of every process, for {@link OutboxSignal}. */
+export function notifyWorkers(db: Queryable): () => Promise<unknown> {
+  return () => db.query("select pg_notify($1, '')", [OUTBOX_CHANNEL]);
 }
 
 export interface NewMessage {
@@ -46,7 +87,7 @@ export async function enqueue(
 ): Promise<string | undefined> {
   if (urls.length === 0) return undefined;
   const id = newId("msg");
-  // One statement (message, deliveries, NOTIFY): the outbox costs the operation one round trip.
+  // One statement (message and deliveries): the outbox costs the operation one round trip.
   await q.query(
     `with message as (
        insert into webhook_messages (id, merchant_id, kind, parent_session_id, child_session_id, reference_number, result, body)
@@ -56,7 +97,7 @@ export async function enqueue(
        select d.id, message.id, $2, $4, d.url, 'pending', $11, $12
          from message, unnest($9::text[], $10::text[]) with ordinality as d(id, url, n)
         order by d.n)
-     select pg_notify($13, '')`,
+     select id from message`,
     [
       id,
       message.merchantId,
@@ -70,7 +111,6 @@ export async function enqueue(
       urls,
       config.timeout_seconds,
       config.retry_schedule_seconds,
-      OUTBOX_CHANNEL,
     ],
   );
   return id;
