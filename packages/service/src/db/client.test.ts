@@ -48,4 +48,19 @@ describe.runIf(STORES.includes("postgres"))("prepared statements on postgres", (
       await single.close();
     }
   });
+
+  it("notifies on a connection of its own, even while every pooled connection is busy", async () => {
+    const heard: string[] = [];
+    const unlisten = await db.listen("probe_channel", () => heard.push("woken"));
+    // Hold the pool's other connection in a transaction: a NOTIFY through the pool would wait.
+    let release!: () => void;
+    const held = db.tx(() => new Promise<void>((resolve) => (release = resolve)));
+    await db.notify("probe_channel");
+    const deadline = Date.now() + 5_000;
+    while (heard.length === 0 && Date.now() < deadline) await new Promise((r) => setTimeout(r, 10));
+    expect(heard).toEqual(["woken"]);
+    release();
+    await held;
+    await unlisten();
+  });
 });

@@ -21,6 +21,11 @@ export interface Db extends Queryable {
   exec(sql: string): Promise<void>;
   /** Subscribes to NOTIFY on `channel`; returns the unsubscribe function. */
   listen(channel: string, onPayload: (payload: string) => void): Promise<() => Promise<void>>;
+  /**
+   * NOTIFY `channel` (empty payload) in a statement of its own. On PostgreSQL it uses a
+   * connection of its own, so it never waits in the pool's queue behind the requests' queries.
+   */
+  notify(channel: string): Promise<void>;
   close(): Promise<void>;
 }
 
@@ -48,6 +53,9 @@ export async function openPglite(dataDir?: string): Promise<Db> {
     listen: async (channel, onPayload) => {
       const unlisten = await lite.listen(channel, onPayload);
       return async () => unlisten();
+    },
+    notify: async (channel) => {
+      await lite.query("select pg_notify($1, '')", [channel]);
     },
     close: () => lite.close(),
   };
@@ -112,6 +120,7 @@ export async function openPostgres(connectionString: string, poolSize = 10): Pro
   pool.on("error", () => {});
   await pool.query("select 1");
   const listeners: pg.PoolClient[] = [];
+  let notifier: Promise<pg.Client> | undefined;
   return {
     kind: "postgres",
     query: async (sql, params) => {
@@ -164,8 +173,28 @@ export async function openPostgres(connectionString: string, poolSize = 10): Pro
         client.release();
       };
     },
+    notify: async (channel) => {
+      notifier ??= (async () => {
+        const client = new pg.Client({ connectionString });
+        // A dropped connection is replaced on the next notify.
+        client.on("error", () => (notifier = undefined));
+        await client.connect();
+        return client;
+      })();
+      try {
+        await (await notifier).query("select pg_notify($1, '')", [channel]);
+      } catch (error) {
+        const failed = notifier;
+        notifier = undefined;
+        void failed?.then((c) => c.end()).catch(() => {});
+        throw error;
+      }
+    },
     close: async () => {
       for (const client of listeners.splice(0)) client.release();
+      const current = notifier;
+      notifier = undefined;
+      await current?.then((c) => c.end()).catch(() => {});
       await pool.end();
     },
   };

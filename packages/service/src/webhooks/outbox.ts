@@ -10,7 +10,7 @@
  */
 import { EventEmitter } from "node:events";
 import { newId } from "@svc/protocol";
-import type { Queryable } from "../db/client.js";
+import type { Db, Queryable } from "../db/client.js";
 import type { WebhookConfig } from "./settings.repo.js";
 
 /** The NOTIFY channel workers LISTEN on. */
@@ -56,8 +56,8 @@ export class OutboxSignal extends EventEmitter {
 }
 
 /** The NOTIFY that wakes the workers of every process, for {@link OutboxSignal}. */
-export function notifyWorkers(db: Queryable): () => Promise<unknown> {
-  return () => db.query("select pg_notify($1, '')", [OUTBOX_CHANNEL]);
+export function notifyWorkers(db: Db): () => Promise<unknown> {
+  return () => db.notify(OUTBOX_CHANNEL);
 }
 
 export interface NewMessage {
