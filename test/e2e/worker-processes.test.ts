@@ -83,9 +83,13 @@ describe.skipIf(!POSTGRES)("two delivery worker processes on one PostgreSQL", ()
     const workerOf = new Map<ReceivedRequest, Worker | undefined>();
     const identify = (req: ReceivedRequest) => {
       const port = req.remotePort!;
-      if (!byPort.has(port))
-        byPort.set(port, connectionOwner(port, receiverPort, groups) as Worker | undefined);
-      workerOf.set(req, byPort.get(port));
+      // Only a found owner is remembered: a lookup that missed (/proc read while the kernel was
+      // updating it, seen once in CI under load) is tried again, here and on the next request.
+      let owner = byPort.get(port);
+      for (let i = 0; !owner && i < 3; i++)
+        owner = connectionOwner(port, receiverPort, groups) as Worker | undefined;
+      if (owner) byPort.set(port, owner);
+      workerOf.set(req, owner);
     };
     // Phase 1: every attempt held open 0–150 ms, so two attempts of one message would overlap.
     rec.respond = (req) => {
@@ -250,7 +254,9 @@ describe.skipIf(!POSTGRES)("two delivery worker processes on one PostgreSQL", ()
     // Over both phases: no two attempts of one message were ever open at the same time, and
     // every attempt came from a known worker process.
     const attempts = rec.requests.filter((r) => r.path === "/ops");
-    expect(attempts.filter((r) => !workerOf.get(r)).length).toBe(0);
+    // An attempt whose body ended just as its worker was killed cannot be looked up any more (its
+    // socket is gone); it can only be the victim's, cut by the kill.
+    expect(attempts.filter((r) => !workerOf.get(r) && !(r.aborted && r.startedAt <= killedAt))).toEqual([]);
     const byId = new Map<string, ReceivedRequest[]>();
     for (const r of attempts) {
       const id = String(r.headers["webhook-id"]);
