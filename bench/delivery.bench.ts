@@ -12,7 +12,8 @@ import { fileURLToPath } from "node:url";
 import { Agent, request } from "undici";
 import type { Db } from "../packages/service/src/db/client.js";
 import { createMetrics } from "../packages/service/src/metrics/metrics.js";
-import { enqueue, OutboxSignal } from "../packages/service/src/webhooks/outbox.js";
+import { OutboxSignal } from "../packages/service/src/webhooks/outbox.js";
+import { produce } from "./support/produce.js";
 import { DeliveryWorker } from "../packages/service/src/webhooks/worker.js";
 import type { BenchResult } from "./run.ts";
 import { type BenchReceiver, startBenchReceiver, wallMs } from "./support/receiver.js";
@@ -125,36 +126,15 @@ const percentile = (sorted: number[], p: number) =>
 const round1 = (x: number) => Math.round(x * 10) / 10;
 
 /** Commits OFFERED_PER_SECOND messages a second, each in its own transaction, from this process. */
-async function produceHere(db: Db, merchantId: string, url: string, signal: OutboxSignal) {
-  const commits: [string, number][] = [];
-  const total = OFFERED_PER_SECOND * OFFERED_SECONDS;
-  const start = performance.now();
-  const inserts: Promise<void>[] = [];
-  let sent = 0;
-  while (sent < total) {
-    const due = Math.min(total, Math.floor(((performance.now() - start) / 1000) * OFFERED_PER_SECOND));
-    for (; sent < due; sent++) {
-      const n = sent;
-      inserts.push(
-        db
-          .tx((q) =>
-            enqueue(
-              q,
-              { merchantId, kind: "operation", parentSessionId: `sess_one_${n}`, body: BODY },
-              [url],
-              { timeout_seconds: 15, retry_schedule_seconds: [5] },
-            ),
-          )
-          .then((id) => {
-            commits.push([id!, wallMs()]);
-            signal.committed();
-          }),
-      );
-    }
-    await new Promise((r) => setTimeout(r, 1));
-  }
-  await Promise.all(inserts);
-  return { commits, offeredSeconds: (performance.now() - start) / 1000 };
+function produceHere(db: Db, merchantId: string, url: string, signal: OutboxSignal) {
+  return produce(db, signal, {
+    merchantId,
+    url,
+    body: BODY,
+    perSecond: OFFERED_PER_SECOND,
+    seconds: OFFERED_SECONDS,
+    parentPrefix: "sess_one_",
+  });
 }
 
 /**
