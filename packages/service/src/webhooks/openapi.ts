@@ -1,4 +1,5 @@
 /** The OpenAPI 3.1 `webhooks` section: what svc POSTs to a merchant's URLs (see docs/webhooks.md). */
+import { CHILD_STATES } from "@svc/protocol";
 
 const str = (description: string, extra: Record<string, unknown> = {}) => ({
   type: "string",
@@ -19,18 +20,6 @@ const headers = {
     ),
   },
 };
-
-const txnStates = [
-  "paid",
-  "refunded",
-  "voided",
-  "refund_queued",
-  "capture_queued",
-  "void_queued",
-  "refund_rejected",
-  "capture_rejected",
-  "void_rejected",
-];
 
 const OperationWebhook = {
   type: "object",
@@ -84,7 +73,7 @@ const OperationWebhook = {
         currency_code: { type: "string" },
         order_no: str("The parent's order_no, or reference_number when it has none"),
         session_id: str("The child's own session_id"),
-        state: { type: "string", enum: txnStates },
+        state: { type: "string", enum: [...CHILD_STATES] },
       },
     },
   },
