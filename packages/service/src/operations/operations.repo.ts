@@ -55,22 +55,21 @@ const CHILD_SUMS = `select operation, state, sum(amount_minor)::int8 as amount_m
   from operations where parent_session_id = $1 group by operation, state`;
 
 /** The parent's columns an operation needs (rules, gateway call, payload, webhook gate). */
-export type OperationParent = Pick<
-  TransactionRow,
-  | "session_id"
-  | "merchant_id"
-  | "order_no"
-  | "type"
-  | "created_via"
-  | "state"
-  | "amount_minor"
-  | "currency_code"
-  | "pg_code"
-  | "pg_reference"
-  | "ops_version"
->;
-const PARENT_COLUMNS =
-  "t.session_id, t.merchant_id, t.order_no, t.type, t.created_via, t.state, t.amount_minor, t.currency_code, t.pg_code, t.pg_reference, t.ops_version";
+const PARENT_KEYS = [
+  "session_id",
+  "merchant_id",
+  "order_no",
+  "type",
+  "created_via",
+  "state",
+  "amount_minor",
+  "currency_code",
+  "pg_code",
+  "pg_reference",
+  "ops_version",
+] as const satisfies readonly (keyof TransactionRow)[];
+export type OperationParent = Pick<TransactionRow, (typeof PARENT_KEYS)[number]>;
+const PARENT_COLUMNS = PARENT_KEYS.map((key) => `t.${key}`).join(", ");
 
 export interface ParentForOperation {
   parent: OperationParent;
@@ -116,34 +115,13 @@ export const operationsRepo = {
     );
     const row = rows[0];
     if (!row) return undefined;
-    const {
-      op_gateway_kind,
-      op_children,
-      rt_secret,
-      rt_enabled,
-      rt_url,
-      rt_notify,
-      rt_timeout,
-      rt_schedule,
-      rt_plugin_url,
-      rt_plugin_enabled,
-      ...parent
-    } = row;
-    const routing = routingFrom({
-      rt_secret,
-      rt_enabled,
-      rt_url,
-      rt_notify,
-      rt_timeout,
-      rt_schedule,
-      rt_plugin_url,
-      rt_plugin_enabled,
-    });
+    // Only the parent's own columns: the routing columns (the signing secret among them) stay out.
+    const parent = Object.fromEntries(PARENT_KEYS.map((key) => [key, row[key]])) as OperationParent;
     return {
       parent,
-      gatewayKind: op_gateway_kind,
-      routing,
-      ...(op_children ? { childSums: op_children } : {}),
+      gatewayKind: row.op_gateway_kind,
+      routing: routingFrom(row),
+      ...(row.op_children ? { childSums: row.op_children } : {}),
     };
   },
   /** The children's sums by operation and state (after the parent's lock: a fresh snapshot). */
