@@ -1,6 +1,11 @@
+import { existsSync, mkdtempSync, rmSync } from "node:fs";
 import net from "node:net";
+import os from "node:os";
+import path from "node:path";
 import { beforeAll, describe, expect, it } from "vitest";
 import { type Stack, startStack } from "../../../test/support/stack.js";
+import { loadConfig } from "./config.js";
+import { startService } from "./server.js";
 
 describe("service shutdown", () => {
   let stack: Stack;
@@ -25,4 +30,24 @@ describe("service shutdown", () => {
     await closedBySever;
     expect(Date.now() - started).toBeLessThan(15_000);
   }, 30_000);
+});
+
+describe("service start on PGlite", () => {
+  it("creates its data dir when it does not exist yet (svc serve on a fresh machine)", async () => {
+    const parent = mkdtempSync(path.join(os.tmpdir(), "svc-start-"));
+    const dataDir = path.join(parent, "not", "yet");
+    try {
+      const service = await startService(
+        loadConfig({}, { port: 0, host: "127.0.0.1", dataDir, logLevel: "silent" }),
+      );
+      try {
+        expect((await fetch(`${service.url}/healthz`)).status).toBe(200);
+        expect(existsSync(path.join(dataDir, "pgdata"))).toBe(true);
+      } finally {
+        await service.close();
+      }
+    } finally {
+      rmSync(parent, { recursive: true, force: true });
+    }
+  }, 60_000);
 });

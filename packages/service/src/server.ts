@@ -2,6 +2,7 @@
  * Starts the service: opens the store (PGlite under the data dir, or PostgreSQL), applies
  * migrations, builds the app and listens. Signals are the caller's (the CLI's) business.
  */
+import { mkdir } from "node:fs/promises";
 import path from "node:path";
 import type { FastifyInstance } from "fastify";
 import { buildApp } from "./app.js";
@@ -31,6 +32,8 @@ export async function startService(
   config: ServiceConfig,
   options: { db?: Db; now?: () => Date } = {},
 ): Promise<RunningService> {
+  // PGlite keeps its data under the data dir, which need not exist yet.
+  if (!options.db && !config.databaseUrl) await mkdir(config.dataDir, { recursive: true });
   const db =
     options.db ??
     (await openDb({ databaseUrl: config.databaseUrl, dataDir: path.join(config.dataDir, "pgdata") }));
