@@ -22,7 +22,7 @@ import { api, apiKey, createMerchant } from "../support/merchant.js";
 import { paidParent } from "../support/payments.js";
 import { type ReceivedRequest, type Receiver, startReceiver } from "../support/receiver.js";
 import { pollUntil, type ServeProcess, startServe } from "../support/serve.js";
-import { connectionOwner } from "../support/sockets.js";
+import { connectionOwner, pidsOfGroup } from "../support/sockets.js";
 import { ADMIN_TOKEN, GATEWAY_SECRET } from "../support/stack.js";
 import { freshPostgresUrl } from "../support/stores.js";
 import { configureWebhooks } from "../support/webhooks.js";
@@ -187,6 +187,13 @@ describe.skipIf(!POSTGRES)("two delivery worker processes on one PostgreSQL", ()
     const killedAt = Date.now();
     workers[victim].kill("SIGKILL");
     await workers[victim].exited;
+    await pollUntil(
+      "every process of the victim's group to be gone",
+      async () => (pidsOfGroup(groups[victim]).length === 0 ? true : undefined),
+      10_000,
+      5,
+    );
+    const victimGoneAt = Date.now();
     // The attempts the victim held end only by its connections closing under them.
     await pollUntil(
       "the victim's held attempts to end",
@@ -254,9 +261,24 @@ describe.skipIf(!POSTGRES)("two delivery worker processes on one PostgreSQL", ()
     // Over both phases: no two attempts of one message were ever open at the same time, and
     // every attempt came from a known worker process.
     const attempts = rec.requests.filter((r) => r.path === "/ops");
-    // An attempt whose body ended just as its worker was killed cannot be looked up any more (its
-    // socket is gone); it can only be the victim's, cut by the kill.
-    expect(attempts.filter((r) => !workerOf.get(r) && !(r.aborted && r.startedAt <= killedAt))).toEqual([]);
+    // An attempt the victim sent just before the kill can reach the receiver after it: its socket
+    // is gone by the time it is looked up, so it has no owner. Such an attempt began before the
+    // victim's processes were all gone, and its message was attempted again later by the survivor
+    // (the victim never recorded it). Seen in CI: one answered 200 into the closed socket.
+    const orphans = attempts.filter((r) => !workerOf.get(r));
+    if (orphans.length)
+      console.log(`workers: ${orphans.length} attempt(s) reached the receiver after their sender died`);
+    for (const r of orphans) {
+      expect(r.startedAt, "an attempt from no known worker, after the kill").toBeLessThanOrEqual(
+        victimGoneAt,
+      );
+      const later = attempts.filter(
+        (x) => x.headers["webhook-id"] === r.headers["webhook-id"] && x.startedAt > r.startedAt,
+      );
+      expect(later.length, "an ownerless attempt's message is attempted again").toBeGreaterThan(0);
+      expect(workerOf.get(later[0]!)).toBe(survivor);
+      expect(later[0]!.startedAt - r.startedAt).toBeGreaterThanOrEqual(LEASE_MS - CLAIM_TO_RECEIPT_SLACK_MS);
+    }
     const byId = new Map<string, ReceivedRequest[]>();
     for (const r of attempts) {
       const id = String(r.headers["webhook-id"]);
