@@ -39,8 +39,7 @@ describe.each(STORES)("concurrent operations on %s", (store) => {
     const parent = await paidParent(stack, m);
     const read = await operationsRepo.parentForOperation(
       stack.db,
-      m.id,
-      { sessionId: parent.session_id },
+      { merchantId: m.id, sessionId: parent.session_id },
       false,
     );
     const version = read!.parent.ops_version;
@@ -68,14 +67,67 @@ describe.each(STORES)("concurrent operations on %s", (store) => {
     expect(await operationsRepo.insert(stack.db, child(3))).toBeDefined();
     const again = await operationsRepo.parentForOperation(
       stack.db,
-      m.id,
-      { sessionId: parent.session_id },
+      { merchantId: m.id, sessionId: parent.session_id },
       false,
     );
     expect(again!.parent.ops_version).toBe(version + 2);
     expect(again!.childSums).toEqual([
       { operation: "refund", state: "refund_pending", amount_minor: 2, count: 2 },
     ]);
+
+    // Batched: children of one parent that read the same version, in one statement: one wins,
+    // as if they had come one after the other; a child of another parent is not affected.
+    const other = await paidParent(stack, m, "sandbox", { order_no: `order-${parent.session_id}` });
+    const otherRead = await operationsRepo.parentForOperation(
+      stack.db,
+      { merchantId: m.id, sessionId: other.session_id },
+      false,
+    );
+    const batch = await operationsRepo.insertMany(stack.db, [
+      { op: child(4), expectedVersion: version + 2 },
+      { op: child(5), expectedVersion: version + 2 },
+      {
+        op: { ...child(6), parent_session_id: other.session_id },
+        expectedVersion: otherRead!.parent.ops_version,
+      },
+      { op: child(7), expectedVersion: version + 2 },
+    ]);
+    expect(batch.filter((row, i) => row && i !== 2)).toHaveLength(1);
+    expect(batch[2]).toMatchObject({ session_id: child(6).session_id, parent_session_id: other.session_id });
+    const [after, otherAfter, missing] = await operationsRepo.parentsForOperation(stack.db, [
+      { merchantId: m.id, sessionId: parent.session_id },
+      { merchantId: m.id, orderNo: other.order_no! },
+      { merchantId: m.id, sessionId: "sess_does_not_exist" },
+    ]);
+    expect(after!.parent.ops_version).toBe(version + 3);
+    expect(after!.childSums).toEqual([
+      { operation: "refund", state: "refund_pending", amount_minor: 3, count: 3 },
+    ]);
+    expect(otherAfter!.parent.session_id).toBe(other.session_id);
+    expect(otherAfter!.childSums).toEqual([
+      { operation: "refund", state: "refund_pending", amount_minor: 1, count: 1 },
+    ]);
+    expect(missing).toBeUndefined();
+
+    // Finishing in one statement: each child once, from the state it was read in; a child that
+    // comes twice is finished for one of its items only.
+    const winner = batch.find((row, i) => row && i !== 2)!;
+    const settle = (row: typeof winner, state: string) => ({
+      child: row,
+      state,
+      pgResponse: { result: "SUCCESS" },
+      operatedAt: new Date("2026-11-22T10:00:00Z"),
+    });
+    const finished = await operationsRepo.finishMany(stack.db, [
+      settle(winner, "refunded"),
+      settle(batch[2]!, "refunded"),
+      settle(winner, "refunded"),
+    ]);
+    expect(finished.filter(Boolean)).toHaveLength(2);
+    expect(finished[1]).toMatchObject({ state: "refunded", pg_response: { result: "SUCCESS" } });
+    expect(finished[0] === undefined).toBe(finished[2] !== undefined);
+    // Already settled: nothing changes a second time.
+    expect(await operationsRepo.finishMany(stack.db, [settle(batch[2]!, "refunded")])).toEqual([undefined]);
   });
 
   it("parallel captures and a void on one authorization never exceed it", async () => {

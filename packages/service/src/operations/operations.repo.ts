@@ -79,13 +79,101 @@ export interface ParentForOperation {
   childSums?: ChildSum[];
 }
 
+/** Which parent an operation is for: the merchant's transaction with this session_id or order_no. */
+export interface ParentKey {
+  merchantId: string;
+  sessionId?: string | undefined;
+  orderNo?: string | undefined;
+}
+
+type ParentRow = OperationParent &
+  RoutingColumns & { op_gateway_kind: GatewayKind | null; op_children?: ChildSum[]; op_i?: number };
+
+/** The parent with its gateway kind and routing; `from` and `where` pick the parents. */
+const parentSql = (from: string, where: string, lock: boolean) =>
+  `select ${PARENT_COLUMNS}, g.kind as op_gateway_kind, ${ROUTING_COLUMNS}${
+    lock
+      ? ""
+      : `, (select coalesce(json_agg(s), '[]') from (${CHILD_SUMS.replace("$1", "t.session_id")}) s) as op_children`
+  }
+     from ${from}
+     left join gateway_settings g on g.pg_code = t.pg_code
+     left join webhook_configs c on c.merchant_id = t.merchant_id
+     left join webhook_plugins p on p.merchant_id = t.merchant_id and p.type = t.type
+    where ${where}
+    ${lock ? "for update of t" : ""}`;
+
+/** Unlocked, many parents at once: one row per key found, tagged with the key's position. */
+const parentsSql = (column: "session_id" | "order_no") =>
+  parentSql(
+    `unnest($1::text[], $2::text[]) with ordinality as v(merchant_id, key, i)
+     join transactions t on t.merchant_id = v.merchant_id and t.${column} = v.key`,
+    "true",
+    false,
+  ).replace("select ", "select v.i as op_i, ");
+const PARENTS_BY = { session_id: parentsSql("session_id"), order_no: parentsSql("order_no") };
+
+function parentFrom(row: ParentRow): ParentForOperation {
+  // Only the parent's own columns: the routing columns (the signing secret among them) stay out.
+  const parent = Object.fromEntries(PARENT_KEYS.map((key) => [key, row[key]])) as OperationParent;
+  return {
+    parent,
+    gatewayKind: row.op_gateway_kind,
+    routing: routingFrom(row),
+    ...(row.op_children ? { childSums: row.op_children } : {}),
+  };
+}
+
+/** One child to insert; with `expectedVersion`, only if its parent's `ops_version` is still that. */
+export interface ChildInsert {
+  op: NewOperation;
+  expectedVersion: number | null;
+}
+
+// The children in `v`; `parent` bumps the version of each parent whose condition holds. When
+// several children of one parent come in one statement, the parent row is updated once, for one
+// of them (RETURNING names which): only that one is inserted, as if they had come one by one.
+const INSERT_CHILDREN = `with v as (
+    select * from unnest($1::text[], $2::text[], $3::text[], $4::text[], $5::int8[], $6::text[], $7::text[],
+      $8::text[], $9::text[], $10::text[], $11::jsonb[], $12::text[], $13::jsonb[], $14::text[],
+      $15::timestamptz[], $16::int4[])
+      with ordinality as v(session_id, parent_session_id, merchant_id, operation, amount_minor, currency_code, state,
+        reference_number, source, via, initiator, pg_code, pg_response, gateway_operation_id, operated_at,
+        expected_version, i)),
+  parent as (
+    update transactions t set ops_version = t.ops_version + 1
+      from v
+     where t.session_id = v.parent_session_id and (v.expected_version is null or t.ops_version = v.expected_version)
+    returning v.i)
+  insert into operations (session_id, parent_session_id, merchant_id, operation, amount_minor, currency_code, state,
+    reference_number, source, via, initiator, pg_code, pg_response, gateway_operation_id, operated_at)
+  select v.session_id, v.parent_session_id, v.merchant_id, v.operation, v.amount_minor, v.currency_code, v.state,
+    v.reference_number, v.source, v.via, v.initiator, v.pg_code, v.pg_response, v.gateway_operation_id, v.operated_at
+    from v join parent on parent.i = v.i
+  on conflict do nothing returning session_id, created_at`;
+
+/** Settles a child read or inserted before, from the state it was read in to `state`. */
+export interface ChildFinish {
+  child: OperationRow;
+  state: string;
+  pgResponse: PgResponse;
+  operatedAt: Date;
+}
+
+const FINISH_CHILDREN = `update operations o
+    set state = v.state, pg_response = v.pg_response, operated_at = v.operated_at, updated_at = now()
+   from unnest($1::text[], $2::text[], $3::jsonb[], $4::timestamptz[], $5::text[]) with ordinality
+        as v(session_id, state, pg_response, operated_at, prior, i)
+  where o.session_id = v.session_id and o.state = v.prior
+  returning v.i`;
+
 export const operationsRepo = {
   /**
    * The parent with its gateway setting's kind and its webhook routing, in one round trip.
    *
    * Unlocked (`lock` false, the fast path), the same statement reads the children's sums, so
    * parent and children come from one snapshot; the reservation then commits only if the
-   * parent's `ops_version` is still the one read here (see {@link insert}).
+   * parent's `ops_version` is still the one read here (see {@link insertMany}).
    *
    * Locked (`for update`), the children are read by a separate statement after this one: under
    * READ COMMITTED a statement that waited for the row lock still reads other tables with its old
@@ -93,36 +181,36 @@ export const operationsRepo = {
    */
   async parentForOperation(
     q: Queryable,
-    merchantId: string,
-    by: { sessionId?: string | undefined; orderNo?: string | undefined },
+    key: ParentKey,
     lock: boolean,
   ): Promise<ParentForOperation | undefined> {
-    const rows = await q.query<
-      OperationParent & RoutingColumns & { op_gateway_kind: GatewayKind | null; op_children?: ChildSum[] }
-    >(
-      `select ${PARENT_COLUMNS}, g.kind as op_gateway_kind, ${ROUTING_COLUMNS}${
-        lock
-          ? ""
-          : `, (select coalesce(json_agg(s), '[]') from (${CHILD_SUMS.replace("$1", "t.session_id")}) s) as op_children`
-      }
-         from transactions t
-         left join gateway_settings g on g.pg_code = t.pg_code
-         left join webhook_configs c on c.merchant_id = t.merchant_id
-         left join webhook_plugins p on p.merchant_id = t.merchant_id and p.type = t.type
-        where t.merchant_id = $1 and ${by.sessionId ? "t.session_id" : "t.order_no"} = $2
-        ${lock ? "for update of t" : ""}`,
-      [merchantId, by.sessionId ?? by.orderNo],
+    if (!lock) return (await operationsRepo.parentsForOperation(q, [key]))[0];
+    const rows = await q.query<ParentRow>(
+      parentSql(
+        "transactions t",
+        `t.merchant_id = $1 and ${key.sessionId ? "t.session_id" : "t.order_no"} = $2`,
+        true,
+      ),
+      [key.merchantId, key.sessionId ?? key.orderNo],
     );
-    const row = rows[0];
-    if (!row) return undefined;
-    // Only the parent's own columns: the routing columns (the signing secret among them) stay out.
-    const parent = Object.fromEntries(PARENT_KEYS.map((key) => [key, row[key]])) as OperationParent;
-    return {
-      parent,
-      gatewayKind: row.op_gateway_kind,
-      routing: routingFrom(row),
-      ...(row.op_children ? { childSums: row.op_children } : {}),
-    };
+    return rows[0] && parentFrom(rows[0]);
+  },
+  /**
+   * Unlocked {@link parentForOperation} of many keys in one statement (one per kind of key):
+   * the result at each position is the parent of the key at that position, if found.
+   */
+  async parentsForOperation(q: Queryable, keys: ParentKey[]): Promise<(ParentForOperation | undefined)[]> {
+    const found: (ParentForOperation | undefined)[] = Array.from({ length: keys.length });
+    for (const column of ["session_id", "order_no"] as const) {
+      const at = keys.flatMap((k, i) => ((column === "session_id") === Boolean(k.sessionId) ? [i] : []));
+      if (at.length === 0) continue;
+      const rows = await q.query<ParentRow>(PARENTS_BY[column], [
+        at.map((i) => keys[i]!.merchantId),
+        at.map((i) => keys[i]!.sessionId ?? keys[i]!.orderNo),
+      ]);
+      for (const row of rows) found[at[row.op_i! - 1]!] = parentFrom(row);
+    }
+    return found;
   },
   /** The children's sums by operation and state (after the parent's lock: a fresh snapshot). */
   async childSums(q: Queryable, parentSessionId: string): Promise<ChildSum[]> {
@@ -157,37 +245,35 @@ export const operationsRepo = {
     op: NewOperation,
     expectedVersion: number | null = null,
   ): Promise<OperationRow | undefined> {
-    const rows = await q.query<{ created_at: Date }>(
-      `with parent as (
-         update transactions set ops_version = ops_version + 1
-          where session_id = $2 and ($16::int4 is null or ops_version = $16::int4)
-          returning session_id)
-       insert into operations (session_id, parent_session_id, merchant_id, operation, amount_minor, currency_code, state,
-         reference_number, source, via, initiator, pg_code, pg_response, gateway_operation_id, operated_at)
-       select $1, parent.session_id, $3, $4, $5::int8, $6, $7, $8, $9, $10, $11::jsonb, $12, $13::jsonb, $14, $15::timestamptz
-         from parent
-       on conflict do nothing returning created_at`,
-      [
-        op.session_id,
-        op.parent_session_id,
-        op.merchant_id,
-        op.operation,
-        op.amount_minor,
-        op.currency_code,
-        op.state,
-        op.reference_number,
-        op.source,
-        op.via,
-        op.initiator === null ? null : JSON.stringify(op.initiator),
-        op.pg_code,
-        JSON.stringify(op.pg_response),
-        op.gateway_operation_id,
-        op.operated_at ?? null,
-        expectedVersion,
-      ],
-    );
-    // The row is what was sent, with the default created_at (no need to read every column back).
-    return rows[0] && { ...op, operated_at: op.operated_at ?? null, created_at: rows[0].created_at };
+    return (await operationsRepo.insertMany(q, [{ op, expectedVersion }]))[0];
+  },
+  /** {@link insert} of many children in one statement; the result at each position is that child's. */
+  async insertMany(q: Queryable, items: ChildInsert[]): Promise<(OperationRow | undefined)[]> {
+    const column = <T>(pick: (op: NewOperation) => T) => items.map((item) => pick(item.op));
+    const rows = await q.query<{ session_id: string; created_at: Date }>(INSERT_CHILDREN, [
+      column((op) => op.session_id),
+      column((op) => op.parent_session_id),
+      column((op) => op.merchant_id),
+      column((op) => op.operation),
+      column((op) => op.amount_minor),
+      column((op) => op.currency_code),
+      column((op) => op.state),
+      column((op) => op.reference_number),
+      column((op) => op.source),
+      column((op) => op.via),
+      column((op) => (op.initiator === null ? null : JSON.stringify(op.initiator))),
+      column((op) => op.pg_code),
+      column((op) => JSON.stringify(op.pg_response)),
+      column((op) => op.gateway_operation_id),
+      column((op) => op.operated_at ?? null),
+      items.map((item) => item.expectedVersion),
+    ]);
+    // Each row is what was sent, with the default created_at (no need to read every column back).
+    const created = new Map(rows.map((row) => [row.session_id, row.created_at]));
+    return items.map(({ op }) => {
+      const createdAt = created.get(op.session_id);
+      return createdAt && { ...op, operated_at: op.operated_at ?? null, created_at: createdAt };
+    });
   },
   /**
    * Settles `child` (a row read or inserted before, still in the state it was read in) and
@@ -201,12 +287,22 @@ export const operationsRepo = {
     pgResponse: PgResponse,
     operatedAt: Date,
   ): Promise<OperationRow | undefined> {
-    const rows = await q.query(
-      `update operations set state = $2, pg_response = $3, operated_at = $4, updated_at = now()
-        where session_id = $1 and state = $5 returning session_id`,
-      [child.session_id, state, JSON.stringify(pgResponse), operatedAt, child.state],
+    return (await operationsRepo.finishMany(q, [{ child, state, pgResponse, operatedAt }]))[0];
+  },
+  /** {@link finish} of many children in one statement; the result at each position is that child's. */
+  async finishMany(q: Queryable, items: ChildFinish[]): Promise<(OperationRow | undefined)[]> {
+    const rows = await q.query<{ i: number }>(FINISH_CHILDREN, [
+      items.map((f) => f.child.session_id),
+      items.map((f) => f.state),
+      items.map((f) => JSON.stringify(f.pgResponse)),
+      items.map((f) => f.operatedAt),
+      items.map((f) => f.child.state),
+    ]);
+    // By position: if one child came twice, only the item its row was updated for counts.
+    const finished = new Set(rows.map((row) => row.i - 1));
+    return items.map(({ child, state, pgResponse, operatedAt }, i) =>
+      finished.has(i) ? { ...child, state, pg_response: pgResponse, operated_at: operatedAt } : undefined,
     );
-    return rows.length ? { ...child, state, pg_response: pgResponse, operated_at: operatedAt } : undefined;
   },
   /**
    * Reservations older than `olderThanSeconds` (their request died during the gateway call),

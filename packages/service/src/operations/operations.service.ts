@@ -12,6 +12,7 @@
  */
 import { formatAmount, type GatewayKind, newId, type Operation } from "@svc/protocol";
 import type { OperationWebhook } from "@svc/webhooks";
+import { batcher } from "../db/batch.js";
 import type { Db, Queryable } from "../db/client.js";
 import type { GatewayAdapter, GatewayOperationResult } from "../gateways/adapter.js";
 import { GatewayError } from "../gateways/gateway-error.js";
@@ -23,7 +24,11 @@ import { operationPayload } from "../webhooks/payload.js";
 import type { OutboxSignal } from "../webhooks/outbox.js";
 import type { Routing } from "../webhooks/settings.repo.js";
 import {
+  type ChildFinish,
+  type ChildInsert,
   type InitiatorRecord,
+  type NewOperation,
+  type ParentKey,
   type OperationParent,
   type OperationRow,
   operationsRepo,
@@ -77,12 +82,25 @@ interface Reserved {
 const OPTIMISTIC_TRIES = 2;
 
 export function createOperationsService(db: Db, deps: OperationsDeps) {
+  // The unlocked statements of the hot path, batched across concurrent requests (db/batch.ts).
+  // One insert batch at a time: two batches of one process never wait on each other's parents.
+  const readParent = batcher((keys: ParentKey[]) => operationsRepo.parentsForOperation(db, keys), {
+    maxInFlight: 2,
+  });
+  const insertChild = batcher((items: ChildInsert[]) => operationsRepo.insertMany(db, items), {
+    maxInFlight: 1,
+  });
+  const finishChild = batcher((items: ChildFinish[]) => operationsRepo.finishMany(db, items), {
+    maxInFlight: 2,
+  });
+
   /**
    * Checks the rules against the parent's totals and inserts the reservation. Unlocked, it
    * returns undefined when a concurrent operation changed the parent since it was read.
    */
   async function tryReserve(q: Queryable, input: PerformInput, lock: boolean) {
-    const found = await operationsRepo.parentForOperation(q, input.merchantId, input, lock);
+    const key = { merchantId: input.merchantId, sessionId: input.sessionId, orderNo: input.orderNo };
+    const found = lock ? await operationsRepo.parentForOperation(q, key, true) : await readParent(key);
     if (!found)
       throw new AppError(
         "not_found",
@@ -112,26 +130,25 @@ export function createOperationsService(db: Db, deps: OperationsDeps) {
         "invalid_state_for_operation",
         `The gateway ${setting.pg_code} (${setting.kind}) does not support ${input.operation}.`,
       );
-    const child = await operationsRepo.insert(
-      q,
-      {
-        session_id: newId("sess"),
-        parent_session_id: parent.session_id,
-        merchant_id: parent.merchant_id,
-        operation: input.operation,
-        amount_minor: amountMinor,
-        currency_code: parent.currency_code,
-        state: `${input.operation}_pending`,
-        reference_number: newId("ref"),
-        source: "input",
-        via: input.via,
-        initiator: input.initiator ? initiatorRecord(input.initiator) : null,
-        pg_code: setting.pg_code,
-        pg_response: {},
-        gateway_operation_id: null,
-      },
-      lock ? null : parent.ops_version,
-    );
+    const op: NewOperation = {
+      session_id: newId("sess"),
+      parent_session_id: parent.session_id,
+      merchant_id: parent.merchant_id,
+      operation: input.operation,
+      amount_minor: amountMinor,
+      currency_code: parent.currency_code,
+      state: `${input.operation}_pending`,
+      reference_number: newId("ref"),
+      source: "input",
+      via: input.via,
+      initiator: input.initiator ? initiatorRecord(input.initiator) : null,
+      pg_code: setting.pg_code,
+      pg_response: {},
+      gateway_operation_id: null,
+    };
+    const child = lock
+      ? await operationsRepo.insert(q, op)
+      : await insertChild({ op, expectedVersion: parent.ops_version });
     return child && { parent, child, setting, adapter, routing };
   }
 
@@ -181,7 +198,7 @@ export function createOperationsService(db: Db, deps: OperationsDeps) {
     // the next operation). With the gate closed, finishing is one statement; with it open, the
     // child and its messages commit together (the outbox).
     if (!operationGateOpen(routing, parent, child)) {
-      await operationsRepo.finish(db, child, state, answer.pgResponse, operatedAt);
+      await finishChild({ child, state, pgResponse: answer.pgResponse, operatedAt });
       return operationPayload(parent, settled, routing.secret ?? "");
     }
     const emitted = await db.tx(async (q) => {
@@ -229,12 +246,7 @@ export function createOperationsService(db: Db, deps: OperationsDeps) {
       const stale = await operationsRepo.claimStaleReservations(db, deps.reservationTimeoutSeconds, limit);
       let settledCount = 0;
       for (const child of stale) {
-        const found = await operationsRepo.parentForOperation(
-          db,
-          child.merchant_id,
-          { sessionId: child.parent_session_id },
-          false,
-        );
+        const found = await readParent({ merchantId: child.merchant_id, sessionId: child.parent_session_id });
         if (!found?.gatewayKind) continue; // its gateway setting is gone: left for an operator
         const setting = { pg_code: child.pg_code, kind: found.gatewayKind };
         const reserved = {
