@@ -3,8 +3,12 @@
  * rules, reservation, outbox routing) calling the real sandbox gateway over HTTP, on PGlite and
  * PostgreSQL. The gateway and the client each run in their own process (as they would in
  * production), so the service's process measures the service. Refunds are spread over many paid
- * parents, 0.001 each of a large payment, so none runs out. No webhook URL is configured, so the
- * delivery worker stays idle and the figure is the operations path alone.
+ * parents, 0.001 each of a large payment, so none runs out.
+ *
+ * Measured twice per store: first with no webhook URL configured (the operations path alone),
+ * then with the operation webhook on, delivered by the same service process (`SVC_ROLE=all`) to
+ * a receiver in its own process, as a merchant running one svc process would have it. After the
+ * second window the bench waits for every webhook to be delivered and prints how long that took.
  */
 import { type ChildProcess, fork } from "node:child_process";
 import path from "node:path";
@@ -16,6 +20,8 @@ import { createMerchant } from "../test/support/merchant.js";
 import { paidParent } from "../test/support/payments.js";
 import { ADMIN_TOKEN, GATEWAY_SECRET, type Stack } from "../test/support/stack.js";
 import type { BenchResult } from "./run.ts";
+import { configureWebhooks } from "../test/support/webhooks.js";
+import { startBenchReceiver } from "./support/receiver.js";
 import { benchStores } from "./support/stores.js";
 
 const PARENTS = 64;
@@ -63,27 +69,61 @@ export default async function operationsBench(): Promise<BenchResult[]> {
         const sessions: string[] = [];
         for (let i = 0; i < PARENTS; i++)
           sessions.push((await paidParent(stack, m, "sandbox", { amount: "100000.000" })).session_id);
-        const load = forkTs("load-process.ts");
-        load.send({
-          url: service.url,
-          key: m.privateKey,
-          sessions,
-          inFlight: IN_FLIGHT,
-          warmupSeconds: WARMUP_SECONDS,
-          seconds: MEASURE_SECONDS[store.kind],
-        });
-        const r = await nextMessage<{ ok: number; failed: number; seconds: number; firstFailure: string }>(
-          load,
-        );
-        if (r.failed > 0) console.error(`  ${r.failed} refunds failed, e.g. ${r.firstFailure}`);
-        const rate = Math.round(r.ok / r.seconds);
-        console.error(`  ${store.kind}: ${rate} refunds/s`);
+        const refundsPerSecond = async () => {
+          const load = forkTs("load-process.ts");
+          load.send({
+            url: service.url,
+            key: m.privateKey,
+            sessions,
+            inFlight: IN_FLIGHT,
+            warmupSeconds: WARMUP_SECONDS,
+            seconds: MEASURE_SECONDS[store.kind],
+          });
+          const r = await nextMessage<{ ok: number; failed: number; seconds: number; firstFailure: string }>(
+            load,
+          );
+          if (r.failed > 0) console.error(`  ${r.failed} refunds failed, e.g. ${r.firstFailure}`);
+          return Math.round(r.ok / r.seconds);
+        };
+        const alone = await refundsPerSecond();
+        console.error(`  ${store.kind}: ${alone} refunds/s`);
         results.push({
           name: `operations.${store.kind}.refunds_per_s`,
-          value: rate,
+          value: alone,
           unit: "refund/s",
           ...(store.kind === "postgres" ? { target: "≥ 1000" } : {}),
         });
+
+        const receiver = await startBenchReceiver();
+        try {
+          await configureWebhooks(stack, m, {
+            operations_webhook_url: `${receiver.url}/ops`,
+            notify_api_initiated: true,
+          });
+          const withWebhook = await refundsPerSecond();
+          const windowEnd = Date.now();
+          const undelivered = async () =>
+            (
+              await db.query<{ n: number }>(
+                "select count(*)::int as n from webhook_deliveries where status in ('pending', 'retrying')",
+              )
+            )[0]!.n;
+          while ((await undelivered()) > 0) await new Promise((resolve) => setTimeout(resolve, 50));
+          const [delivered] = await db.query<{ n: number }>(
+            "select count(*)::int as n from webhook_deliveries where status = 'succeeded'",
+          );
+          console.error(
+            `  ${store.kind}: ${withWebhook} refunds/s with their webhooks; all ${delivered!.n} delivered ` +
+              `${((Date.now() - windowEnd) / 1000).toFixed(1)} s after the window`,
+          );
+          results.push({
+            name: `operations.${store.kind}.refunds_with_webhook_per_s`,
+            value: withWebhook,
+            unit: "refund/s",
+          });
+        } finally {
+          receiver.stop();
+        }
       } finally {
         await service.close();
         await db.close();

@@ -2,6 +2,7 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { api, apiKey, createMerchant, type TestMerchant } from "../../../../test/support/merchant.js";
 import { paidParent } from "../../../../test/support/payments.js";
+import { configureWebhooks } from "../../../../test/support/webhooks.js";
 import { type Stack, startStack } from "../../../../test/support/stack.js";
 import { STORES } from "../../../../test/support/stores.js";
 import { operationsRepo } from "./operations.repo.js";
@@ -157,5 +158,56 @@ describe.each(STORES)("concurrent operations on %s", (store) => {
     // Either the void went first (then nothing is captured) or captures did (then no void).
     expect(ok.includes("void") ? ok.filter((o) => o === "capture").length : 0).toBe(0);
     expect(ok.filter((o) => o === "capture").length).toBeLessThanOrEqual(3);
+  });
+});
+
+describe.each(STORES)("batched operations with their webhooks on %s", (store) => {
+  let stack: Stack;
+  let m: TestMerchant;
+  beforeAll(async () => {
+    stack = await startStack(store);
+    m = await createMerchant(stack);
+    // Nothing listens there: the test reads the outbox, not deliveries.
+    await configureWebhooks(stack, m, {
+      operations_webhook_url: "http://127.0.0.1:9/ops",
+      notify_api_initiated: true,
+    });
+  });
+  afterAll(() => stack.close());
+
+  it("parallel refunds on several parents: each answer has exactly one message, with the answer as its body", async () => {
+    const parents = await Promise.all(Array.from({ length: 4 }, () => paidParent(stack, m)));
+    const answers = await Promise.all(
+      Array.from({ length: 40 }, (_, i) =>
+        api(stack, "POST", "/v1/operations", {
+          auth: apiKey(m.privateKey),
+          body: { operation: "refund", session_id: parents[i % 4]!.session_id, amount: "0.100" },
+        }),
+      ),
+    );
+    expect(answers.map((a) => a.status)).toEqual(answers.map(() => 200));
+    const messages = await stack.db.query<{
+      reference_number: string;
+      parent_session_id: string;
+      body: string;
+    }>(
+      "select reference_number, parent_session_id, body from webhook_messages where merchant_id = $1 and kind = 'operation'",
+      [m.id],
+    );
+    expect(messages).toHaveLength(40);
+    const byReference = new Map(messages.map((row) => [row.reference_number, row]));
+    for (const answer of answers) {
+      const row = byReference.get(answer.json.reference_number as string);
+      expect(row, `a message for ${answer.json.reference_number}`).toBeDefined();
+      expect(row!.parent_session_id).toBe(answer.json.session_id); // the parent; `txn` is the child
+      expect(JSON.parse(row!.body)).toEqual(answer.json);
+    }
+    // Each parent's totals add up: ten refunds of 0.100 each.
+    for (const parent of parents) {
+      const status = await api(stack, "GET", `/v1/payments/${parent.session_id}`, {
+        auth: apiKey(m.privateKey),
+      });
+      expect(status.json.refunded_amount).toBe("1.000");
+    }
   });
 });

@@ -19,7 +19,7 @@ import { GatewayError } from "../gateways/gateway-error.js";
 import type { GatewayRegistry } from "../gateways/registry.js";
 import { AppError } from "../http/problem.js";
 import { deriveTotals } from "../payments/totals.js";
-import { emitOperationWebhook, operationGateOpen } from "../webhooks/emit.js";
+import { emitOperationWebhooks, operationGateOpen } from "../webhooks/emit.js";
 import { operationPayload } from "../webhooks/payload.js";
 import type { OutboxSignal } from "../webhooks/outbox.js";
 import type { Routing } from "../webhooks/settings.repo.js";
@@ -93,6 +93,22 @@ export function createOperationsService(db: Db, deps: OperationsDeps) {
   const finishChild = batcher((items: ChildFinish[]) => operationsRepo.finishMany(db, items), {
     maxInFlight: 2,
   });
+  // With the gate open, the children and their messages commit together: one transaction per batch.
+  const finishAndEmit = batcher(
+    (items: (ChildFinish & Pick<Reserved, "parent" | "routing">)[]) =>
+      db.tx(async (q) => {
+        const finished = await operationsRepo.finishMany(q, items);
+        const settled = items.flatMap((item, i) => {
+          const child = finished[i];
+          return child ? [{ parent: item.parent, child, routing: item.routing }] : [];
+        });
+        const emitted = await emitOperationWebhooks(q, settled);
+        // Undefined for a child settled meanwhile (by the request or the sweep, the second one).
+        let next = 0;
+        return finished.map((child) => (child ? emitted[next++] : undefined));
+      }),
+    { maxInFlight: 2 },
+  );
 
   /**
    * Checks the rules against the parent's totals and inserts the reservation. Unlocked, it
@@ -201,9 +217,13 @@ export function createOperationsService(db: Db, deps: OperationsDeps) {
       await finishChild({ child, state, pgResponse: answer.pgResponse, operatedAt });
       return operationPayload(parent, settled, routing.secret ?? "");
     }
-    const emitted = await db.tx(async (q) => {
-      const finished = await operationsRepo.finish(q, child, state, answer.pgResponse, operatedAt);
-      return finished && emitOperationWebhook(q, parent, finished, routing);
+    const emitted = await finishAndEmit({
+      child,
+      state,
+      pgResponse: answer.pgResponse,
+      operatedAt,
+      parent,
+      routing,
     });
     if (emitted?.messageId) deps.outbox.committed();
     return emitted?.payload ?? operationPayload(parent, settled, routing.secret ?? "");

@@ -7,7 +7,7 @@ import { beforeAll, describe, expect, it } from "vitest";
 import { STORES, testDb } from "../../../../test/support/stores.js";
 import type { Db, Queryable } from "../db/client.js";
 import { type DeliveryOutcome, deliveryRepo } from "./delivery.repo.js";
-import { enqueue } from "./outbox.js";
+import { enqueue, enqueueMany } from "./outbox.js";
 
 const config = { timeout_seconds: 5, retry_schedule_seconds: [60] };
 
@@ -67,6 +67,83 @@ describe.each(STORES)("delivery SQL on %s", (store) => {
   });
   const mine = async (q: Queryable, limit = 500) =>
     (await deliveryRepo.claim(q, limit)).filter((d) => d.url === url);
+
+  it("enqueues many messages in one statement: each with its deliveries, in the order given", async () => {
+    const parent = `sess_many_${store}`;
+    const message = (n: number) => ({
+      merchantId,
+      kind: "operation" as const,
+      parentSessionId: parent,
+      childSessionId: `sess_child_${n}`,
+      referenceNumber: `ref_${n}`,
+      result: "success",
+      body: `{"n":${n}}`,
+    });
+    const other = `${url}/other`;
+    const ids = await db.tx((q) =>
+      enqueueMany(q, [
+        { message: message(1), urls: [url, other], config },
+        { message: message(2), urls: [], config },
+        {
+          message: message(3),
+          urls: [url],
+          config: { timeout_seconds: 7, retry_schedule_seconds: [1, 2, 3] },
+        },
+      ]),
+    );
+    expect(ids[0]).toMatch(/^msg_/);
+    expect(ids[1]).toBeUndefined();
+    expect(ids[2]).toMatch(/^msg_/);
+    const rows = await db.query<{
+      message_id: string;
+      url: string;
+      status: string;
+      timeout_seconds: number;
+      retry_schedule_seconds: number[];
+      body: string;
+      reference_number: string;
+    }>(
+      `select d.message_id, d.url, d.status, d.timeout_seconds, d.retry_schedule_seconds, m.body, m.reference_number
+         from webhook_deliveries d join webhook_messages m on m.id = d.message_id
+        where d.parent_session_id = $1 order by d.seq`,
+      [parent],
+    );
+    expect(rows).toEqual([
+      {
+        message_id: ids[0],
+        url,
+        status: "pending",
+        timeout_seconds: 5,
+        retry_schedule_seconds: [60],
+        body: '{"n":1}',
+        reference_number: "ref_1",
+      },
+      {
+        message_id: ids[0],
+        url: other,
+        status: "pending",
+        timeout_seconds: 5,
+        retry_schedule_seconds: [60],
+        body: '{"n":1}',
+        reference_number: "ref_1",
+      },
+      {
+        message_id: ids[2],
+        url,
+        status: "pending",
+        timeout_seconds: 7,
+        retry_schedule_seconds: [1, 2, 3],
+        body: '{"n":3}',
+        reference_number: "ref_3",
+      },
+    ]);
+    // A message with nowhere to go is not stored at all.
+    expect(await db.query("select 1 from webhook_messages where reference_number = 'ref_2'")).toEqual([]);
+    // None at all: no statement, nothing stored.
+    expect(await enqueueMany(db, [{ message: message(4), urls: [], config }])).toEqual([undefined]);
+    // Cleaned up: later tests here count the pending deliveries.
+    await db.query("delete from webhook_deliveries where parent_session_id = $1", [parent]);
+  });
 
   it("records a batch of outcomes: every attempt with its details, each delivery's new state", async () => {
     const parents = ["a", "b", "c", "d"].map((p) => `sess_repo_${p}_${Date.now()}`);

@@ -13,7 +13,7 @@ import type { TransactionRow } from "../checkout/checkout.repo.js";
 import type { Queryable } from "../db/client.js";
 import type { OperationRow } from "../operations/operations.repo.js";
 import { paymentsRepo } from "../payments/payments.repo.js";
-import { enqueue, uniqueUrls } from "./outbox.js";
+import { enqueue, enqueueMany, uniqueUrls } from "./outbox.js";
 import { operationPayload, paymentPayload } from "./payload.js";
 import { type Routing, settingsRepo } from "./settings.repo.js";
 
@@ -38,31 +38,53 @@ export function operationDestinations(routing: Routing): string[] {
 /** Builds the operation payload (also the operations API's response body) and queues it if the gate is open. */
 export async function emitOperationWebhook(
   q: Queryable,
-  parent: Pick<TransactionRow, "session_id" | "merchant_id" | "type" | "created_via" | "order_no">,
+  parent: OperationWebhookParent,
   child: OperationRow,
-  /** Already read with the parent's lock (the operations service); read here otherwise. */
+  /** Already read with the parent (the operations service); read here otherwise. */
   known?: Routing,
 ): Promise<{ payload: OperationWebhook; messageId: string | undefined }> {
   const routing = known ?? (await settingsRepo.routing(q, parent.merchant_id, parent.type));
-  const payload = await operationPayload(parent, child, routing.secret ?? "");
-  if (!operationGateOpen(routing, parent, child)) return { payload, messageId: undefined };
-  const messageId = await enqueue(
-    q,
-    {
-      merchantId: parent.merchant_id,
-      kind: "operation",
-      parentSessionId: parent.session_id,
-      childSessionId: child.session_id,
-      referenceNumber: child.reference_number,
-      result: payload.result,
-      // The body is the payload's RFC 8785 form: what the `signature` field covers, byte for byte
-      // (receivers can check it without re-canonicalising).
-      body: canonicalJson(payload),
-    },
-    operationDestinations(routing),
-    routing.config,
+  return (await emitOperationWebhooks(q, [{ parent, child, routing }]))[0]!;
+}
+
+type OperationWebhookParent = Pick<
+  TransactionRow,
+  "session_id" | "merchant_id" | "type" | "created_via" | "order_no"
+>;
+
+/**
+ * {@link emitOperationWebhook} of many operations, their messages written in one statement, in
+ * the order given. The result at each position is that operation's.
+ */
+export async function emitOperationWebhooks(
+  q: Queryable,
+  items: { parent: OperationWebhookParent; child: OperationRow; routing: Routing }[],
+): Promise<{ payload: OperationWebhook; messageId: string | undefined }[]> {
+  const payloads = await Promise.all(
+    items.map(({ parent, child, routing }) => operationPayload(parent, child, routing.secret ?? "")),
   );
-  return { payload, messageId };
+  const messageIds = await enqueueMany(
+    q,
+    items.map(({ parent, child, routing }, i) => {
+      const urls = operationGateOpen(routing, parent, child) ? operationDestinations(routing) : [];
+      return {
+        message: {
+          merchantId: parent.merchant_id,
+          kind: "operation" as const,
+          parentSessionId: parent.session_id,
+          childSessionId: child.session_id,
+          referenceNumber: child.reference_number,
+          result: payloads[i]!.result,
+          // The body is the payload's RFC 8785 form: what the `signature` field covers, byte for
+          // byte (receivers can check it without re-canonicalising). Nothing is stored without a URL.
+          body: urls.length > 0 ? canonicalJson(payloads[i]) : "",
+        },
+        urls,
+        config: routing.config,
+      };
+    }),
+  );
+  return payloads.map((payload, i) => ({ payload, messageId: messageIds[i] }));
 }
 
 /**

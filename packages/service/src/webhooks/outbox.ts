@@ -75,6 +75,29 @@ export function uniqueUrls(urls: (string | null | undefined)[]): string[] {
   return [...new Set(urls.filter((u): u is string => typeof u === "string" && u.length > 0))];
 }
 
+/** A message to insert, with where it goes and the destination settings its deliveries keep. */
+export interface Enqueue {
+  message: NewMessage;
+  urls: string[];
+  config: Pick<WebhookConfig, "timeout_seconds" | "retry_schedule_seconds">;
+}
+
+// Messages and their deliveries in one statement: the outbox costs the operation one round trip
+// however many messages a batch of operations writes. Deliveries are inserted in the order given,
+// so `seq` orders the messages of one (URL, parent) as they were enqueued.
+const ENQUEUE = `with message as (
+    insert into webhook_messages (id, merchant_id, kind, parent_session_id, child_session_id, reference_number, result, body)
+    select * from unnest($1::text[], $2::text[], $3::text[], $4::text[], $5::text[], $6::text[], $7::text[], $8::text[])
+    returning id),
+  deliveries as (
+    insert into webhook_deliveries (id, message_id, merchant_id, parent_session_id, url, status, timeout_seconds, retry_schedule_seconds)
+    select d.id, d.message_id, d.merchant_id, d.parent_session_id, d.url, 'pending', d.timeout_seconds, d.schedule::int4[]
+      from unnest($9::text[], $10::text[], $11::text[], $12::text[], $13::text[], $14::int4[], $15::text[]) with ordinality
+           as d(id, message_id, merchant_id, parent_session_id, url, timeout_seconds, schedule, n)
+      join message on message.id = d.message_id
+     order by d.n)
+  select count(*) from message`;
+
 /**
  * Inserts a message with one delivery per URL (none when `urls` is empty: nothing is stored).
  * Returns the message id, or undefined when there was nowhere to send it.
@@ -85,33 +108,41 @@ export async function enqueue(
   urls: string[],
   config: Pick<WebhookConfig, "timeout_seconds" | "retry_schedule_seconds">,
 ): Promise<string | undefined> {
-  if (urls.length === 0) return undefined;
-  const id = newId("msg");
-  // One statement (message and deliveries): the outbox costs the operation one round trip.
-  await q.query(
-    `with message as (
-       insert into webhook_messages (id, merchant_id, kind, parent_session_id, child_session_id, reference_number, result, body)
-       values ($1, $2, $3, $4, $5, $6, $7, $8) returning id),
-     deliveries as (
-       insert into webhook_deliveries (id, message_id, merchant_id, parent_session_id, url, status, timeout_seconds, retry_schedule_seconds)
-       select d.id, message.id, $2, $4, d.url, 'pending', $11, $12
-         from message, unnest($9::text[], $10::text[]) with ordinality as d(id, url, n)
-        order by d.n)
-     select id from message`,
-    [
-      id,
-      message.merchantId,
-      message.kind,
-      message.parentSessionId,
-      message.childSessionId ?? null,
-      message.referenceNumber ?? null,
-      message.result ?? null,
-      message.body,
-      urls.map(() => newId("dlv")),
-      urls,
-      config.timeout_seconds,
-      config.retry_schedule_seconds,
-    ],
+  return (await enqueueMany(q, [{ message, urls, config }]))[0];
+}
+
+/** {@link enqueue} of many messages in one statement; the result at each position is that message's id. */
+export async function enqueueMany(q: Queryable, items: Enqueue[]): Promise<(string | undefined)[]> {
+  const ids = items.map(({ urls }) => (urls.length === 0 ? undefined : newId("msg")));
+  const messages = items.flatMap(({ message }, i) => (ids[i] ? [{ id: ids[i], ...message }] : []));
+  if (messages.length === 0) return ids;
+  const deliveries = items.flatMap(({ message, urls, config }, i) =>
+    urls.map((url) => ({
+      id: newId("dlv"),
+      messageId: ids[i]!,
+      merchantId: message.merchantId,
+      parentSessionId: message.parentSessionId,
+      url,
+      timeoutSeconds: config.timeout_seconds,
+      schedule: `{${config.retry_schedule_seconds.join(",")}}`,
+    })),
   );
-  return id;
+  await q.query(ENQUEUE, [
+    messages.map((m) => m.id),
+    messages.map((m) => m.merchantId),
+    messages.map((m) => m.kind),
+    messages.map((m) => m.parentSessionId),
+    messages.map((m) => m.childSessionId ?? null),
+    messages.map((m) => m.referenceNumber ?? null),
+    messages.map((m) => m.result ?? null),
+    messages.map((m) => m.body),
+    deliveries.map((d) => d.id),
+    deliveries.map((d) => d.messageId),
+    deliveries.map((d) => d.merchantId),
+    deliveries.map((d) => d.parentSessionId),
+    deliveries.map((d) => d.url),
+    deliveries.map((d) => d.timeoutSeconds),
+    deliveries.map((d) => d.schedule),
+  ]);
+  return ids;
 }
