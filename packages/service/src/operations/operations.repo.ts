@@ -90,8 +90,8 @@ type ParentRow = OperationParent &
   RoutingColumns & { op_gateway_kind: GatewayKind | null; op_children?: ChildSum[]; op_i?: number };
 
 /** The parent with its gateway kind and routing; `from` and `where` pick the parents. */
-const parentSql = (from: string, where: string, lock: boolean) =>
-  `select ${PARENT_COLUMNS}, g.kind as op_gateway_kind, ${ROUTING_COLUMNS}${
+const parentSql = (from: string, where: string, lock: boolean, tag = "") =>
+  `select ${tag}${PARENT_COLUMNS}, g.kind as op_gateway_kind, ${ROUTING_COLUMNS}${
     lock
       ? ""
       : `, (select coalesce(json_agg(s), '[]') from (${CHILD_SUMS.replace("$1", "t.session_id")}) s) as op_children`
@@ -110,7 +110,8 @@ const parentsSql = (column: "session_id" | "order_no") =>
      join transactions t on t.merchant_id = v.merchant_id and t.${column} = v.key`,
     "true",
     false,
-  ).replace("select ", "select v.i as op_i, ");
+    "v.i as op_i, ",
+  );
 const PARENTS_BY = { session_id: parentsSql("session_id"), order_no: parentsSql("order_no") };
 
 function parentFrom(row: ParentRow): ParentForOperation {

@@ -9,6 +9,7 @@
  * queued, finish the child and write its webhook to the outbox in one transaction; on a decline
  * or an unreachable gateway, delete the reservation, so nothing is stored and nothing is sent.
  * Reservations whose request died in step 2 are settled by {@link sweepReservations}.
+ * The unlocked statements of steps 1 and 3 are batched across concurrent requests (db/batch.ts).
  */
 import { formatAmount, type GatewayKind, newId, type Operation } from "@svc/protocol";
 import type { OperationWebhook } from "@svc/webhooks";
