@@ -1,4 +1,4 @@
-/** SQL of the messages API: messages with their deliveries and attempts, and replays. */
+/** SQL of the messages API (messages with their deliveries and attempts, replays) and of where a message went. */
 import type { Queryable } from "../db/client.js";
 
 export interface MessageFilter {
@@ -96,6 +96,25 @@ export const messagesRepo = {
          from webhook_attempts where delivery_id = any($1) order by id`,
       [deliveryIds],
     );
+  },
+  /**
+   * The URLs the `result` message about child `childSessionId` was sent to, in delivery order;
+   * none when there was no such message. Found through the parent (an indexed column).
+   */
+  async destinations(
+    q: Queryable,
+    merchantId: string,
+    parentSessionId: string,
+    childSessionId: string,
+    result: string,
+  ): Promise<string[]> {
+    const rows = await q.query<{ url: string }>(
+      `select d.url from webhook_messages m join webhook_deliveries d on d.message_id = m.id
+        where m.merchant_id = $1 and m.parent_session_id = $2 and m.child_session_id = $3 and m.result = $4
+        order by d.seq`,
+      [merchantId, parentSessionId, childSessionId, result],
+    );
+    return [...new Set(rows.map((row) => row.url))];
   },
   /** Puts deliveries back in the queue with a fresh retry schedule. Returns how many. */
   async replay(
