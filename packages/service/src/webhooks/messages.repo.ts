@@ -1,5 +1,6 @@
 /** SQL of the messages API (messages with their deliveries and attempts, replays) and of where a message went. */
 import type { Queryable } from "../db/client.js";
+import type { WebhookConfig } from "./settings.repo.js";
 
 export interface MessageFilter {
   status?: "pending" | "retrying" | "succeeded" | "failed" | undefined;
@@ -116,13 +117,18 @@ export const messagesRepo = {
     );
     return [...new Set(rows.map((row) => row.url))];
   },
-  /** Puts deliveries back in the queue with a fresh retry schedule. Returns how many. */
+  /**
+   * Puts finished deliveries back in the queue as new: no tries yet, due now, with `current`
+   * timeout and retry schedule (the merchant's settings now, not those saved when the message
+   * was created: a merchant replays after fixing what made them fail). Returns how many.
+   */
   async replay(
     q: Queryable,
     merchantId: string,
     by: { messageId?: string; status?: string; since?: Date | undefined; until?: Date | undefined },
+    current: Pick<WebhookConfig, "timeout_seconds" | "retry_schedule_seconds">,
   ): Promise<number> {
-    const params: unknown[] = [merchantId];
+    const params: unknown[] = [merchantId, current.timeout_seconds, current.retry_schedule_seconds];
     const where = ["merchant_id = $1", "status in ('succeeded', 'failed')"];
     if (by.messageId) {
       params.push(by.messageId);
@@ -142,7 +148,7 @@ export const messagesRepo = {
     }
     const rows = await q.query(
       `update webhook_deliveries set status = 'pending', tries = 0, next_attempt_at = now(), lease_until = null,
-              completed_at = null, updated_at = now()
+              completed_at = null, updated_at = now(), timeout_seconds = $2, retry_schedule_seconds = $3::int4[]
         where ${where.join(" and ")} returning id`,
       params,
     );
