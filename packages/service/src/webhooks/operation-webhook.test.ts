@@ -408,12 +408,8 @@ describe.each(STORES)("operation webhook on %s", (store) => {
     const parent = await paidParent(stack, m);
     const r = await operate({ operation: "refund", session_id: parent.session_id, amount: "1.013" });
     expect(r.status).toBe(402);
-    await new Promise((resolve) => setTimeout(resolve, 300));
-    expect(receiver.requests).toHaveLength(0);
-    const listed = await api(stack, "GET", `/v1/webhooks/messages?session_id=${parent.session_id}`, {
-      auth: apiKey(m.privateKey),
-    });
-    expect(listed.json.messages).toEqual([]);
+    // What was stored is what will ever be sent.
+    expect(await storedMessages(parent.session_id)).toEqual([]);
   });
 
   it("the gate: notify_api_initiated off → API parents and API operations send nothing; dashboard ones still do", async () => {
@@ -446,14 +442,16 @@ describe.each(STORES)("operation webhook on %s", (store) => {
       amount: "2.000",
     });
     const delivered = await receiver.waitFor(1);
-    await new Promise((resolve) => setTimeout(resolve, 300));
-    expect(receiver.requests).toHaveLength(1);
     expect(delivered[0]!.json.reference_number).toBe(dash.payload.reference_number);
+    expect(await storedMessages(apiParent.session_id)).toEqual([]);
+    expect((await storedMessages(dashParent)).map((x) => x.reference_number)).toEqual([
+      dash.payload.reference_number,
+    ]);
   });
 
   it("both destinations get one delivery each; the same URL twice gets one; enabled off sends nothing", async () => {
     const parent = await paidParent(stack, m);
-    // Set after the payment: the plugin URL also receives the payment webhook.
+    // Set after the payment, so no payment webhook goes there: only operation webhooks follow.
     await configurePlugin(stack, m, "e_commerce", { webhook_url: `${receiver.url}/plugin` });
     await operate({ operation: "refund", session_id: parent.session_id, amount: "1.000" });
     const both = await receiver.waitFor(2);
@@ -463,16 +461,18 @@ describe.each(STORES)("operation webhook on %s", (store) => {
 
     receiver.requests.length = 0;
     await configurePlugin(stack, m, "e_commerce", { webhook_url: `${receiver.url}/general` });
-    await operate({ operation: "refund", session_id: parent.session_id, amount: "1.000" });
+    const same = await operate({ operation: "refund", session_id: parent.session_id, amount: "1.000" });
     await receiver.waitFor(1);
-    await new Promise((resolve) => setTimeout(resolve, 300));
-    expect(receiver.requests).toHaveLength(1);
+    const [sameMessage] = await storedMessages(parent.session_id);
+    expect(sameMessage!.reference_number).toBe(same.json.reference_number);
+    expect(sameMessage!.deliveries.map((d) => d.url)).toEqual([`${receiver.url}/general`]);
 
-    receiver.requests.length = 0;
     await configureWebhooks(stack, m, { enabled: false });
-    await operate({ operation: "refund", session_id: parent.session_id, amount: "1.000" });
-    await new Promise((resolve) => setTimeout(resolve, 300));
-    expect(receiver.requests).toHaveLength(0);
+    const off = await operate({ operation: "refund", session_id: parent.session_id, amount: "1.000" });
+    expect(off.status).toBe(200);
+    const references = (await storedMessages(parent.session_id)).map((x) => x.reference_number);
+    expect(references).toHaveLength(2); // the two refunds above
+    expect(references).not.toContain(off.json.reference_number);
   });
 
   it("a disabled plugin's webhook_url gets no operation webhook (nor the payment webhook); enabling it adds it back", async () => {
@@ -482,19 +482,28 @@ describe.each(STORES)("operation webhook on %s", (store) => {
     const [delivered] = await receiver.waitFor(1);
     expect(delivered!.path).toBe("/general");
     // What was stored is what will ever be sent: one message, one delivery, to the general URL.
-    const listed = await api(stack, "GET", `/v1/webhooks/messages?session_id=${parent.session_id}`, {
-      auth: apiKey(m.privateKey),
-    });
-    expect(listed.json.messages.map((x: { kind: string }) => x.kind)).toEqual(["operation"]);
-    expect(listed.json.messages[0].deliveries.map((d: { url: string }) => d.url)).toEqual([
-      `${receiver.url}/general`,
-    ]);
+    const stored = await storedMessages(parent.session_id);
+    expect(stored.map((x) => x.kind)).toEqual(["operation"]);
+    expect(stored[0]!.deliveries.map((d) => d.url)).toEqual([`${receiver.url}/general`]);
 
     await configurePlugin(stack, m, "e_commerce", { enabled: true });
     await operate({ operation: "refund", session_id: parent.session_id, amount: "1.000" });
     const both = (await receiver.waitFor(3)).slice(1);
     expect(both.map((r) => r.path).sort()).toEqual(["/general", "/plugin"]);
   });
+
+  /** The parent's messages as stored (newest first): what will ever be sent, and where. */
+  async function storedMessages(sessionId: string) {
+    const r = await api(stack, "GET", `/v1/webhooks/messages?session_id=${sessionId}`, {
+      auth: apiKey(m.privateKey),
+    });
+    expect(r.status).toBe(200);
+    return r.json.messages as {
+      kind: string;
+      reference_number: string | null;
+      deliveries: { url: string }[];
+    }[];
+  }
 
   /** The admin as the dashboard's session holds it (the service's initiator input). */
   async function adminUser() {
