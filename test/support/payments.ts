@@ -3,9 +3,15 @@ import { api, apiKey, createTransaction, type ServiceUrl, type TestMerchant } fr
 
 export type ParentKind = "sandbox" | "authorize" | "queued";
 
+/** The buttons of the sandbox's redirect page. */
+export type RedirectAction = "approve" | "decline" | "cancel";
+
 /**
  * A parent paid (sandbox, queued) or authorized (authorize). sandbox and authorize pay with
  * wallet A at once; queued (sandbox-queued) goes through the gateway's redirect page, approved.
+ * `overrides.pg_codes` may name another gateway setting of the same flow (e.g. a sandbox-queued
+ * one in authorize mode): the parent is then expected `authorized` if the transaction is an
+ * authorization, `paid` otherwise.
  */
 export async function paidParent(
   stack: ServiceUrl,
@@ -13,28 +19,21 @@ export async function paidParent(
   kind: ParentKind = "sandbox",
   overrides: Record<string, unknown> = {},
 ) {
-  const pgCode = m.pg[kind];
+  const pgCode = (overrides.pg_codes as string[] | undefined)?.[0] ?? m.pg[kind];
   const created = await createTransaction(stack, m, { pg_codes: [pgCode], ...overrides });
   if (created.status !== 201) throw new Error(`checkout: ${created.status} ${created.text}`);
   const tx = created.json;
-  const pay = (body: Record<string, unknown>) =>
-    api(stack, "POST", `/v1/checkout/${tx.session_id}/payments`, { auth: apiKey(m.publicKey), body });
   if (kind === "queued") {
-    const r = await pay({ form_of_payment: "redirect", pg_code: pgCode });
-    if (r.status !== 200) throw new Error(`redirect: ${r.status} ${r.text}`);
-    const submitted = await fetch(r.json.redirect_url, {
-      method: "POST",
-      headers: { "content-type": "application/x-www-form-urlencoded" },
-      body: "action=approve",
-      redirect: "manual",
-    });
-    await (await fetch(submitted.headers.get("location")!, { redirect: "manual" })).text();
+    await payByRedirect(stack, m, tx.session_id, pgCode, "approve");
   } else {
-    const r = await pay({ form_of_payment: "wallet_a_pay", pg_code: pgCode, payment_token: "tok-test" });
+    const r = await api(stack, "POST", `/v1/checkout/${tx.session_id}/payments`, {
+      auth: apiKey(m.publicKey),
+      body: { form_of_payment: "wallet_a_pay", pg_code: pgCode, payment_token: "tok-test" },
+    });
     if (r.status !== 200) throw new Error(`wallet_a: ${r.status} ${r.text}`);
   }
   const status = await api(stack, "GET", `/v1/payments/${tx.session_id}`, { auth: apiKey(m.privateKey) });
-  const expected = kind === "authorize" ? "authorized" : "paid";
+  const expected = tx.operation === "authorize" ? "authorized" : "paid";
   if (status.json.state !== expected) throw new Error(`parent is ${status.json.state}, expected ${expected}`);
   return status.json as {
     session_id: string;
@@ -42,4 +41,55 @@ export async function paidParent(
     amount: string;
     currency_code: string;
   };
+}
+
+/**
+ * Pays the transaction `sessionId` through `pgCode`'s redirect page, pressing `action` there,
+ * and follows the browser's way back to svc.
+ */
+export async function payByRedirect(
+  stack: ServiceUrl,
+  m: TestMerchant,
+  sessionId: string,
+  pgCode: string,
+  action: RedirectAction,
+): Promise<void> {
+  const r = await api(stack, "POST", `/v1/checkout/${sessionId}/payments`, {
+    auth: apiKey(m.publicKey),
+    body: { form_of_payment: "redirect", pg_code: pgCode },
+  });
+  if (r.status !== 200) throw new Error(`redirect: ${r.status} ${r.text}`);
+  const submitted = await fetch(r.json.redirect_url, {
+    method: "POST",
+    headers: { "content-type": "application/x-www-form-urlencoded" },
+    body: `action=${action}`,
+    redirect: "manual",
+  });
+  await (await fetch(submitted.headers.get("location")!, { redirect: "manual" })).text();
+}
+
+/** One operation as the sandbox gateway recorded it (its own dashboard's listing). */
+export interface SandboxLedgerOperation {
+  gateway_operation_id: string;
+  operation: string;
+  amount: string;
+  /** svc's reference_number; absent for an operation done on the gateway's own dashboard. */
+  reference_number?: string;
+  source: "api" | "dashboard";
+  status: string;
+}
+
+/** The operations the sandbox gateway itself recorded on the payment of svc's `sessionId`. */
+export async function sandboxLedger(
+  stack: { gatewayUrl: string },
+  sessionId: string,
+): Promise<SandboxLedgerOperation[]> {
+  const r = await fetch(`${stack.gatewayUrl}/dashboard/payments`);
+  if (r.status !== 200) throw new Error(`sandbox listing: ${r.status}`);
+  const { payments } = (await r.json()) as {
+    payments: { session_id: string; operations: SandboxLedgerOperation[] }[];
+  };
+  const payment = payments.find((p) => p.session_id === sessionId);
+  if (!payment) throw new Error(`the sandbox has no payment for ${sessionId}`);
+  return payment.operations;
 }

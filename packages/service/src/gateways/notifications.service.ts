@@ -3,7 +3,8 @@
  * the gateway setting's own secret and applied once: its notification_id is recorded in the same
  * transaction as its effect, so a notification delivered twice (or concurrently) has one effect.
  * - operation_result: the final result of a queued operation → the child becomes final or
- *   `<operation>_rejected`, and the webhook goes out with the queued one's source and initiator;
+ *   `<operation>_rejected`, and the webhook goes out with the queued one's source and initiator,
+ *   to the URLs the queued notice went to;
  * - operation: done on the gateway's own dashboard → a new child with `source: "pg"`;
  * - payment_result: a redirect payment's outcome → the checkout payment flow.
  */
@@ -13,7 +14,7 @@ import { AppError } from "../http/problem.js";
 import { merchantsRepo } from "../merchants/merchants.repo.js";
 import { operationsRepo } from "../operations/operations.repo.js";
 import { finalState } from "../operations/rules.js";
-import { emitOperationWebhook } from "../webhooks/emit.js";
+import { emitOperationWebhook, emitQueuedResultWebhook } from "../webhooks/emit.js";
 import type { OutboxSignal } from "../webhooks/outbox.js";
 import type { GatewayNotification, GatewayPaymentResult } from "./adapter.js";
 import type { GatewayRegistry } from "./registry.js";
@@ -57,7 +58,7 @@ export function createNotificationsService(db: Db, deps: NotificationsDeps) {
       // The child is locked and still queued (checked above), so this update always applies.
       const finished = (await operationsRepo.finish(q, child, state, n.pgResponse, deps.now()))!;
       const parent = (await operationsRepo.parent(q, child.parent_session_id))!;
-      await emitOperationWebhook(q, parent, finished);
+      await emitQueuedResultWebhook(q, parent, finished);
       return "applied";
     });
   }

@@ -1,17 +1,37 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { api, apiKey, basic, createMerchant, type TestMerchant } from "../../../../test/support/merchant.js";
-import { paidParent } from "../../../../test/support/payments.js";
+import { freePort } from "../../../../test/support/free-port.js";
+import {
+  api,
+  apiKey,
+  basic,
+  bearer,
+  createMerchant,
+  type TestMerchant,
+} from "../../../../test/support/merchant.js";
+import { paidParent, sandboxLedger } from "../../../../test/support/payments.js";
+import { type Receiver, startReceiver } from "../../../../test/support/receiver.js";
 import { type Stack, startStack } from "../../../../test/support/stack.js";
 import { STORES } from "../../../../test/support/stores.js";
+import { configureWebhooks } from "../../../../test/support/webhooks.js";
 
 describe.each(STORES)("operations API on %s", (store) => {
   let stack: Stack;
   let m: TestMerchant;
+  let receiver: Receiver;
   beforeAll(async () => {
     stack = await startStack(store);
     m = await createMerchant(stack);
+    receiver = await startReceiver();
+    // Every operation here would be sent: a stored message is the proof that one was.
+    await configureWebhooks(stack, m, {
+      operations_webhook_url: `${receiver.url}/ops`,
+      notify_api_initiated: true,
+    });
   });
-  afterAll(() => stack.close());
+  afterAll(async () => {
+    await stack.close();
+    await receiver.close();
+  });
 
   const operate = (body: Record<string, unknown>, auth = apiKey(m.privateKey)) =>
     api(stack, "POST", "/v1/operations", { auth, body });
@@ -132,6 +152,102 @@ describe.each(STORES)("operations API on %s", (store) => {
     expect(missing.status).toBe(404);
     const neither = await operate({ operation: "refund" });
     expect(neither.status).toBe(422);
+  });
+
+  /** Nothing of an operation remains: no child (reservations included), totals, gateway, messages. */
+  async function expectNothingDone(parent: { session_id: string; amount: string }) {
+    const rows = await stack.db.query("select state from operations where parent_session_id = $1", [
+      parent.session_id,
+    ]);
+    expect(rows).toEqual([]);
+    const s = await status(parent.session_id);
+    expect(s).toMatchObject({ transactions: [], refunded_amount: "0.000", refundable_amount: parent.amount });
+    expect(await sandboxLedger(stack, parent.session_id)).toEqual([]);
+    const messages = await api(stack, "GET", `/v1/webhooks/messages?session_id=${parent.session_id}`, {
+      auth: apiKey(m.privateKey),
+    });
+    expect(messages.json.messages).toEqual([]);
+  }
+
+  it("a Basic user without payment.refund gets 403 permission_denied, and nothing is stored or sent", async () => {
+    const user = { username: `capturer-${Date.now()}`, password: "capturer-password-long" };
+    const created = await api(stack, "POST", `/v1/admin/merchants/${m.id}/users`, {
+      auth: bearer,
+      body: {
+        ...user,
+        email: `${user.username}@example.com`,
+        permissions: ["payment.view", "payment.capture"],
+      },
+    });
+    expect(created.status).toBe(201);
+    const parent = await paidParent(stack, m);
+    const r = await operate(
+      { operation: "refund", session_id: parent.session_id, amount: "1.000" },
+      basic(user),
+    );
+    expect(r.status).toBe(403);
+    expect(r.json.code).toBe("permission_denied");
+    expect(r.json.detail).toContain('"payment.refund"');
+    await expectNothingDone(parent);
+  });
+
+  it("an unreachable gateway: 502 gateway_unavailable, the reservation released; the same Idempotency-Key then runs again", async () => {
+    const parent = await paidParent(stack, m);
+    // The same service and database, pointed at a gateway address where nothing listens.
+    const cutOff = await startStack(store, {
+      db: stack.db,
+      config: { gatewayUrl: `http://127.0.0.1:${await freePort()}` },
+    });
+    const request = {
+      auth: apiKey(m.privateKey),
+      body: { operation: "refund", session_id: parent.session_id, amount: "1.000" },
+      headers: { "idempotency-key": `unreachable-${parent.session_id}` },
+    };
+    try {
+      const r = await api(cutOff, "POST", "/v1/operations", request);
+      expect(r.status).toBe(502);
+      expect(r.json.code).toBe("gateway_unavailable");
+      expect(r.json.detail).toContain("Nothing was done");
+    } finally {
+      await cutOff.close();
+    }
+    await expectNothingDone(parent);
+    // A 5xx is not remembered under its key: the retry is performed, not answered from memory.
+    const retry = await api(stack, "POST", "/v1/operations", request);
+    expect(retry.status).toBe(200);
+    expect(retry.headers.get("idempotent-replayed")).toBeNull();
+    expect((await status(parent.session_id)).refunded_amount).toBe("1.000");
+  });
+
+  it("Idempotency-Key: the same request again gets the first answer and refunds once; another body is 422", async () => {
+    const parent = await paidParent(stack, m);
+    const headers = { "idempotency-key": `refund-${parent.session_id}` };
+    const body = { operation: "refund", session_id: parent.session_id, amount: "2.000" };
+    const first = await api(stack, "POST", "/v1/operations", { auth: apiKey(m.privateKey), body, headers });
+    expect(first.status).toBe(200);
+    expect(first.headers.get("idempotent-replayed")).toBeNull();
+    const again = await api(stack, "POST", "/v1/operations", { auth: apiKey(m.privateKey), body, headers });
+    expect(again.status).toBe(200);
+    expect(again.headers.get("idempotent-replayed")).toBe("true");
+    expect(again.json).toStrictEqual(first.json);
+    const other = await api(stack, "POST", "/v1/operations", {
+      auth: apiKey(m.privateKey),
+      body: { ...body, amount: "3.000" },
+      headers,
+    });
+    expect(other.status).toBe(422);
+    expect(other.json.code).toBe("idempotency_key_reused");
+    // Performed once: one child, one gateway operation, one message.
+    const s = await status(parent.session_id);
+    expect(s.refunded_amount).toBe("2.000");
+    expect(s.transactions).toHaveLength(1);
+    expect(await sandboxLedger(stack, parent.session_id)).toHaveLength(1);
+    const messages = await api(stack, "GET", `/v1/webhooks/messages?session_id=${parent.session_id}`, {
+      auth: apiKey(m.privateKey),
+    });
+    expect(messages.json.messages.map((x: { reference_number: string }) => x.reference_number)).toEqual([
+      first.json.reference_number,
+    ]);
   });
 
   it("another merchant's parent is 404", async () => {

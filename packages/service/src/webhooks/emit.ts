@@ -5,7 +5,9 @@
  * The gate (operation webhook): nothing while `enabled` is off; when the parent was created
  * through the API or the operation came through the operations API, only if
  * `notify_api_initiated` is on. Destinations: the general `operations_webhook_url` and the
- * plugin `webhook_url` of the parent's type, the same URL once.
+ * plugin `webhook_url` of the parent's type (if the plugin is enabled), the same URL once.
+ * The final result of a queued operation goes where its queued notice went (see
+ * {@link emitQueuedResultWebhook}).
  */
 import type { OperationWebhook } from "@svc/webhooks";
 import { canonicalJson } from "@svc/webhooks";
@@ -13,6 +15,7 @@ import type { TransactionRow } from "../checkout/checkout.repo.js";
 import type { Queryable } from "../db/client.js";
 import type { OperationRow } from "../operations/operations.repo.js";
 import { paymentsRepo } from "../payments/payments.repo.js";
+import { messagesRepo } from "./messages.repo.js";
 import { enqueue, enqueueMany, uniqueUrls } from "./outbox.js";
 import { operationPayload, paymentPayload } from "./payload.js";
 import { type Routing, settingsRepo } from "./settings.repo.js";
@@ -60,13 +63,48 @@ export async function emitOperationWebhooks(
   q: Queryable,
   items: { parent: OperationWebhookParent; child: OperationRow; routing: Routing }[],
 ): Promise<{ payload: OperationWebhook; messageId: string | undefined }[]> {
+  return writeOperationMessages(
+    q,
+    items.map((item) => ({
+      ...item,
+      urls: operationGateOpen(item.routing, item.parent, item.child)
+        ? operationDestinations(item.routing)
+        : [],
+    })),
+  );
+}
+
+/**
+ * The final result (success or rejected) of a queued operation, inside the caller's transaction:
+ * to exactly the URLs its queued notice went to, whatever the gate and destinations say now, so
+ * a settings change between the two moves neither (none when no notice was sent: the gate was
+ * closed then). `enabled` off now still stops it, as it stops every new message; the payload's
+ * `signature` and the deliveries' timeout and retry schedule are the current ones.
+ */
+export async function emitQueuedResultWebhook(
+  q: Queryable,
+  parent: OperationWebhookParent,
+  child: OperationRow,
+): Promise<{ payload: OperationWebhook; messageId: string | undefined }> {
+  const routing = await settingsRepo.routing(q, parent.merchant_id, parent.type);
+  const urls =
+    routing.config.enabled && routing.secret
+      ? await messagesRepo.destinations(q, parent.merchant_id, parent.session_id, child.session_id, "queued")
+      : [];
+  return (await writeOperationMessages(q, [{ parent, child, routing, urls }]))[0]!;
+}
+
+/** Builds each operation's payload and writes its message to `urls` (nothing without a URL). */
+async function writeOperationMessages(
+  q: Queryable,
+  items: { parent: OperationWebhookParent; child: OperationRow; routing: Routing; urls: string[] }[],
+): Promise<{ payload: OperationWebhook; messageId: string | undefined }[]> {
   const payloads = await Promise.all(
     items.map(({ parent, child, routing }) => operationPayload(parent, child, routing.secret ?? "")),
   );
   const messageIds = await enqueueMany(
     q,
-    items.map(({ parent, child, routing }, i) => {
-      const urls = operationGateOpen(routing, parent, child) ? operationDestinations(routing) : [];
+    items.map(({ parent, child, routing, urls }, i) => {
       return {
         message: {
           merchantId: parent.merchant_id,

@@ -1,5 +1,6 @@
-/** SQL of the messages API: messages with their deliveries and attempts, and replays. */
+/** SQL of the messages API (messages with their deliveries and attempts, replays) and of where a message went. */
 import type { Queryable } from "../db/client.js";
+import type { WebhookConfig } from "./settings.repo.js";
 
 export interface MessageFilter {
   status?: "pending" | "retrying" | "succeeded" | "failed" | undefined;
@@ -97,13 +98,37 @@ export const messagesRepo = {
       [deliveryIds],
     );
   },
-  /** Puts deliveries back in the queue with a fresh retry schedule. Returns how many. */
+  /**
+   * The URLs the `result` message about child `childSessionId` was sent to, in delivery order;
+   * none when there was no such message. Found through the parent (an indexed column).
+   */
+  async destinations(
+    q: Queryable,
+    merchantId: string,
+    parentSessionId: string,
+    childSessionId: string,
+    result: string,
+  ): Promise<string[]> {
+    const rows = await q.query<{ url: string }>(
+      `select d.url from webhook_messages m join webhook_deliveries d on d.message_id = m.id
+        where m.merchant_id = $1 and m.parent_session_id = $2 and m.child_session_id = $3 and m.result = $4
+        order by d.seq`,
+      [merchantId, parentSessionId, childSessionId, result],
+    );
+    return [...new Set(rows.map((row) => row.url))];
+  },
+  /**
+   * Puts finished deliveries back in the queue as new: no tries yet, due now, with `current`
+   * timeout and retry schedule (the merchant's settings now, not those saved when the message
+   * was created: a merchant replays after fixing what made them fail). Returns how many.
+   */
   async replay(
     q: Queryable,
     merchantId: string,
     by: { messageId?: string; status?: string; since?: Date | undefined; until?: Date | undefined },
+    current: Pick<WebhookConfig, "timeout_seconds" | "retry_schedule_seconds">,
   ): Promise<number> {
-    const params: unknown[] = [merchantId];
+    const params: unknown[] = [merchantId, current.timeout_seconds, current.retry_schedule_seconds];
     const where = ["merchant_id = $1", "status in ('succeeded', 'failed')"];
     if (by.messageId) {
       params.push(by.messageId);
@@ -123,7 +148,7 @@ export const messagesRepo = {
     }
     const rows = await q.query(
       `update webhook_deliveries set status = 'pending', tries = 0, next_attempt_at = now(), lease_until = null,
-              completed_at = null, updated_at = now()
+              completed_at = null, updated_at = now(), timeout_seconds = $2, retry_schedule_seconds = $3::int4[]
         where ${where.join(" and ")} returning id`,
       params,
     );

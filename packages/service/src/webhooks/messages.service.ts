@@ -3,6 +3,7 @@ import type { Db } from "../db/client.js";
 import { AppError } from "../http/problem.js";
 import { type MessageFilter, messagesRepo } from "./messages.repo.js";
 import type { OutboxSignal } from "./outbox.js";
+import { settingsRepo } from "./settings.repo.js";
 
 export const DEFAULT_PAGE = 50;
 
@@ -61,11 +62,16 @@ export function createMessagesService(db: Db, deps: { outbox: OutboxSignal }) {
       if (!message) throw new AppError("not_found", `No webhook message ${id}.`);
       return (await withDeliveries([message]))[0]!;
     },
-    /** Sends one message again to each of its destinations that finished (succeeded or failed). */
+    /**
+     * Sends one message again to each of its destinations that finished (succeeded or failed),
+     * with the merchant's current timeout and retry schedule.
+     */
     async replay(merchantId: string, id: string) {
       const message = await messagesRepo.find(db, merchantId, id);
       if (!message) throw new AppError("not_found", `No webhook message ${id}.`);
-      const replayed = await db.tx((q) => messagesRepo.replay(q, merchantId, { messageId: id }));
+      const replayed = await db.tx(async (q) =>
+        messagesRepo.replay(q, merchantId, { messageId: id }, await settingsRepo.config(q, merchantId)),
+      );
       deps.outbox.committed();
       return { replayed };
     },
@@ -73,7 +79,9 @@ export function createMessagesService(db: Db, deps: { outbox: OutboxSignal }) {
       merchantId: string,
       by: { status: "failed" | "succeeded"; since?: Date | undefined; until?: Date | undefined },
     ) {
-      const replayed = await db.tx((q) => messagesRepo.replay(q, merchantId, by));
+      const replayed = await db.tx(async (q) =>
+        messagesRepo.replay(q, merchantId, by, await settingsRepo.config(q, merchantId)),
+      );
       deps.outbox.committed();
       return { replayed };
     },

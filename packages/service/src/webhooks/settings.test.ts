@@ -120,4 +120,51 @@ describe.each(STORES)("webhook settings on %s", (store) => {
     verifyWithStandardWebhooks(delivered!, m.webhookSecret);
     expect(delivered!.json.signature).toBe(expectedPayloadSignature(delivered!.json, rotated.json.secret));
   });
+
+  it("the previous secret signs until 24 h after the rotation, not after (the service's clock moved back, no waiting)", async () => {
+    const DAY_MS = 24 * 3600_000;
+    const MINUTE_MS = 60_000;
+    /** A merchant whose secret was rotated `agoMs` ago, and the delivery of a refund made now. */
+    async function rotatedAgo(agoMs: number, path: string) {
+      const merchant = await createMerchant(stack);
+      const merchantAuth = apiKey(merchant.privateKey);
+      await api(stack, "PUT", "/v1/webhooks/config", {
+        auth: merchantAuth,
+        body: { operations_webhook_url: `${receiver.url}${path}`, notify_api_initiated: true },
+      });
+      stack.advance(-agoMs);
+      let rotated;
+      try {
+        rotated = await api(stack, "POST", "/v1/webhooks/secret/rotate", { auth: merchantAuth });
+      } finally {
+        stack.advance(agoMs);
+      }
+      expect(rotated.status).toBe(200);
+      const parent = await paidParent(stack, merchant);
+      const refunded = await api(stack, "POST", "/v1/operations", {
+        auth: merchantAuth,
+        body: { operation: "refund", session_id: parent.session_id, amount: "1.000" },
+      });
+      expect(refunded.status).toBe(200);
+      const [delivered] = await receiver.waitFor(1, { path });
+      return {
+        previous: merchant.webhookSecret,
+        current: rotated.json.secret as string,
+        delivered: delivered!,
+      };
+    }
+
+    const inside = await rotatedAgo(DAY_MS - MINUTE_MS, "/inside");
+    expect(String(inside.delivered.headers["webhook-signature"]).split(" ")).toHaveLength(2);
+    verifyWithStandardWebhooks(inside.delivered, inside.current);
+    verifyWithStandardWebhooks(inside.delivered, inside.previous);
+
+    const after = await rotatedAgo(DAY_MS + MINUTE_MS, "/after");
+    expect(String(after.delivered.headers["webhook-signature"]).split(" ")).toHaveLength(1);
+    verifyWithStandardWebhooks(after.delivered, after.current);
+    expect(() => verifyWithStandardWebhooks(after.delivered, after.previous)).toThrow();
+    expect(after.delivered.json.signature).toBe(
+      expectedPayloadSignature(after.delivered.json, after.current),
+    );
+  });
 });
