@@ -12,6 +12,12 @@
 /**
  * Where a deduper remembers webhook ids. Implement it on Redis (`SET key 1 NX PX ttl`), a SQL
  * table with a unique key, or anything with an atomic insert-if-absent.
+ *
+ * @example
+ * const redisStore: DedupeStore = {
+ *   setIfAbsent: async (key, ttlMs) => (await redis.set(`webhook:${key}`, "1", { NX: true, PX: ttlMs })) === "OK",
+ *   delete: async (key) => void (await redis.del(`webhook:${key}`)),
+ * };
  */
 export interface DedupeStore {
   /** Records `key` for `ttlMs` if absent; true when it was absent (first delivery). Atomic. */
@@ -61,7 +67,13 @@ export function memoryDedupeStore(now: () => number = Date.now): DedupeStore {
   };
 }
 
-/** Skips deliveries already handled, keyed by `webhook-id`. */
+/**
+ * Skips deliveries already handled, keyed by `webhook-id`.
+ *
+ * @example
+ * const dedupe: Deduper = createDeduper();
+ * const { duplicate } = await dedupe.once(event.id, () => applyToOrder(event));
+ */
 export interface Deduper {
   /**
    * Runs `handler` unless `id` was handled within the retention. If `handler` throws, the id is
@@ -70,7 +82,13 @@ export interface Deduper {
   once(id: string, handler: () => unknown): Promise<{ duplicate: boolean }>;
 }
 
-/** Options of {@link createDeduper}. */
+/**
+ * Options of {@link createDeduper}.
+ *
+ * @example
+ * const options: DeduperOptions = { store: redisStore, retentionMs: 7 * 24 * 60 * 60 * 1000 };
+ * const dedupe = createDeduper(options);
+ */
 export interface DeduperOptions {
   /** Default: {@link memoryDedupeStore} (one process only; use a shared store with several). */
   store?: DedupeStore;

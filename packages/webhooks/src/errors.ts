@@ -1,6 +1,13 @@
 /**
  * Every reason a webhook can be refused, one stable code each. Codes never change meaning; new
  * ones may be added, so switch on them with a default branch.
+ *
+ * @example
+ * const code: WebhookErrorCode = err.code;
+ * switch (code) {
+ *   case "timestamp_too_old": console.warn("replayed, or this server's clock is wrong"); break;
+ *   default: console.warn(code, err.message);
+ * }
  */
 export type WebhookErrorCode =
   | "missing_header"

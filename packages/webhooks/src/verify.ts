@@ -16,7 +16,13 @@ import type { WebhookEvent } from "./types.js";
  */
 export const DEFAULT_TOLERANCE_SECONDS = 300;
 
-/** Options of {@link verifyWebhook} and {@link verifyWebhookHeaders}. */
+/**
+ * Options of {@link verifyWebhook} and {@link verifyWebhookHeaders}.
+ *
+ * @example
+ * const options: VerifyOptions = { toleranceSeconds: 600 };
+ * await verifyWebhook(rawBody, req.headers, process.env.WEBHOOK_SECRET!, options);
+ */
 export interface VerifyOptions {
   /** How far `webhook-timestamp` may be in the past or the future. Default 300 (5 min). */
   toleranceSeconds?: number;
@@ -29,7 +35,12 @@ export interface VerifyOptions {
   payloadSignature?: boolean;
 }
 
-/** What the Standard Webhooks headers proved. */
+/**
+ * What the Standard Webhooks headers proved.
+ *
+ * @example
+ * const { id, timestamp }: VerifiedHeaders = await verifyWebhookHeaders(rawBody, req.headers, "whsec_…");
+ */
 export interface VerifiedHeaders {
   /** `webhook-id`: the idempotency key, stable across retries. */
   id: string;

@@ -23,7 +23,13 @@ interface FastifyInstanceLike {
   post(path: string, handler: RouteHandler): unknown;
 }
 
-/** Options of {@link svcWebhooks}: the route path plus the shared adapter options. */
+/**
+ * Options of {@link svcWebhooks}: the route path plus the shared adapter options.
+ *
+ * @example
+ * const options: FastifyWebhookOptions = { path: "/webhooks/svc", secrets: process.env.WEBHOOK_SECRET!, onEvent: handle };
+ * await app.register(svcWebhooks, options);
+ */
 export interface FastifyWebhookOptions extends WebhookHandlerOptions<FastifyRequestLike> {
   /** Route path of the endpoint, e.g. "/webhooks/svc". */
   path: string;

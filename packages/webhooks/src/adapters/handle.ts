@@ -10,6 +10,15 @@ export const DEFAULT_MAX_BODY_BYTES = 1024 * 1024;
 
 /**
  * Options shared by every adapter. `C` is the framework's request context passed to `onEvent`.
+ *
+ * @example
+ * const options: WebhookHandlerOptions<Request> = {
+ *   secrets: [process.env.WEBHOOK_SECRET!, process.env.PREVIOUS_WEBHOOK_SECRET!],
+ *   onEvent: (event) => queue.push(event),
+ *   dedupe: createDeduper(),
+ *   onError: (error) => console.warn(error),
+ * };
+ * export const POST = createWebhookHandler(options);
  */
 export interface WebhookHandlerOptions<C> extends VerifyOptions {
   /** The endpoint's `whsec_…` secret, or several while rotating. */

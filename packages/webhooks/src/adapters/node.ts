@@ -3,7 +3,12 @@ import { DEFAULT_MAX_BODY_BYTES, handleWebhook, tooLarge, type WebhookHandlerOpt
 
 export type { WebhookHandlerOptions } from "./handle.js";
 
-/** A Node request; `body` is set when a framework's body parser ran before us. */
+/**
+ * A Node request; `body` is set when a framework's body parser ran before us.
+ *
+ * @example
+ * webhookMiddleware({ secrets, onEvent: (event, req: NodeWebhookRequest) => console.log(req.url, event.id) });
+ */
 export type NodeWebhookRequest = IncomingMessage & { body?: unknown };
 
 const BODY_PARSED =
