@@ -18,7 +18,8 @@ export type WebhookErrorCode =
   | "payload_signature_mismatch"
   | "invalid_payload"
   | "invalid_body"
-  | "invalid_secret";
+  | "invalid_secret"
+  | "crypto_unavailable";
 
 /**
  * Thrown when a webhook cannot be trusted or understood. `code` is stable and machine-readable;
@@ -40,7 +41,8 @@ export class WebhookVerificationError extends Error {
   declare readonly code: WebhookErrorCode;
   /**
    * 401 (not authentic), 400 (`invalid_payload`: authentic but invalid) or 500 (`invalid_body`,
-   * `invalid_secret`: the receiver's own code or configuration is wrong, not the sender's).
+   * `invalid_secret`, `crypto_unavailable`: the receiver's own code, configuration or runtime is
+   * wrong, not the sender's).
    */
   declare readonly statusCode: number;
   /** For `invalid_payload`: every rule the payload broke, as `path: problem`. */
@@ -50,7 +52,7 @@ export class WebhookVerificationError extends Error {
     super(message);
     this.name = "WebhookVerificationError";
     this.code = code;
-    this.statusCode = code === "invalid_payload" ? 400 : /body|secret/.test(code) ? 500 : 401;
+    this.statusCode = code === "invalid_payload" ? 400 : /body|secret|crypto/.test(code) ? 500 : 401;
     this.issues = issues;
   }
 }
