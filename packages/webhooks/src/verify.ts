@@ -50,6 +50,9 @@ export interface VerifiedHeaders {
   secret: string;
 }
 
+/** What to do about a missing or malformed header. */
+const UNCHANGED = "pass the request headers unchanged.";
+
 /**
  * One `webhook-<name>` header, in any key case; repeated values are joined by a space.
  */
@@ -65,7 +68,7 @@ function header(headers: HeadersLike, name: string): string {
   }
   return (
     (typeof value === "object" ? value?.join(" ") : value) ||
-    fail("missing_header", `Missing ${name} header: pass the request headers unchanged.`)
+    fail("missing_header", `Missing ${name} header: ${UNCHANGED}`)
   );
 }
 
@@ -100,7 +103,7 @@ function* headerSteps(
     .split(" ")
     .filter((e) => e.startsWith("v1,"));
   if (!/^\d{1,12}$/.test(stamp)) {
-    fail("invalid_header", `webhook-timestamp ${JSON.stringify(stamp)} is not unix seconds.`);
+    fail("invalid_header", `webhook-timestamp ${JSON.stringify(stamp)} is not unix seconds: ${UNCHANGED}`);
   }
   const timestamp = +stamp;
   const age = (options.nowSeconds ?? Math.floor(Date.now() / 1000)) - timestamp;
@@ -112,7 +115,7 @@ function* headerSteps(
       `webhook-timestamp is ${off} s ${age > 0 ? "old" : "ahead"} (max ${tolerance}): a replay, or sync your clock.`,
     );
   }
-  if (!signatures[0]) fail("invalid_header", "webhook-signature has no v1,<base64> entry.");
+  if (!signatures[0]) fail("invalid_header", `webhook-signature has no v1,<base64> entry: ${UNCHANGED}`);
   const prefix = id + "." + timestamp + ".";
   for (const secret of list) {
     const expected = yield macFor(secret)(body, "base64", prefix);
@@ -184,7 +187,10 @@ function* payloadSteps(payload: unknown, secrets: readonly string[], text = ""):
     const signed = canonical(payload, "signature")!;
     for (const secret of secrets) if (timingSafeEqual(yield macFor(secret)(signed, "hex"), hex)) return;
   }
-  fail("payload_signature_mismatch", "Payload signature missing or wrong: the JSON changed after signing.");
+  fail(
+    "payload_signature_mismatch",
+    "Payload signature missing or wrong: check the secrets, the previous one too.",
+  );
 }
 
 function* webhookSteps(
@@ -201,7 +207,7 @@ function* webhookSteps(
     text = typeof rawBody === "string" ? rawBody : utf8Decoder.decode(rawBody);
     payload = JSON.parse(text);
   } catch {
-    return fail("invalid_payload", "Body is not UTF-8 JSON.");
+    return fail("invalid_payload", "Body is not UTF-8 JSON: check what sent it.");
   }
   if (options.payloadSignature !== false) {
     // The matching secret first: during a rotation the payload is signed with the same one.
