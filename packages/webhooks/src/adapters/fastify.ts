@@ -62,6 +62,8 @@ export async function svcWebhooks(
   fastify.post(options.path, async (request, reply) => {
     const body = request.body instanceof Uint8Array ? request.body : new Uint8Array(0);
     const result = await handleWebhook(body, request.headers, options, request);
-    return reply.code(result.status).header("content-type", "application/json").send(result.body);
+    reply.code(result.status);
+    for (const [name, value] of Object.entries(result.headers)) reply.header(name, value);
+    return reply.send(result.body);
   });
 }

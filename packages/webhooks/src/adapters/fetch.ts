@@ -1,4 +1,11 @@
-import { DEFAULT_MAX_BODY_BYTES, handleWebhook, tooLarge, type WebhookHandlerOptions } from "./handle.js";
+import {
+  DEFAULT_MAX_BODY_BYTES,
+  handleWebhook,
+  type HandlerResponse,
+  methodNotAllowed,
+  tooLarge,
+  type WebhookHandlerOptions,
+} from "./handle.js";
 
 export type { WebhookHandlerOptions } from "./handle.js";
 
@@ -20,19 +27,14 @@ export function createWebhookHandler(
 ): (request: Request) => Promise<Response> {
   const limit = options.maxBodyBytes ?? DEFAULT_MAX_BODY_BYTES;
   return async (request) => {
-    let result: { status: number; body: string };
-    if (request.method !== "POST") {
-      result = { status: 405, body: JSON.stringify({ error: "method_not_allowed" }) };
-    } else if (Number(request.headers.get("content-length") ?? 0) > limit) {
-      result = tooLarge(limit);
-    } else {
+    let result: HandlerResponse;
+    if (request.method !== "POST") result = methodNotAllowed();
+    else if (Number(request.headers.get("content-length") ?? 0) > limit) result = tooLarge(limit);
+    else {
       const body = new Uint8Array(await request.arrayBuffer());
       result =
         body.length > limit ? tooLarge(limit) : await handleWebhook(body, request.headers, options, request);
     }
-    return new Response(result.body, {
-      status: result.status,
-      headers: { "content-type": "application/json" },
-    });
+    return new Response(result.body, { status: result.status, headers: result.headers });
   };
 }
