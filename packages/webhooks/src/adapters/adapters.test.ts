@@ -178,6 +178,35 @@ describe("fetch adapter", () => {
     const get = await handler(new Request("https://shop.example/webhooks", { headers }));
     expect([get.status, (await get.json()).error]).toEqual([405, "method_not_allowed"]);
   });
+
+  it("stops reading a body without content-length once it passes maxBodyBytes", async () => {
+    const { headers } = await generateTestHeaders(operationPayload(), SECRET);
+    const chunk = new Uint8Array(16 * 1024).fill(0x20);
+    let pulled = 0;
+    let cancelled = false;
+    // 100 chunks of 16 KiB (1.6 MiB), streamed: the request carries no content-length.
+    const stream = new ReadableStream<Uint8Array>({
+      pull(controller) {
+        if (pulled++ === 100) controller.close();
+        else controller.enqueue(chunk);
+      },
+      cancel() {
+        cancelled = true;
+      },
+    });
+    const request = new Request("https://shop.example/webhooks", {
+      method: "POST",
+      body: stream,
+      headers,
+      duplex: "half",
+    } as RequestInit);
+    expect(request.headers.get("content-length")).toBeNull();
+    const res = await handler(request);
+    expect([res.status, (await res.json()).error]).toEqual([413, "body_too_large"]);
+    // The limit is 64 KiB: the fifth chunk passes it, and reading stops there.
+    expect(pulled).toBeLessThan(10);
+    expect(cancelled).toBe(true);
+  });
 });
 
 describe("fastify adapter", () => {

@@ -30,7 +30,11 @@ export interface WebhookHandlerOptions<C> extends VerifyOptions {
    * still being handled is answered 409 with `Retry-After`, so the service tries again later.
    */
   dedupe?: Deduper;
-  /** Larger bodies are answered 413 without being read further. Default 1 MiB. */
+  /**
+   * Larger bodies are answered 413, and no more of a body than this is held in memory: the fetch
+   * adapter stops reading it (content-length or not), the node adapter discards the rest, Fastify
+   * refuses it itself. Default 1 MiB.
+   */
   maxBodyBytes?: number;
   /** Told about every refused delivery and every handler error, e.g. to log them. */
   onError?: (error: unknown, context: C) => void;
