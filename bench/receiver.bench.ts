@@ -4,14 +4,18 @@
  * root entry (the target), each other entry alone and, for reference, all entries together.
  *
  * Rounds alternate between the contenders (ours, theirs, ours, theirs…) so a noisy neighbour on
- * the shared machine slows both alike; each figure is the median round.
+ * the shared machine slows both alike; each figure is the median round. Three groups, one after
+ * the other, each with standardwebhooks beside it: the targets (node:crypto, svc's canonical
+ * body), a re-serialised body (the canonical path), and the Web Crypto path (forced, as in
+ * browsers and workers). The targets' group runs first, before the other paths have run at all.
  */
 import { mkdir } from "node:fs/promises";
 import { gzipSync } from "node:zlib";
 import { build } from "esbuild";
 import { Webhook } from "standardwebhooks";
+import { forceWebCrypto } from "../packages/webhooks/src/hmac.js";
 import { verifyWebhook, verifyWebhookHeaders } from "../packages/webhooks/src/index.js";
-import { generateTestHeaders } from "../packages/webhooks/src/signing.js";
+import { generateTestHeaders, signWebhook } from "../packages/webhooks/src/signing.js";
 import { payloadOfSize } from "../packages/webhooks/test/fixtures.js";
 import type { BenchResult } from "./run.ts";
 
@@ -33,6 +37,19 @@ async function opsPerSecond(fn: () => unknown): Promise<number> {
 }
 
 const median = (xs: number[]) => xs.sort((a, b) => a - b)[Math.floor(xs.length / 2)]!;
+
+/** `value` with the keys of every object in reverse order: the same bytes, another order. */
+function reversedKeys(value: unknown): unknown {
+  if (Array.isArray(value)) return value.map(reversedKeys);
+  if (value && typeof value === "object") {
+    return Object.fromEntries(
+      Object.entries(value)
+        .reverse()
+        .map(([k, v]) => [k, reversedKeys(v)]),
+    );
+  }
+  return value;
+}
 
 async function sideBySide(contenders: Record<string, () => unknown>): Promise<Record<string, number>> {
   const samples: Record<string, number[]> = {};
@@ -75,7 +92,7 @@ export default async function receiverBench(): Promise<BenchResult[]> {
   // run.ts writes bench/results/latest.json but does not create the folder on a fresh clone.
   await mkdir(new URL("./results/", import.meta.url), { recursive: true });
   const secret = `whsec_${Buffer.from(crypto.getRandomValues(new Uint8Array(32))).toString("base64")}`;
-  const { body, headers } = await generateTestHeaders(payloadOfSize(PAYLOAD_BYTES), secret);
+  const { body, headers, payload } = await generateTestHeaders(payloadOfSize(PAYLOAD_BYTES), secret);
   const bytes = Buffer.from(body);
   if (Math.abs(bytes.length - PAYLOAD_BYTES) > 64)
     throw new Error(`payload is ${bytes.length} bytes, not ~1 KB`);
@@ -103,6 +120,40 @@ export default async function receiverBench(): Promise<BenchResult[]> {
     full: () => verifyWebhook(bytes, headers, secret),
   });
   const vs = { name: "standardwebhooks.verify_per_s", value: results.standardwebhooks! };
+
+  // A body re-serialised with every key order reversed (same length, so standardwebhooks does the
+  // same work), headers signed over it: its text is not the canonical form, so verifyWebhook
+  // takes the full path, RFC 8785 canonical JSON of the parsed payload.
+  const reserialised = Buffer.from(JSON.stringify(reversedKeys(payload)));
+  if (reserialised.length !== bytes.length || reserialised.equals(bytes))
+    throw new Error("the re-serialised body should differ from the canonical one in order only");
+  const id = headers["webhook-id"];
+  const timestamp = Number(headers["webhook-timestamp"]);
+  const reserialisedHeaders = {
+    ...headers,
+    "webhook-signature": await signWebhook({ id, timestamp, body: reserialised, secrets: secret }),
+  };
+  const canonicalPath = await sideBySide({
+    standardwebhooks: () => theirs.verify(reserialised, reserialisedHeaders),
+    full: () => verifyWebhook(reserialised, reserialisedHeaders, secret),
+  });
+
+  // Web Crypto's subtle.sign, as in browsers, workers and Node < 20.16 (awaited per HMAC).
+  forceWebCrypto(true);
+  const webCrypto = await sideBySide({
+    standardwebhooks: () => theirs.verify(bytes, headers),
+    headers: async () => {
+      await verifyWebhookHeaders(bytes, headers, secret);
+      return JSON.parse(utf8.decode(bytes));
+    },
+    full: () => verifyWebhook(bytes, headers, secret),
+  });
+  forceWebCrypto(false);
+  const beside = (group: Record<string, number>) => ({
+    name: "standardwebhooks.verify_per_s",
+    value: group.standardwebhooks!,
+  });
+
   return [
     {
       name: "receiver.verify_headers_per_s",
@@ -117,6 +168,25 @@ export default async function receiverBench(): Promise<BenchResult[]> {
       unit: "verif/s",
       vs,
       target: "≥ 1.5× standardwebhooks",
+    },
+    // No targets: the paths a receiver takes away from svc's canonical body on Node ≥ 20.16.
+    {
+      name: "receiver.verify_full_reserialised_per_s",
+      value: canonicalPath.full!,
+      unit: "verif/s",
+      vs: beside(canonicalPath),
+    },
+    {
+      name: "receiver.verify_headers_webcrypto_per_s",
+      value: webCrypto.headers!,
+      unit: "verif/s",
+      vs: beside(webCrypto),
+    },
+    {
+      name: "receiver.verify_full_webcrypto_per_s",
+      value: webCrypto.full!,
+      unit: "verif/s",
+      vs: beside(webCrypto),
     },
     // The target figure: the root entry, `import … from "@svc/webhooks"`, which is all a receiver
     // needs to verify and parse. The other entries are separate imports: receiver rules

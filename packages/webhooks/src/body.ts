@@ -1,6 +1,11 @@
 import { fail } from "./errors.js";
 
-/** A request body exactly as sent or received on the wire. */
+/**
+ * A request body exactly as sent or received on the wire.
+ *
+ * @example
+ * const rawBody: RawBody = await request.arrayBuffer(); // or a string, Buffer or Uint8Array
+ */
 export type RawBody = string | Uint8Array | ArrayBuffer;
 
 /** What to do when a body is not raw. */

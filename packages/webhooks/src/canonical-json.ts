@@ -23,23 +23,6 @@ function invalid(what: unknown): never {
 }
 
 /**
- * Object keys in UTF-16 code unit order (RFC 8785 §3.2.3), which is how `<` compares strings.
- * Insertion sort: payload objects have a handful of keys, often already in order, and for those
- * it is several times faster than Array.prototype.sort; larger objects use the built-in sort.
- */
-function sortedKeys(obj: object): string[] {
-  const keys = Object.keys(obj);
-  if (keys.length > 16) return keys.sort();
-  for (let i = 1; i < keys.length; i++) {
-    const key = keys[i]!;
-    let j = i;
-    for (; j && keys[j - 1]! > key; j--) keys[j] = keys[j - 1]!;
-    keys[j] = key;
-  }
-  return keys;
-}
-
-/**
  * The canonical form, or undefined for what JSON omits (undefined, functions, symbols).
  * `omit` leaves out one top-level key: the payload's own `signature`, without copying the payload.
  */
@@ -50,7 +33,8 @@ export function canonical(value: unknown, omit?: string): string | undefined {
     // An array's items joined by commas, as a template literal writes it.
     if (Array.isArray(obj)) return `[${obj.map((item) => canonical(item) ?? "null")}]`;
     let out = "";
-    for (const key of sortedKeys(obj)) {
+    // Keys in UTF-16 code unit order (RFC 8785 §3.2.3), which is the default sort's order.
+    for (const key of Object.keys(obj).sort()) {
       const member = key === omit ? undefined : canonical(obj[key]);
       if (member !== undefined) out += `${out ? "," : ""}${canonical(key)}:${member}`;
     }

@@ -1,6 +1,13 @@
 /**
  * Every reason a webhook can be refused, one stable code each. Codes never change meaning; new
  * ones may be added, so switch on them with a default branch.
+ *
+ * @example
+ * const code: WebhookErrorCode = err.code;
+ * switch (code) {
+ *   case "timestamp_too_old": console.warn("replayed, or this server's clock is wrong"); break;
+ *   default: console.warn(code, err.message);
+ * }
  */
 export type WebhookErrorCode =
   | "missing_header"
@@ -11,7 +18,8 @@ export type WebhookErrorCode =
   | "payload_signature_mismatch"
   | "invalid_payload"
   | "invalid_body"
-  | "invalid_secret";
+  | "invalid_secret"
+  | "crypto_unavailable";
 
 /**
  * Thrown when a webhook cannot be trusted or understood. `code` is stable and machine-readable;
@@ -33,7 +41,8 @@ export class WebhookVerificationError extends Error {
   declare readonly code: WebhookErrorCode;
   /**
    * 401 (not authentic), 400 (`invalid_payload`: authentic but invalid) or 500 (`invalid_body`,
-   * `invalid_secret`: the receiver's own code or configuration is wrong, not the sender's).
+   * `invalid_secret`, `crypto_unavailable`: the receiver's own code, configuration or runtime is
+   * wrong, not the sender's).
    */
   declare readonly statusCode: number;
   /** For `invalid_payload`: every rule the payload broke, as `path: problem`. */
@@ -43,7 +52,7 @@ export class WebhookVerificationError extends Error {
     super(message);
     this.name = "WebhookVerificationError";
     this.code = code;
-    this.statusCode = code === "invalid_payload" ? 400 : /body|secret/.test(code) ? 500 : 401;
+    this.statusCode = code === "invalid_payload" ? 400 : /body|secret|crypto/.test(code) ? 500 : 401;
     this.issues = issues;
   }
 }

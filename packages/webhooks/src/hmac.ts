@@ -19,6 +19,7 @@ interface NodeCryptoSubset {
 }
 
 const BAD_SECRET = "Pass the endpoint's whsec_ secret (or a list), without quotes or spaces.";
+const NO_SUBTLE = "No Web Crypto (crypto.subtle): serve the page over https.";
 
 // Importing a key costs more than using it; a receiver uses one or two secrets for its whole
 // life, so keep them. Bounded in case a caller passes per-request secrets.
@@ -60,19 +61,24 @@ function createMac(key: Uint8Array): Mac {
   if (n)
     return (data, encoding, prefix = "") =>
       n.createHmac("sha256", key).update(prefix).update(data).digest(encoding);
-  const cryptoKey = (async () =>
-    (await webCrypto()).subtle.importKey(
+  // Kept once imported; a failed import is not kept, so the next call tries again.
+  let cryptoKey: CryptoKey | undefined;
+  return async (data, encoding, prefix = "") => {
+    // crypto.subtle exists only in secure contexts: a page served over http: (not localhost) has
+    // `crypto` without it.
+    const subtle = (await webCrypto()).subtle || fail("crypto_unavailable", NO_SUBTLE);
+    cryptoKey ??= await subtle.importKey(
       "raw",
       key as BufferSource,
       { name: "HMAC", hash: "SHA-256" },
       false,
       ["sign"],
-    ))();
-  return async (data, encoding, prefix = "") => {
+    );
     // A Blob concatenates the parts and encodes strings as UTF-8, like TextEncoder.
     const bytes = await new Blob([prefix, data as BlobPart]).arrayBuffer();
-    const mac = new Uint8Array(await (await webCrypto()).subtle.sign("HMAC", await cryptoKey, bytes));
-    return (encoding === "hex" ? toHex : toBase64)(mac);
+    return (encoding === "hex" ? toHex : toBase64)(
+      new Uint8Array(await subtle.sign("HMAC", cryptoKey, bytes)),
+    );
   };
 }
 

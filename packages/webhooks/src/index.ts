@@ -12,7 +12,11 @@
 export { canonicalJson } from "./canonical-json.js";
 // The deduper lives in the "@svc/webhooks/dedupe" entry, the receiver rules in
 // "@svc/webhooks/rules"; their types are exported here too (no bytes).
-export type { Deduper, DeduperOptions, DedupeStore } from "./dedupe.js";
+export type { DedupeResult, Deduper, DeduperOptions, DedupeStore } from "./dedupe.js";
+// The adapters' option and request types (no bytes either).
+export type { FastifyWebhookOptions } from "./adapters/fastify.js";
+export type { WebhookHandlerOptions } from "./adapters/handle.js";
+export type { NodeWebhookRequest } from "./adapters/node.js";
 export { isWebhookVerificationError, type WebhookErrorCode, WebhookVerificationError } from "./errors.js";
 export type { HeadersLike } from "./headers.js";
 export { parseOperationWebhook } from "./parse-operation.js";

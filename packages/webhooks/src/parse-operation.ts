@@ -29,7 +29,7 @@ const OPERATION: Table = {
   },
   is_sandbox: "b",
   operation: OPERATIONS,
-  order_no: "s?",
+  order_no: "s128?",
   pg_code: "s",
   pg_response: "o",
   reference_number: "s",

@@ -65,7 +65,7 @@ describe("parseOperationWebhook", () => {
       "txn.amount: expected a decimal string",
       "txn.currency_code: expected an ISO 4217 code",
       "txn.order_no: at most 128 characters, got 129",
-      "txn.session_id: expected a string",
+      "txn.session_id: expected a non-empty string",
       'txn.state: expected a child state like refunded, got "lost"',
     ]) {
       expect(
@@ -167,6 +167,39 @@ describe("parseOperationWebhook", () => {
     expect(parseOperationWebhook(emoji).initiator?.first_name).toHaveLength(64);
   });
 
+  it("refuses empty strings, in required and optional fields alike", () => {
+    const empty = {
+      ...signed(),
+      initiator: { id: 1, first_name: "", username: "u", email: "" },
+      order_no: "",
+      pg_code: "",
+      reference_number: "",
+      session_id: "",
+      signature: "",
+      txn: { ...signed().txn, order_no: "", session_id: "" },
+    };
+    expect(issuesOf(() => parseOperationWebhook(empty))).toEqual([
+      'initiator.first_name: expected a non-empty string, got ""',
+      'initiator.email: expected a non-empty string, got ""',
+      'order_no: expected a non-empty string, got ""',
+      'pg_code: expected a non-empty string, got ""',
+      'reference_number: expected a non-empty string, got ""',
+      'session_id: expected a non-empty string, got ""',
+      'signature: expected a non-empty string, got ""',
+      'txn.session_id: expected a non-empty string, got ""',
+      'txn.order_no: expected a non-empty string, got ""',
+    ]);
+  });
+
+  it("limits order_no to 128 characters, like txn.order_no", () => {
+    const at = (order_no: string) => ({ ...signed(), order_no, txn: { ...signed().txn, order_no } });
+    expect(parseOperationWebhook(at("o".repeat(128))).order_no).toHaveLength(128);
+    expect(issuesOf(() => parseOperationWebhook(at("o".repeat(129))))).toEqual([
+      "order_no: at most 128 characters, got 129",
+      "txn.order_no: at most 128 characters, got 129",
+    ]);
+  });
+
   it("refuses an event key on an operation", () => {
     expect(issuesOf(() => parseOperationWebhook({ ...signed(), event: "payment" }))[0]).toMatch(/^event:/);
   });
@@ -213,5 +246,22 @@ describe("parsePaymentWebhook", () => {
     }
     const { pg_code: _gone, ...noPg } = payment();
     expect(issuesOf(() => parsePaymentWebhook(noPg))).toEqual(["pg_code: required"]);
+  });
+
+  it("refuses empty strings; pg_code and form_of_payment may be null, not empty", () => {
+    const p = payment();
+    const empty = {
+      ...p,
+      session_id: "",
+      pg_code: "",
+      form_of_payment: "",
+      transactions: [{ ...p.transactions[0]!, reference_number: "" }],
+    };
+    expect(issuesOf(() => parsePaymentWebhook(empty))).toEqual([
+      'session_id: expected a non-empty string, got ""',
+      'pg_code: expected a non-empty string, got ""',
+      'form_of_payment: expected a non-empty string, got ""',
+      'transactions[0].reference_number: expected a non-empty string, got ""',
+    ]);
   });
 });

@@ -17,8 +17,8 @@ function op(overrides: Partial<Record<string, unknown>>, txnState?: string): Ope
 
 describe("receiver rules", () => {
   it("finds the parent by session_id and order_no", () => {
-    expect(parentKey(op({}))).toEqual({ session_id: "sess_parent_01", order_no: "ORD-1001" });
-    expect(parentKey(op({ order_no: undefined }))).toEqual({ session_id: "sess_parent_01" });
+    expect(parentKey(op({}))).toStrictEqual({ session_id: "sess_parent_01", order_no: "ORD-1001" });
+    expect(parentKey(op({ order_no: undefined }))).toStrictEqual({ session_id: "sess_parent_01" });
   });
 
   it("tells queued notices from final results", () => {
@@ -30,7 +30,7 @@ describe("receiver rules", () => {
   });
 
   it("computes the signed amount delta in minor units", () => {
-    expect(amountDelta(op({ operation: "capture" }))).toEqual({
+    expect(amountDelta(op({ operation: "capture" }))).toStrictEqual({
       minor: 10500n,
       exponent: 3,
       currency_code: "KWD",
@@ -42,10 +42,10 @@ describe("receiver rules", () => {
   });
 
   it("reads minor units from the amount string exactly", () => {
-    expect(toMinorUnits("86.000")).toEqual({ minor: 86000n, exponent: 3 });
-    expect(toMinorUnits("10.50")).toEqual({ minor: 1050n, exponent: 2 });
-    expect(toMinorUnits("500")).toEqual({ minor: 500n, exponent: 0 });
-    expect(toMinorUnits("0.07")).toEqual({ minor: 7n, exponent: 2 });
+    expect(toMinorUnits("86.000")).toStrictEqual({ minor: 86000n, exponent: 3 });
+    expect(toMinorUnits("10.50")).toStrictEqual({ minor: 1050n, exponent: 2 });
+    expect(toMinorUnits("500")).toStrictEqual({ minor: 500n, exponent: 0 });
+    expect(toMinorUnits("0.07")).toStrictEqual({ minor: 7n, exponent: 2 });
     expect(toMinorUnits("92233720368547758.07").minor).toBe(9223372036854775807n);
     for (const bad of ["", "1.", ".5", "-1", "1e3", "01", " 1"])
       expect(() => toMinorUnits(bad)).toThrow(RangeError);

@@ -11,7 +11,12 @@
 import type { OperationQueued, OperationRejected, OperationSucceeded, OperationWebhook } from "./types.js";
 import { DECIMAL } from "./validate.js";
 
-/** How to find the parent transaction an operation acted on. */
+/**
+ * How to find the parent transaction an operation acted on.
+ *
+ * @example
+ * const key: ParentKey = parentKey(op); // { session_id: "sess_…", order_no: "ORD-1001" }
+ */
 export interface ParentKey {
   session_id: string;
   /** Present when the parent was created with an order number. */
@@ -54,7 +59,12 @@ export function isFinal(payload: OperationWebhook): payload is OperationSucceede
   return payload.result === "success" || payload.result === "rejected";
 }
 
-/** A decimal amount as an exact integer of minor units. */
+/**
+ * A decimal amount as an exact integer of minor units.
+ *
+ * @example
+ * const { minor, exponent }: MinorUnits = toMinorUnits("86.000"); // 86000n, 3
+ */
 export interface MinorUnits {
   /** Digits without the decimal point: "86.000" → 86000n. */
   minor: bigint;
@@ -78,7 +88,12 @@ export function toMinorUnits(amount: string): MinorUnits {
   return { minor: BigInt(units + fraction), exponent: fraction.length };
 }
 
-/** The signed change an operation makes to its parent, in minor units of `currency_code`. */
+/**
+ * The signed change an operation makes to its parent, in minor units of `currency_code`.
+ *
+ * @example
+ * const delta: AmountDelta = amountDelta(op); // { minor: -1050n, exponent: 2, currency_code: "USD" }
+ */
 export interface AmountDelta extends MinorUnits {
   currency_code: string;
 }

@@ -1,5 +1,5 @@
 import { Webhook } from "standardwebhooks";
-import { afterAll, describe, expect, it } from "vitest";
+import { afterAll, afterEach, describe, expect, it, vi } from "vitest";
 import { OTHER_SECRET, operationPayload, SECRET } from "../test/fixtures.js";
 import { forceWebCrypto } from "./hmac.js";
 import { verifyWebhook, verifyWebhookHeaders, WebhookVerificationError } from "./index.js";
@@ -68,6 +68,10 @@ describe("signPayload", () => {
 
 describe("the Web Crypto path (browsers, edge, Node < 20.16)", () => {
   afterAll(() => forceWebCrypto(false));
+  afterEach(() => {
+    vi.restoreAllMocks();
+    vi.unstubAllGlobals();
+  });
   it("produces the same signatures as the node:crypto fast path", async () => {
     const payload = operationPayload();
     const input = { id: "msg_1", timestamp: 1_700_000_000, body: JSON.stringify(payload), secrets: SECRET };
@@ -99,6 +103,32 @@ describe("the Web Crypto path (browsers, edge, Node < 20.16)", () => {
       code: "payload_signature_mismatch",
     });
     await expect(verifyWebhook(body, headers, OTHER_SECRET)).rejects.toBeInstanceOf(WebhookVerificationError);
+  });
+
+  it("does not keep a failed key import: the next verification imports the key again", async () => {
+    forceWebCrypto(true); // also empties the key cache
+    const { body, headers } = await generateTestHeaders(operationPayload(), SECRET);
+    forceWebCrypto(true);
+    // The platform's importKey fails once (our code is not replaced).
+    const importKey = vi
+      .spyOn(crypto.subtle, "importKey")
+      .mockRejectedValueOnce(new DOMException("transient failure", "OperationError"));
+    await expect(verifyWebhook(body, headers, SECRET)).rejects.toThrow("transient failure");
+    await expect(verifyWebhook(body, headers, SECRET)).resolves.toMatchObject({ type: "operation" });
+    // Imported again after the failure, then kept: a third verification imports nothing.
+    await verifyWebhook(body, headers, SECRET);
+    expect(importKey).toHaveBeenCalledTimes(2);
+  });
+
+  it("without crypto.subtle (a page served over http:), says what is needed", async () => {
+    const { body, headers } = await generateTestHeaders(operationPayload(), SECRET);
+    forceWebCrypto(true);
+    // What an insecure browser context has: crypto.getRandomValues, no crypto.subtle.
+    vi.stubGlobal("crypto", { getRandomValues: (a: Uint8Array) => a });
+    const err = await verifyWebhook(body, headers, SECRET).catch((e: unknown) => e);
+    expect(err).toBeInstanceOf(WebhookVerificationError);
+    expect(err).toMatchObject({ code: "crypto_unavailable", statusCode: 500 });
+    expect((err as Error).message).toMatch(/crypto\.subtle.*serve the page over https/);
   });
 });
 

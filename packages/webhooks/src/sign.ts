@@ -2,7 +2,13 @@ import { canonical } from "./canonical-json.js";
 import { checkBody, type RawBody } from "./body.js";
 import { macFor, secretList } from "./hmac.js";
 
-/** What {@link signWebhook} signs. */
+/**
+ * What {@link signWebhook} signs.
+ *
+ * @example
+ * const input: SignWebhookInput = { id: "msg_2x7", timestamp: new Date(), body, secrets: "whsec_…" };
+ * const signature = await signWebhook(input);
+ */
 export interface SignWebhookInput {
   /** The `webhook-id` header: stable across retries of one message. */
   id: string;

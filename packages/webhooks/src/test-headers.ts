@@ -3,7 +3,12 @@ import { toBase64, toHex } from "./encoding.js";
 import { webCrypto } from "./hmac.js";
 import { signPayload, signWebhook, toUnixSeconds } from "./sign.js";
 
-/** Options of {@link generateTestHeaders}. */
+/**
+ * Options of {@link generateTestHeaders}.
+ *
+ * @example
+ * await generateTestHeaders(payload, newSecret, { id: "msg_fixed", timestamp: 1_800_000_000, extraSecrets: [oldSecret] });
+ */
 export interface TestHeadersOptions {
   /** `webhook-id`; a fresh random `msg_…` id by default. */
   id?: string;
@@ -16,7 +21,13 @@ export interface TestHeadersOptions {
   extraSecrets?: readonly string[];
 }
 
-/** A signed test request: send `body` with `headers`. */
+/**
+ * A signed test request: send `body` with `headers`.
+ *
+ * @example
+ * const { body, headers }: TestWebhook = await generateTestHeaders(samplePayload, "whsec_…");
+ * await fetch("http://localhost:3000/webhooks/svc", { method: "POST", body, headers });
+ */
 export interface TestWebhook<P extends object = Record<string, unknown>> {
   /** The payload with its `signature` field filled in. */
   payload: P & { signature: string };

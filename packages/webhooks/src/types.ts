@@ -1,18 +1,58 @@
 // Payload types of the webhooks the svc service sends. Field names are the wire names
 // (snake_case) so a payload can be logged, stored and compared without mapping.
 
-/** An operation on a payment: capture adds money, refund and void deduct it. */
+/**
+ * An operation on a payment: capture adds money, refund and void deduct it.
+ *
+ * @example
+ * const kind: OperationKind = op.operation; // "capture" | "refund" | "void"
+ */
 export type OperationKind = "capture" | "refund" | "void";
-/** Outcome of an operation: `rejected` always follows an earlier `queued`. */
+/**
+ * Outcome of an operation: `rejected` always follows an earlier `queued`.
+ *
+ * @example
+ * const result: OperationResult = op.result;
+ * if (result === "queued") await archive(op);
+ */
 export type OperationResult = "success" | "queued" | "rejected";
-/** Child transaction state after a successful operation (`paid` = captured). */
+/**
+ * Child transaction state after a successful operation (`paid` = captured).
+ *
+ * @example
+ * if (op.result === "success") { const state: FinalTxnState = op.txn.state; }
+ */
 export type FinalTxnState = "paid" | "refunded" | "voided";
+/**
+ * Child transaction state of a queued operation: the gateway will answer later.
+ *
+ * @example
+ * if (op.result === "queued") { const state: QueuedTxnState = op.txn.state; } // e.g. "refund_queued"
+ */
 export type QueuedTxnState = "capture_queued" | "refund_queued" | "void_queued";
+/**
+ * Child transaction state of a queued operation the gateway then refused.
+ *
+ * @example
+ * if (op.result === "rejected") { const state: RejectedTxnState = op.txn.state; } // e.g. "refund_rejected"
+ */
 export type RejectedTxnState = "capture_rejected" | "refund_rejected" | "void_rejected";
-/** Every child state, in the normalised underscore spelling. */
+/**
+ * Every child state, in the normalised underscore spelling.
+ *
+ * @example
+ * const state: TxnState = op.txn.state;
+ * if (state === "refunded") await markRefunded(op.txn.session_id);
+ */
 export type TxnState = FinalTxnState | QueuedTxnState | RejectedTxnState;
 
-/** The dashboard user who made the operation; absent for private-key API calls and gateways. */
+/**
+ * The dashboard user who made the operation; absent for private-key API calls and gateways.
+ *
+ * @example
+ * const who: Initiator | undefined = op.initiator;
+ * if (who) audit.log(`${op.operation} by ${who.username} <${who.email}>`);
+ */
 export interface Initiator {
   id: number;
   first_name?: string;
@@ -22,7 +62,12 @@ export interface Initiator {
   phone?: string;
 }
 
-/** The child transaction an operation created. */
+/**
+ * The child transaction an operation created.
+ *
+ * @example
+ * const { session_id, state }: OperationTxn = op.txn;
+ */
 export interface OperationTxn<S extends TxnState = TxnState> {
   /** Decimal string with the currency's exponent, e.g. "10.50". */
   amount: string;
@@ -58,28 +103,63 @@ interface OperationWebhookBase {
   timestamp_utc: string;
 }
 
+/**
+ * A successful operation: money moved, `txn.state` is `paid`, `refunded` or `voided`.
+ *
+ * @example
+ * if (op.result === "success") { const done: OperationSucceeded = op; await applyToOrder(done); }
+ */
 export interface OperationSucceeded extends OperationWebhookBase {
   result: "success";
   success: true;
   txn: OperationTxn<FinalTxnState>;
 }
+/**
+ * A queued operation: only a notice, the final result follows at the same URL.
+ *
+ * @example
+ * if (op.result === "queued") { const notice: OperationQueued = op; await archive(notice); }
+ */
 export interface OperationQueued extends OperationWebhookBase {
   result: "queued";
   success: false;
   txn: OperationTxn<QueuedTxnState>;
 }
+/**
+ * A queued operation the gateway refused in the end: nothing moved.
+ *
+ * @example
+ * if (op.result === "rejected") { const refused: OperationRejected = op; await notifyStaff(refused); }
+ */
 export interface OperationRejected extends OperationWebhookBase {
   result: "rejected";
   success: false;
   txn: OperationTxn<RejectedTxnState>;
 }
 
-/** The operation webhook, discriminated by `result`. It has no `event` key. */
+/**
+ * The operation webhook, discriminated by `result`. It has no `event` key.
+ *
+ * @example
+ * if (event.type === "operation") { const op: OperationWebhook = event.payload; }
+ */
 export type OperationWebhook = OperationSucceeded | OperationQueued | OperationRejected;
 
+/**
+ * A payment's outcome.
+ *
+ * @example
+ * const state: PaymentState = payment.state;
+ * if (state === "paid") await fulfilOrder(payment);
+ */
 export type PaymentState = "paid" | "authorized" | "failed" | "canceled" | "expired";
 
-/** One child transaction of a payment, as in the Payment Status API. */
+/**
+ * One child transaction of a payment, as in the Payment Status API.
+ *
+ * @example
+ * for (const child of payment.transactions) console.log(child.operation, child.state, child.amount);
+ */
 export interface PaymentTransaction {
   session_id: string;
   order_no: string;
@@ -93,7 +173,12 @@ export interface PaymentTransaction {
   created_at: string;
 }
 
-/** The payment webhook: a payment's outcome, with its children. */
+/**
+ * The payment webhook: a payment's outcome, with its children.
+ *
+ * @example
+ * if (event.type === "payment") { const payment: PaymentWebhook = event.payload; }
+ */
 export interface PaymentWebhook {
   event: "payment";
   session_id: string;
@@ -117,10 +202,21 @@ export interface PaymentWebhook {
   signature: string;
 }
 
-/** Any payload the service sends. */
+/**
+ * Any payload the service sends.
+ *
+ * @example
+ * const payload: WebhookPayload = parseOperationWebhook(JSON.parse(archivedBody));
+ */
 export type WebhookPayload = OperationWebhook | PaymentWebhook;
 
-/** A verified webhook: the delivery's headers and its validated payload. */
+/**
+ * A verified webhook: the delivery's headers and its validated payload.
+ *
+ * @example
+ * const event: WebhookEvent = await verifyWebhook(rawBody, req.headers, process.env.WEBHOOK_SECRET!);
+ * if (event.type === "payment") await fulfilOrder(event.payload);
+ */
 export type WebhookEvent =
   | { type: "operation"; id: string; timestamp: number; payload: OperationWebhook }
   | { type: "payment"; id: string; timestamp: number; payload: PaymentWebhook };

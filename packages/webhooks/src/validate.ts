@@ -12,7 +12,7 @@ type Obj = Record<string, unknown>;
  * A field rule: a string `<kind>[max][?|~]` (`max` characters, `?` optional, `~` nullable), an
  * array of allowed strings, a nested table (an object; optional with `[OPTIONAL]: true`), or
  * `[table]` (an array of objects).
- * Kinds: s string, d decimal amount, c currency, t `YYYY-MM-DD HH:MM:SS`, z ISO 8601 UTC,
+ * Kinds: s non-empty string, d decimal amount, c currency, t `YYYY-MM-DD HH:MM:SS`, z ISO 8601 UTC,
  * u username, x child state, b boolean, i integer, o any object, n never (a forbidden key).
  */
 export type Rule = string | readonly string[] | readonly [Table] | Table;
@@ -33,7 +33,8 @@ const matches = (pattern: RegExp) => (value: unknown) => typeof value === "strin
 
 // Each kind's test, and how to say what was expected.
 const KINDS: Record<string, [(value: unknown) => unknown, string]> = {
-  s: [(value) => typeof value === "string", "a string"],
+  // Never empty: the service omits an optional field rather than send "".
+  s: [(value) => typeof value === "string" && value, "a non-empty string"],
   b: [(value) => typeof value === "boolean", "true or false"],
   i: [Number.isSafeInteger, "an integer"],
   o: [isRecord, "an object"],

@@ -165,6 +165,19 @@ describe("verifyWebhook", () => {
     );
   });
 
+  it("refuses a payload RFC 8785 cannot represent (a lone surrogate) with its code, not a TypeError", async () => {
+    const body = JSON.stringify({ ...operationPayload(), pg_response: { raw: "\ud800" }, signature: "ab" });
+    expect(body).toContain("\\ud800");
+    const headers = {
+      "webhook-id": "msg_1",
+      "webhook-timestamp": String(NOW),
+      "webhook-signature": await signWebhook({ id: "msg_1", timestamp: NOW, body, secrets: SECRET }),
+    };
+    expect(await codeOf(verifyWebhook(body, headers, SECRET, { nowSeconds: NOW }))).toBe(
+      "payload_signature_mismatch",
+    );
+  });
+
   it("answers invalid_payload (400) for authentic but broken payloads", async () => {
     const { body, headers } = await signedOperation({ result: "maybe" });
     const err = await verifyWebhook(body, headers, SECRET, { nowSeconds: NOW }).catch(

@@ -16,7 +16,13 @@ import type { WebhookEvent } from "./types.js";
  */
 export const DEFAULT_TOLERANCE_SECONDS = 300;
 
-/** Options of {@link verifyWebhook} and {@link verifyWebhookHeaders}. */
+/**
+ * Options of {@link verifyWebhook} and {@link verifyWebhookHeaders}.
+ *
+ * @example
+ * const options: VerifyOptions = { toleranceSeconds: 600 };
+ * await verifyWebhook(rawBody, req.headers, process.env.WEBHOOK_SECRET!, options);
+ */
 export interface VerifyOptions {
   /** How far `webhook-timestamp` may be in the past or the future. Default 300 (5 min). */
   toleranceSeconds?: number;
@@ -29,7 +35,12 @@ export interface VerifyOptions {
   payloadSignature?: boolean;
 }
 
-/** What the Standard Webhooks headers proved. */
+/**
+ * What the Standard Webhooks headers proved.
+ *
+ * @example
+ * const { id, timestamp }: VerifiedHeaders = await verifyWebhookHeaders(rawBody, req.headers, "whsec_…");
+ */
 export interface VerifiedHeaders {
   /** `webhook-id`: the idempotency key, stable across retries. */
   id: string;
@@ -38,6 +49,9 @@ export interface VerifiedHeaders {
   /** The secret whose signature matched, to check the payload field with it first. */
   secret: string;
 }
+
+/** What to do about a missing or malformed header. */
+const UNCHANGED = "pass the request headers unchanged.";
 
 /**
  * One `webhook-<name>` header, in any key case; repeated values are joined by a space.
@@ -54,7 +68,7 @@ function header(headers: HeadersLike, name: string): string {
   }
   return (
     (typeof value === "object" ? value?.join(" ") : value) ||
-    fail("missing_header", `Missing ${name} header: pass the request headers unchanged.`)
+    fail("missing_header", `Missing ${name} header: ${UNCHANGED}`)
   );
 }
 
@@ -89,7 +103,7 @@ function* headerSteps(
     .split(" ")
     .filter((e) => e.startsWith("v1,"));
   if (!/^\d{1,12}$/.test(stamp)) {
-    fail("invalid_header", `webhook-timestamp ${JSON.stringify(stamp)} is not unix seconds.`);
+    fail("invalid_header", `webhook-timestamp ${JSON.stringify(stamp)} is not unix seconds: ${UNCHANGED}`);
   }
   const timestamp = +stamp;
   const age = (options.nowSeconds ?? Math.floor(Date.now() / 1000)) - timestamp;
@@ -101,7 +115,7 @@ function* headerSteps(
       `webhook-timestamp is ${off} s ${age > 0 ? "old" : "ahead"} (max ${tolerance}): a replay, or sync your clock.`,
     );
   }
-  if (!signatures[0]) fail("invalid_header", "webhook-signature has no v1,<base64> entry.");
+  if (!signatures[0]) fail("invalid_header", `webhook-signature has no v1,<base64> entry: ${UNCHANGED}`);
   const prefix = id + "." + timestamp + ".";
   for (const secret of list) {
     const expected = yield macFor(secret)(body, "base64", prefix);
@@ -169,11 +183,21 @@ function* payloadSteps(payload: unknown, secrets: readonly string[], text = ""):
       const tail = text.slice(at + member.length);
       for (const secret of secrets) if (timingSafeEqual(yield macFor(secret)(tail, "hex", head), hex)) return;
     }
-    // The canonical form, computed once whatever the number of secrets.
-    const signed = canonical(payload, "signature")!;
-    for (const secret of secrets) if (timingSafeEqual(yield macFor(secret)(signed, "hex"), hex)) return;
+    // The canonical form, computed once whatever the number of secrets. A payload RFC 8785
+    // cannot represent (a lone surrogate) has none, so no signature can match it.
+    let signed: string | undefined;
+    try {
+      signed = canonical(payload, "signature");
+    } catch {
+      // falls through to the mismatch
+    }
+    if (signed)
+      for (const secret of secrets) if (timingSafeEqual(yield macFor(secret)(signed, "hex"), hex)) return;
   }
-  fail("payload_signature_mismatch", "Payload signature missing or wrong: the JSON changed after signing.");
+  fail(
+    "payload_signature_mismatch",
+    "Payload signature missing or wrong: check the secrets, the previous one too.",
+  );
 }
 
 function* webhookSteps(
@@ -190,7 +214,7 @@ function* webhookSteps(
     text = typeof rawBody === "string" ? rawBody : utf8Decoder.decode(rawBody);
     payload = JSON.parse(text);
   } catch {
-    return fail("invalid_payload", "Body is not UTF-8 JSON.");
+    return fail("invalid_payload", "Body is not UTF-8 JSON: check what sent it.");
   }
   if (options.payloadSignature !== false) {
     // The matching secret first: during a rotation the payload is signed with the same one.

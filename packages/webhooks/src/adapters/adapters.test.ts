@@ -98,17 +98,114 @@ describe("node adapter (real http server)", () => {
   });
 });
 
+describe("dedupe through the node adapter (real http server, concurrent deliveries)", () => {
+  let server: http.Server;
+  let url: string;
+  /** Each onEvent call waits for the test to settle it. */
+  const calls: { id: string; settle: (fail?: Error) => void }[] = [];
+  let called: () => void = () => {};
+  beforeAll(async () => {
+    const middleware = webhookMiddleware({
+      secrets: SECRET,
+      dedupe: createDeduper(),
+      onEvent: (event) =>
+        new Promise<void>((resolve, reject) => {
+          calls.push({ id: event.id, settle: (fail) => (fail ? reject(fail) : resolve()) });
+          called();
+        }),
+    });
+    server = http.createServer(middleware);
+    await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
+    url = `http://127.0.0.1:${(server.address() as AddressInfo).port}/webhooks`;
+  });
+  afterAll(() => new Promise<void>((resolve) => server.close(() => resolve())));
+
+  const nextCall = () => new Promise<void>((resolve) => (called = resolve));
+
+  it("answers 409 + Retry-After to a retry while the first delivery is handled, so a failure loses nothing", async () => {
+    const { body, headers } = await generateTestHeaders(operationPayload(), SECRET);
+    const deliver = () => fetch(url, { method: "POST", body, headers });
+    // The first delivery's handler is slow: the sender gives up waiting and retries meanwhile.
+    let started = nextCall();
+    const first = deliver();
+    await started;
+    const retry = await deliver();
+    expect(retry.status).toBe(409);
+    expect(retry.headers.get("retry-after")).toBe("60");
+    expect(await retry.json()).toMatchObject({ error: "in_progress" });
+    expect(calls).toHaveLength(1);
+    // The first handler then fails: 500, and the id is forgotten…
+    calls[0]!.settle(new Error("database unavailable"));
+    expect((await first).status).toBe(500);
+    // …so the next retry runs the handler again, and the message is handled.
+    started = nextCall();
+    const again = deliver();
+    await started;
+    expect(calls).toHaveLength(2);
+    calls[1]!.settle();
+    expect((await again).status).toBe(200);
+    // Only now is it a duplicate that may be answered 2xx, without running the handler.
+    const late = await deliver();
+    expect([late.status, await late.json()]).toEqual([200, { received: true, duplicate: true }]);
+    expect(calls.map((c) => c.id)).toEqual([headers["webhook-id"], headers["webhook-id"]]);
+  });
+});
+
 describe("fetch adapter", () => {
   const handler = createWebhookHandler(options);
-  it("answers 200 / 401 / 400 / 413 like the node adapter", async () => {
-    const { list } = await cases();
+  const post = (body: BodyInit, headers: HeadersInit) =>
+    handler(new Request("https://shop.example/webhooks", { method: "POST", body, headers }));
+
+  it("answers 200 / 401 / 400 / 413 like the node adapter, and runs the handler once", async () => {
+    received.length = 0;
+    const { list, good } = await cases();
     for (const [name, body, headers, status] of list) {
-      const res = await handler(
-        new Request("https://shop.example/webhooks", { method: "POST", body, headers }),
-      );
-      // The node test above already handled "authentic", so here it is a duplicate too: still 200.
+      const res = await post(body, headers);
       expect(res.status, name).toBe(status);
+      if (name === "duplicate") expect(await res.json()).toEqual({ received: true, duplicate: true });
     }
+    // "duplicate" repeats "authentic" (same webhook-id): the handler ran for the first only.
+    expect(received.map((e) => e.id)).toEqual([good.headers["webhook-id"]]);
+  });
+
+  it("answers 500 when the handler throws, handles the retry, and 405 to anything but POST", async () => {
+    received.length = 0;
+    const { body, headers } = await generateTestHeaders(operationPayload(), SECRET);
+    failNext = true;
+    expect((await post(body, headers)).status).toBe(500);
+    expect((await post(body, headers)).status).toBe(200);
+    expect(received.map((e) => e.id)).toEqual([headers["webhook-id"]]);
+    const get = await handler(new Request("https://shop.example/webhooks", { headers }));
+    expect([get.status, (await get.json()).error]).toEqual([405, "method_not_allowed"]);
+  });
+
+  it("stops reading a body without content-length once it passes maxBodyBytes", async () => {
+    const { headers } = await generateTestHeaders(operationPayload(), SECRET);
+    const chunk = new Uint8Array(16 * 1024).fill(0x20);
+    let pulled = 0;
+    let cancelled = false;
+    // 100 chunks of 16 KiB (1.6 MiB), streamed: the request carries no content-length.
+    const stream = new ReadableStream<Uint8Array>({
+      pull(controller) {
+        if (pulled++ === 100) controller.close();
+        else controller.enqueue(chunk);
+      },
+      cancel() {
+        cancelled = true;
+      },
+    });
+    const request = new Request("https://shop.example/webhooks", {
+      method: "POST",
+      body: stream,
+      headers,
+      duplex: "half",
+    } as RequestInit);
+    expect(request.headers.get("content-length")).toBeNull();
+    const res = await handler(request);
+    expect([res.status, (await res.json()).error]).toEqual([413, "body_too_large"]);
+    // The limit is 64 KiB: the fifth chunk passes it, and reading stops there.
+    expect(pulled).toBeLessThan(10);
+    expect(cancelled).toBe(true);
   });
 });
 

@@ -23,7 +23,13 @@ interface FastifyInstanceLike {
   post(path: string, handler: RouteHandler): unknown;
 }
 
-/** Options of {@link svcWebhooks}: the route path plus the shared adapter options. */
+/**
+ * Options of {@link svcWebhooks}: the route path plus the shared adapter options.
+ *
+ * @example
+ * const options: FastifyWebhookOptions = { path: "/webhooks/svc", secrets: process.env.WEBHOOK_SECRET!, onEvent: handle };
+ * await app.register(svcWebhooks, options);
+ */
 export interface FastifyWebhookOptions extends WebhookHandlerOptions<FastifyRequestLike> {
   /** Route path of the endpoint, e.g. "/webhooks/svc". */
   path: string;
@@ -56,6 +62,8 @@ export async function svcWebhooks(
   fastify.post(options.path, async (request, reply) => {
     const body = request.body instanceof Uint8Array ? request.body : new Uint8Array(0);
     const result = await handleWebhook(body, request.headers, options, request);
-    return reply.code(result.status).header("content-type", "application/json").send(result.body);
+    reply.code(result.status);
+    for (const [name, value] of Object.entries(result.headers)) reply.header(name, value);
+    return reply.send(result.body);
   });
 }

@@ -1,9 +1,21 @@
 import type { IncomingMessage, ServerResponse } from "node:http";
-import { DEFAULT_MAX_BODY_BYTES, handleWebhook, tooLarge, type WebhookHandlerOptions } from "./handle.js";
+import {
+  DEFAULT_MAX_BODY_BYTES,
+  handleWebhook,
+  type HandlerResponse,
+  methodNotAllowed,
+  tooLarge,
+  type WebhookHandlerOptions,
+} from "./handle.js";
 
 export type { WebhookHandlerOptions } from "./handle.js";
 
-/** A Node request; `body` is set when a framework's body parser ran before us. */
+/**
+ * A Node request; `body` is set when a framework's body parser ran before us.
+ *
+ * @example
+ * webhookMiddleware({ secrets, onEvent: (event, req: NodeWebhookRequest) => console.log(req.url, event.id) });
+ */
 export type NodeWebhookRequest = IncomingMessage & { body?: unknown };
 
 const BODY_PARSED =
@@ -48,26 +60,28 @@ export function webhookMiddleware(
 ): (req: NodeWebhookRequest, res: ServerResponse, next?: (err?: unknown) => void) => Promise<void> {
   const limit = options.maxBodyBytes ?? DEFAULT_MAX_BODY_BYTES;
   return async (req, res, next) => {
-    const send = (status: number, body: string) => {
-      res.statusCode = status;
-      res.setHeader("content-type", "application/json");
-      res.end(body);
+    const send = (result: HandlerResponse) => {
+      res.statusCode = result.status;
+      for (const [name, value] of Object.entries(result.headers)) res.setHeader(name, value);
+      res.end(result.body);
     };
+    const fail = (status: number, body: object) =>
+      send({ status, headers: { "content-type": "application/json" }, body: JSON.stringify(body) });
     try {
-      if (req.method !== "POST") return send(405, JSON.stringify({ error: "method_not_allowed" }));
+      if (req.method !== "POST") return send(methodNotAllowed());
       let body: Uint8Array | string | "too_large";
       if (typeof req.body === "string" || req.body instanceof Uint8Array) body = req.body;
       else if (req.body !== undefined && req.readableEnded) {
-        return send(500, JSON.stringify({ error: "invalid_body", message: BODY_PARSED }));
+        return fail(500, { error: "invalid_body", message: BODY_PARSED });
       } else body = await readBody(req, limit);
-      const result =
+      send(
         body === "too_large" || body.length > limit
           ? tooLarge(limit)
-          : await handleWebhook(body, req.headers, options, req);
-      send(result.status, result.body);
+          : await handleWebhook(body, req.headers, options, req),
+      );
     } catch (err) {
       if (next) next(err);
-      else send(500, JSON.stringify({ error: "internal_error" }));
+      else fail(500, { error: "internal_error" });
     }
   };
 }

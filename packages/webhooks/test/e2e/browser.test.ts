@@ -16,6 +16,8 @@ let server: http.Server;
 let context: BrowserContext;
 let profileDir: string;
 let origin: string;
+/** The same server under a name that is not loopback: an insecure context, without crypto.subtle. */
+let insecureOrigin: string;
 
 beforeAll(async () => {
   // Both entries, as an app that verifies and signs would import them.
@@ -43,7 +45,9 @@ beforeAll(async () => {
     }
   });
   await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
-  origin = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+  const { port } = server.address() as AddressInfo;
+  origin = `http://127.0.0.1:${port}`;
+  insecureOrigin = `http://shop.test:${port}`;
   profileDir = await mkdtemp(path.join(os.tmpdir(), "webhooks-chromium-"));
   context = await chromium.launchPersistentContext(profileDir, {
     executablePath: CHROMIUM,
@@ -56,6 +60,7 @@ beforeAll(async () => {
       "--disable-background-networking",
       "--disable-component-update",
       "--disable-sync",
+      "--host-resolver-rules=MAP shop.test 127.0.0.1",
     ],
   });
 }, 60_000);
@@ -107,5 +112,35 @@ describe("in Chromium", { timeout: 60_000 }, () => {
     expect(outcome.signature).toBe(
       await signWebhook({ id: "msg_x", timestamp: 1_800_000_000, body, secrets: SECRET }),
     );
+  });
+
+  it("on a page served over http: (no crypto.subtle), refuses with crypto_unavailable, not a TypeError", async () => {
+    const { body, headers } = await generateTestHeaders(operationPayload(), SECRET);
+    const page = await context.newPage();
+    await page.goto(insecureOrigin);
+    await page.waitForFunction(() => "lib" in window);
+    const outcome = await page.evaluate(
+      async ({ body, headers, secret }) => {
+        const lib = (window as unknown as { lib: typeof import("../../src/index.js") }).lib;
+        const error = await lib.verifyWebhook(body, headers, secret).then(
+          () => undefined,
+          (err: Error & { code?: string }) => ({
+            name: err.name,
+            code: err.code,
+            message: err.message,
+            ours: lib.isWebhookVerificationError(err),
+          }),
+        );
+        return { secure: isSecureContext, subtle: typeof crypto.subtle, error };
+      },
+      { body, headers, secret: SECRET },
+    );
+    expect(outcome).toMatchObject({ secure: false, subtle: "undefined" });
+    expect(outcome.error).toMatchObject({
+      name: "WebhookVerificationError",
+      code: "crypto_unavailable",
+      ours: true,
+    });
+    expect(outcome.error?.message).toMatch(/serve the page over https/);
   });
 });

@@ -119,7 +119,7 @@ verifyWebhook(body, headers, secret).then((event) => console.log(event.payload.r
     expect(run(process.execPath, [...flag, "--no-warnings", "index.js"], dir).trim()).toBe("REF-7Q2K9");
   });
 
-  it("type-checks and runs in a fresh TypeScript project", async () => {
+  it("type-checks and runs in fresh TypeScript projects, for Node and for browsers", async () => {
     const dir = await project("ts", {
       "package.json": JSON.stringify({ name: "ts-sample", private: true, type: "module" }),
       "tsconfig.json": JSON.stringify({
@@ -151,7 +151,28 @@ const middleware: (req: import("node:http").IncomingMessage, res: import("node:h
 const { duplicate } = await createDeduper().once(event.id, () => {});
 console.log(JSON.stringify({ state, delta: String(amountDelta(event.payload).minor), bad, m: typeof middleware, duplicate }));
 `,
+      // A browser project: no Node types; every type, the adapters' included, from the root.
+      "tsconfig.browser.json": JSON.stringify({
+        compilerOptions: {
+          module: "ESNext",
+          moduleResolution: "Bundler",
+          target: "ES2022",
+          lib: ["ES2022", "DOM"],
+          strict: true,
+          noEmit: true,
+          types: [],
+          skipLibCheck: true,
+        },
+        include: ["browser.ts"],
+      }),
+      "browser.ts": `
+import { verifyWebhook, type FastifyWebhookOptions, type NodeWebhookRequest, type WebhookHandlerOptions } from "@svc/webhooks";
+export const options: WebhookHandlerOptions<Request> = { secrets: "whsec_x", onEvent: (event) => void event.id };
+export type Both = [FastifyWebhookOptions["path"], NodeWebhookRequest["body"]];
+export const verify = (body: string, headers: Headers) => verifyWebhook(body, headers, "whsec_x");
+`,
     });
+    run(process.execPath, [tsc, "-p", "tsconfig.browser.json"], dir);
     // The project's own node_modules has only the tarball; Node's types come from the repo.
     await mkdir(path.join(dir, "node_modules/@types"), { recursive: true });
     await symlink(
