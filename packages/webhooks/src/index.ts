@@ -16,7 +16,7 @@ export type { DedupeResult, Deduper, DeduperOptions, DedupeStore } from "./dedup
 // The adapters' option and request types (no bytes either).
 export type { FastifyWebhookOptions } from "./adapters/fastify.js";
 export type { WebhookHandlerOptions } from "./adapters/handle.js";
-export type { NodeWebhookRequest } from "./adapters/node.js";
+export type { NodeWebhookRequest } from "./adapters/node-request.js";
 export { isWebhookVerificationError, type WebhookErrorCode, WebhookVerificationError } from "./errors.js";
 export type { HeadersLike } from "./headers.js";
 export { parseOperationWebhook } from "./parse-operation.js";

@@ -8,15 +8,10 @@ import {
   type WebhookHandlerOptions,
 } from "./handle.js";
 
-export type { WebhookHandlerOptions } from "./handle.js";
+import type { NodeWebhookRequest } from "./node-request.js";
 
-/**
- * A Node request; `body` is set when a framework's body parser ran before us.
- *
- * @example
- * webhookMiddleware({ secrets, onEvent: (event, req: NodeWebhookRequest) => console.log(req.url, event.id) });
- */
-export type NodeWebhookRequest = IncomingMessage & { body?: unknown };
+export type { WebhookHandlerOptions } from "./handle.js";
+export type { NodeWebhookRequest } from "./node-request.js";
 
 const BODY_PARSED =
   "The request body was already parsed (e.g. by express.json()), so its raw bytes are lost and the " +
@@ -54,10 +49,13 @@ function readBody(req: NodeWebhookRequest, limit: number): Promise<Uint8Array | 
  *   onEvent: (event) => queue.push(event),
  * }));
  * // or: http.createServer(webhookMiddleware({ ... })).listen(3000);
+ *
+ * @typeParam R the request `onEvent` gets: by default Node's own (with `body` when a parser ran
+ *   first); Express users may name theirs, e.g. `webhookMiddleware<express.Request>(…)`.
  */
-export function webhookMiddleware(
-  options: WebhookHandlerOptions<NodeWebhookRequest>,
-): (req: NodeWebhookRequest, res: ServerResponse, next?: (err?: unknown) => void) => Promise<void> {
+export function webhookMiddleware<R extends NodeWebhookRequest = IncomingMessage & { body?: unknown }>(
+  options: WebhookHandlerOptions<R>,
+): (req: R, res: ServerResponse, next?: (err?: unknown) => void) => Promise<void> {
   const limit = options.maxBodyBytes ?? DEFAULT_MAX_BODY_BYTES;
   return async (req, res, next) => {
     const send = (result: HandlerResponse) => {

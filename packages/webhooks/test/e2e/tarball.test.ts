@@ -161,7 +161,6 @@ console.log(JSON.stringify({ state, delta: String(amountDelta(event.payload).min
           strict: true,
           noEmit: true,
           types: [],
-          skipLibCheck: true,
         },
         include: ["browser.ts"],
       }),
