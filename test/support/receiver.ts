@@ -33,6 +33,11 @@ export interface Receiver {
     delayMs?: number;
     /** Holds the answer until this settles (after delayMs, if both are given). */
     until?: Promise<unknown>;
+    /**
+     * Sends the status and headers, then one byte of body every trickleMs and never ends it: the
+     * answer lasts until the client closes the connection (`aborted` then).
+     */
+    trickleMs?: number;
   };
   /** Resolves when `count` requests (optionally on `path`) have arrived, or rejects after timeoutMs. */
   waitFor(count: number, options?: { path?: string; timeoutMs?: number }): Promise<ReceivedRequest[]>;
@@ -97,6 +102,13 @@ export async function startReceiver(): Promise<Receiver> {
       const answer = receiver.respond(entry, requests.length - 1);
       const reply = () => {
         if (res.destroyed) return;
+        if (answer.trickleMs) {
+          res.writeHead(answer.status, { "content-type": "text/plain", ...answer.headers });
+          res.flushHeaders();
+          const drip = setInterval(() => res.write("."), answer.trickleMs);
+          res.on("close", () => clearInterval(drip));
+          return;
+        }
         entry.finishedAt = Date.now();
         entry.aborted = false;
         res.writeHead(answer.status, { "content-type": "text/plain", ...answer.headers });

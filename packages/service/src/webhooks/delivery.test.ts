@@ -207,6 +207,41 @@ describe.each(STORES)("webhook delivery on %s", (store) => {
     expect(receiver.requests.filter((r) => r.path === "/slow")).toHaveLength(2);
   });
 
+  it("a receiver that sends its headers at once and trickles the body is cut at the timeout and retried", async () => {
+    await configureWebhooks(stack, m, {
+      timeout_seconds: 1,
+      retry_schedule_seconds: [3600],
+      operations_webhook_url: `${receiver.url}/trickle`,
+    });
+    // A byte every 100 ms: every gap is far below the timeout, the body never ends.
+    receiver.respond = (r) => (r.path === "/trickle" ? { status: 200, trickleMs: 100 } : { status: 200 });
+    const { parent } = await refund();
+    // Bounded far below the lease (timeout + 30 s): past it another worker could take the
+    // delivery over while this attempt was still open.
+    const message = await until(
+      () => messageOf(parent.session_id),
+      (msg) => msg.status === "retrying",
+      10_000,
+    );
+    expect(message.status).toBe("retrying");
+    expect(message.deliveries[0]).toMatchObject({ status: "retrying", tries: 1 });
+    expect(message.deliveries[0].attempts).toHaveLength(1);
+    expect(message.deliveries[0].attempts[0]).toMatchObject({
+      status_code: null,
+      error: "timed out after 1000 ms",
+    });
+    // The worker closed the connection mid-body (the receiver sees the close a moment later).
+    const [trickled] = receiver.requests.filter((r) => r.path === "/trickle");
+    expect(trickled).toBeDefined();
+    expect(
+      await until(
+        async () => trickled!.aborted,
+        (cut) => cut === true,
+        5_000,
+      ),
+    ).toBe(true);
+  });
+
   it("an outbox insert in a transaction that rolls back leaves no message", async () => {
     const parent = await paidParent(stack, m);
     await expect(
