@@ -51,6 +51,14 @@ function intFrom(env: Env, key: string, fallback: number, min: number, max: numb
   return value;
 }
 
+function boolFrom(env: Env, key: string, fallback: boolean): boolean {
+  const raw = env[key];
+  if (raw === undefined || raw === "") return fallback;
+  if (raw === "true") return true;
+  if (raw === "false") return false;
+  throw new Error(`${key} must be true or false, got "${raw}"`);
+}
+
 function oneOf<T extends string>(env: Env, key: string, allowed: readonly T[], fallback: T): T {
   const raw = env[key];
   if (raw === undefined || raw === "") return fallback;
@@ -77,7 +85,7 @@ export function loadConfig(env: Env = process.env, overrides: Partial<ServiceCon
     adminToken: env.SVC_ADMIN_TOKEN || "",
     defaultExpirationSeconds: intFrom(env, "SVC_DEFAULT_EXPIRATION_SECONDS", 24 * 3600, 60, 30 * 24 * 3600),
     role: oneOf(env, "SVC_ROLE", ["api", "worker", "all"] as const, "all"),
-    webhookAllowPrivate: env.SVC_WEBHOOK_ALLOW_PRIVATE === "true",
+    webhookAllowPrivate: boolFrom(env, "SVC_WEBHOOK_ALLOW_PRIVATE", false),
     idempotencyTtlSeconds: 24 * 3600,
     reservationTimeoutSeconds: intFrom(env, "SVC_RESERVATION_TIMEOUT_SECONDS", 120, 1, 24 * 3600),
     logLevel: oneOf(env, "SVC_LOG_LEVEL", ["silent", "error", "warn", "info", "debug"] as const, "info"),

@@ -10,6 +10,7 @@ import type { Metrics } from "../metrics/metrics.js";
 import { type AttemptOutcome, attemptDelivery, createDeliveryAgent } from "./deliver.js";
 import { type ClaimedDelivery, type DeliveryOutcome, deliveryRepo } from "./delivery.repo.js";
 import { OUTBOX_CHANNEL, type OutboxSignal } from "./outbox.js";
+import type { ResolveAll } from "./ssrf.js";
 import { settlesWithin } from "../lifecycle.js";
 
 const CLAIM_BATCH = 500;
@@ -35,6 +36,8 @@ export interface WorkerOptions {
   signal?: OutboxSignal;
   onError?: (error: unknown) => void;
   random?: () => number;
+  /** Name resolution behind the SSRF guard (default: the system resolver). */
+  resolve?: ResolveAll;
 }
 
 /** The next state of a delivery after an attempt, by the retry policy. */
@@ -74,7 +77,10 @@ export class DeliveryWorker {
     private readonly db: Db,
     private readonly options: WorkerOptions,
   ) {
-    this.agent = createDeliveryAgent({ allowPrivate: options.allowPrivate });
+    this.agent = createDeliveryAgent({
+      allowPrivate: options.allowPrivate,
+      ...(options.resolve ? { resolve: options.resolve } : {}),
+    });
   }
 
   async start(): Promise<void> {

@@ -1,0 +1,17 @@
+/** Configuration parsing: booleans and integers from SVC_* variables, with clear errors on junk. */
+import { describe, expect, it } from "vitest";
+import { loadConfig } from "./config.js";
+
+describe("loadConfig", () => {
+  it("SVC_WEBHOOK_ALLOW_PRIVATE: off by default; true or false; anything else is refused", () => {
+    expect(loadConfig({}).webhookAllowPrivate).toBe(false);
+    expect(loadConfig({ SVC_WEBHOOK_ALLOW_PRIVATE: "" }).webhookAllowPrivate).toBe(false);
+    expect(loadConfig({ SVC_WEBHOOK_ALLOW_PRIVATE: "true" }).webhookAllowPrivate).toBe(true);
+    expect(loadConfig({ SVC_WEBHOOK_ALLOW_PRIVATE: "false" }).webhookAllowPrivate).toBe(false);
+    // Read as false before: an operator who meant "allow" got a guard they did not expect.
+    for (const junk of ["yes", "1", "TRUE", "true "])
+      expect(() => loadConfig({ SVC_WEBHOOK_ALLOW_PRIVATE: junk })).toThrow(
+        `SVC_WEBHOOK_ALLOW_PRIVATE must be true or false, got "${junk}"`,
+      );
+  });
+});
