@@ -14,4 +14,12 @@ describe("loadConfig", () => {
         `SVC_WEBHOOK_ALLOW_PRIVATE must be true or false, got "${junk}"`,
       );
   });
+
+  it("SVC_WEBHOOK_POLL_MS: the worker's fallback poll, 1 s by default", () => {
+    expect(loadConfig({}).webhookPollMs).toBe(1_000);
+    expect(loadConfig({ SVC_WEBHOOK_POLL_MS: "600000" }).webhookPollMs).toBe(600_000);
+    expect(() => loadConfig({ SVC_WEBHOOK_POLL_MS: "soon" })).toThrow(
+      'SVC_WEBHOOK_POLL_MS must be an integer between 50 and 3600000, got "soon"',
+    );
+  });
 });

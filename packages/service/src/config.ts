@@ -30,6 +30,11 @@ export interface ServiceConfig {
   /** Allow webhook destinations on private/loopback addresses (dev and tests only). */
   webhookAllowPrivate: boolean;
   /**
+   * How often the delivery worker looks for retries coming due and expired leases: 1 s. New
+   * messages wake it at once (in-process and by LISTEN/NOTIFY), not by this timer.
+   */
+  webhookPollMs: number;
+  /**
    * A reservation (`<operation>_pending`) older than this belongs to a request that died during
    * its gateway call; the reservation sweep asks the gateway again and settles it.
    */
@@ -86,6 +91,7 @@ export function loadConfig(env: Env = process.env, overrides: Partial<ServiceCon
     defaultExpirationSeconds: intFrom(env, "SVC_DEFAULT_EXPIRATION_SECONDS", 24 * 3600, 60, 30 * 24 * 3600),
     role: oneOf(env, "SVC_ROLE", ["api", "worker", "all"] as const, "all"),
     webhookAllowPrivate: boolFrom(env, "SVC_WEBHOOK_ALLOW_PRIVATE", false),
+    webhookPollMs: intFrom(env, "SVC_WEBHOOK_POLL_MS", 1_000, 50, 3_600_000),
     idempotencyTtlSeconds: 24 * 3600,
     reservationTimeoutSeconds: intFrom(env, "SVC_RESERVATION_TIMEOUT_SECONDS", 120, 1, 24 * 3600),
     logLevel: oneOf(env, "SVC_LOG_LEVEL", ["silent", "error", "warn", "info", "debug"] as const, "info"),

@@ -36,6 +36,8 @@ export interface WorkerOptions {
   signal?: OutboxSignal;
   onError?: (error: unknown) => void;
   random?: () => number;
+  /** The fallback timer's period (default FALLBACK_POLL_MS); SVC_WEBHOOK_POLL_MS. */
+  fallbackPollMs?: number;
   /** Name resolution behind the SSRF guard (default: the system resolver). */
   resolve?: ResolveAll;
 }
@@ -86,7 +88,7 @@ export class DeliveryWorker {
   async start(): Promise<void> {
     this.unlisten = await this.db.listen(OUTBOX_CHANNEL, this.wake);
     this.options.signal?.on("committed", this.wake);
-    this.timer = setInterval(this.wake, FALLBACK_POLL_MS);
+    this.timer = setInterval(this.wake, this.options.fallbackPollMs ?? FALLBACK_POLL_MS);
     this.timer.unref();
     this.wake();
   }
