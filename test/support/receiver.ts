@@ -44,7 +44,8 @@ export interface Receiver {
   close(): Promise<void>;
 }
 
-export async function startReceiver(): Promise<Receiver> {
+/** `port`: listen on this one (a receiver coming back where a closed one was); default any. */
+export async function startReceiver(options: { port?: number } = {}): Promise<Receiver> {
   const requests: ReceivedRequest[] = [];
   const waiters = new Set<() => void>();
   const receiver: Receiver = {
@@ -121,7 +122,10 @@ export async function startReceiver(): Promise<Receiver> {
     });
   });
   server.keepAliveTimeout = 60_000;
-  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
+  await new Promise<void>((resolve, reject) => {
+    server.once("error", reject);
+    server.listen(options.port ?? 0, "127.0.0.1", resolve);
+  });
   const address = server.address();
   receiver.url = `http://127.0.0.1:${typeof address === "object" && address ? address.port : 0}`;
   return receiver;
