@@ -1,6 +1,7 @@
 /**
  * The delivery policy against a real loopback receiver: retries, Retry-After, 410, redirects,
- * final failure, replay, the messages API, metrics, and the outbox's transactional guarantee.
+ * timeouts, a receiver down then back, final failure, replay, the messages API, and the outbox's
+ * transactional guarantee. /metrics has a service of its own (metrics/metrics.test.ts).
  */
 import { verifyWebhook } from "@svc/webhooks";
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
@@ -396,18 +397,6 @@ describe.each(STORES)("webhook delivery on %s", (store) => {
     expect(rows).toEqual([]);
     await new Promise((r) => setTimeout(r, 300));
     expect(receiver.requests).toHaveLength(0);
-  });
-
-  it("/metrics reports deliveries by outcome, the latency histogram, queue depth and oldest pending age", async () => {
-    await refund();
-    await receiver.waitFor(1);
-    const r = await fetch(`${stack.url}/metrics`);
-    const text = await r.text();
-    expect(r.headers.get("content-type")).toContain("text/plain");
-    expect(text).toMatch(/svc_webhook_deliveries_total\{outcome="succeeded"\} [1-9]/);
-    expect(text).toContain('svc_webhook_attempt_duration_seconds_bucket{le="+Inf"}');
-    expect(text).toMatch(/svc_webhook_queue_depth \d+/);
-    expect(text).toMatch(/svc_webhook_oldest_pending_age_seconds [\d.]+/);
   });
 
   it("the payment webhook: the transaction's webhook_url gets the outcome with its transactions, signed the same way", async () => {
