@@ -33,13 +33,19 @@ export interface Receiver {
     delayMs?: number;
     /** Holds the answer until this settles (after delayMs, if both are given). */
     until?: Promise<unknown>;
+    /**
+     * Sends the status and headers, then one byte of body every trickleMs and never ends it: the
+     * answer lasts until the client closes the connection (`aborted` then).
+     */
+    trickleMs?: number;
   };
   /** Resolves when `count` requests (optionally on `path`) have arrived, or rejects after timeoutMs. */
   waitFor(count: number, options?: { path?: string; timeoutMs?: number }): Promise<ReceivedRequest[]>;
   close(): Promise<void>;
 }
 
-export async function startReceiver(): Promise<Receiver> {
+/** `port`: listen on this one (a receiver coming back where a closed one was); default any. */
+export async function startReceiver(options: { port?: number } = {}): Promise<Receiver> {
   const requests: ReceivedRequest[] = [];
   const waiters = new Set<() => void>();
   const receiver: Receiver = {
@@ -97,6 +103,13 @@ export async function startReceiver(): Promise<Receiver> {
       const answer = receiver.respond(entry, requests.length - 1);
       const reply = () => {
         if (res.destroyed) return;
+        if (answer.trickleMs) {
+          res.writeHead(answer.status, { "content-type": "text/plain", ...answer.headers });
+          res.flushHeaders();
+          const drip = setInterval(() => res.write("."), answer.trickleMs);
+          res.on("close", () => clearInterval(drip));
+          return;
+        }
         entry.finishedAt = Date.now();
         entry.aborted = false;
         res.writeHead(answer.status, { "content-type": "text/plain", ...answer.headers });
@@ -109,7 +122,10 @@ export async function startReceiver(): Promise<Receiver> {
     });
   });
   server.keepAliveTimeout = 60_000;
-  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
+  await new Promise<void>((resolve, reject) => {
+    server.once("error", reject);
+    server.listen(options.port ?? 0, "127.0.0.1", resolve);
+  });
   const address = server.address();
   receiver.url = `http://127.0.0.1:${typeof address === "object" && address ? address.port : 0}`;
   return receiver;

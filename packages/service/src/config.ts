@@ -30,6 +30,11 @@ export interface ServiceConfig {
   /** Allow webhook destinations on private/loopback addresses (dev and tests only). */
   webhookAllowPrivate: boolean;
   /**
+   * How often the delivery worker looks for retries coming due and expired leases: 1 s. New
+   * messages wake it at once (in-process and by LISTEN/NOTIFY), not by this timer.
+   */
+  webhookPollMs: number;
+  /**
    * A reservation (`<operation>_pending`) older than this belongs to a request that died during
    * its gateway call; the reservation sweep asks the gateway again and settles it.
    */
@@ -49,6 +54,14 @@ function intFrom(env: Env, key: string, fallback: number, min: number, max: numb
     throw new Error(`${key} must be an integer between ${min} and ${max}, got "${raw}"`);
   }
   return value;
+}
+
+function boolFrom(env: Env, key: string, fallback: boolean): boolean {
+  const raw = env[key];
+  if (raw === undefined || raw === "") return fallback;
+  if (raw === "true") return true;
+  if (raw === "false") return false;
+  throw new Error(`${key} must be true or false, got "${raw}"`);
 }
 
 function oneOf<T extends string>(env: Env, key: string, allowed: readonly T[], fallback: T): T {
@@ -77,7 +90,8 @@ export function loadConfig(env: Env = process.env, overrides: Partial<ServiceCon
     adminToken: env.SVC_ADMIN_TOKEN || "",
     defaultExpirationSeconds: intFrom(env, "SVC_DEFAULT_EXPIRATION_SECONDS", 24 * 3600, 60, 30 * 24 * 3600),
     role: oneOf(env, "SVC_ROLE", ["api", "worker", "all"] as const, "all"),
-    webhookAllowPrivate: env.SVC_WEBHOOK_ALLOW_PRIVATE === "true",
+    webhookAllowPrivate: boolFrom(env, "SVC_WEBHOOK_ALLOW_PRIVATE", false),
+    webhookPollMs: intFrom(env, "SVC_WEBHOOK_POLL_MS", 1_000, 50, 3_600_000),
     idempotencyTtlSeconds: 24 * 3600,
     reservationTimeoutSeconds: intFrom(env, "SVC_RESERVATION_TIMEOUT_SECONDS", 120, 1, 24 * 3600),
     logLevel: oneOf(env, "SVC_LOG_LEVEL", ["silent", "error", "warn", "info", "debug"] as const, "info"),

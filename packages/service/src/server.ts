@@ -63,6 +63,7 @@ export async function startService(
       ? undefined
       : new DeliveryWorker(db, {
           allowPrivate: config.webhookAllowPrivate,
+          fallbackPollMs: config.webhookPollMs,
           metrics,
           signal: outbox,
           onError: (err) => app.log.warn({ err }, "webhook delivery worker error"),

@@ -2,6 +2,7 @@
 import http from "node:http";
 import type { AddressInfo } from "node:net";
 import { verifyWebhookHeaders } from "@svc/webhooks";
+import { Agent } from "undici";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { attemptDelivery, createDeliveryAgent, RESPONSE_KEEP_BYTES } from "./deliver.js";
 
@@ -11,14 +12,30 @@ describe("attemptDelivery", () => {
   let server: http.Server;
   let base: string;
   const agent = createDeliveryAgent({ allowPrivate: true });
-  const seen: { url: string; headers: http.IncomingHttpHeaders; body: string }[] = [];
+  const seen: {
+    url: string;
+    headers: http.IncomingHttpHeaders;
+    body: string;
+    remotePort: number | undefined;
+    /** The client closed the connection before the answer ended. */
+    cut?: boolean;
+  }[] = [];
+  /** Settles the held answer of /hold. */
+  let release: () => void = () => {};
   beforeAll(async () => {
     server = http.createServer((req, res) => {
       let body = "";
       req.setEncoding("utf8");
       req.on("data", (c: string) => (body += c));
       req.on("end", () => {
-        seen.push({ url: req.url!, headers: req.headers, body });
+        const entry: (typeof seen)[number] = {
+          url: req.url!,
+          headers: req.headers,
+          body,
+          remotePort: req.socket.remotePort,
+        };
+        seen.push(entry);
+        res.on("close", () => (entry.cut = !res.writableFinished));
         const path = req.url!.split("?")[0];
         if (path === "/ok") res.writeHead(200).end("fine");
         else if (path === "/big") {
@@ -30,7 +47,16 @@ describe("attemptDelivery", () => {
           res.writeHead(307, { Location: "https://elsewhere.example/x" }).end();
         else if (path === "/busy") res.writeHead(429, { "Retry-After": "7" }).end();
         else if (path === "/slow") setTimeout(() => res.writeHead(200).end(), 1_000);
-        else res.writeHead(404).end();
+        else if (path === "/trickle") {
+          // Headers at once, then a byte every 50 ms for as long as the client listens: each gap
+          // is far below the timeout, the whole body never ends.
+          res.writeHead(200, { "content-type": "text/plain" });
+          res.flushHeaders();
+          const drip = setInterval(() => res.write("."), 50);
+          res.on("close", () => clearInterval(drip));
+        } else if (path === "/hold") {
+          release = () => res.writeHead(200).end("held");
+        } else res.writeHead(404).end();
       });
     });
     await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
@@ -64,12 +90,28 @@ describe("attemptDelivery", () => {
   });
 
   it("keeps the first 2 KB of a response read in several chunks, as UTF-8 without NULs", async () => {
-    const outcome = await attemptDelivery(agent, input("/big"));
-    expect(outcome).toMatchObject({ ok: false, statusCode: 500, error: "HTTP 500" });
-    // 2048 bytes: "é" (2 bytes), 2 NULs (dropped), 1000 "a", then 1044 "b".
-    expect(outcome.responseBody).toBe(`é${"a".repeat(1000)}${"b".repeat(RESPONSE_KEEP_BYTES - 1004)}`);
-    // The socket was read to the end and is reused.
-    expect((await attemptDelivery(agent, input("/ok"))).ok).toBe(true);
+    // An agent of its own: the shared one's other idle sockets would take the next attempts.
+    const own = createDeliveryAgent({ allowPrivate: true });
+    try {
+      const outcome = await attemptDelivery(own, input("/big"));
+      expect(outcome).toMatchObject({ ok: false, statusCode: 500, error: "HTTP 500" });
+      // 2048 bytes: "é" (2 bytes), 2 NULs (dropped), 1000 "a", then 1044 "b".
+      expect(outcome.responseBody).toBe(`é${"a".repeat(1000)}${"b".repeat(RESPONSE_KEEP_BYTES - 1004)}`);
+      // The socket was read to the end and is kept alive: the next attempts come from its port.
+      // undici hands a socket back one event-loop turn after its response (client-h1 waits "a
+      // full event loop cycle" before reusing it); an attempt started within that turn opens another.
+      const nextTurn = () => new Promise((r) => setImmediate(r));
+      await nextTurn();
+      expect((await attemptDelivery(own, input("/ok"))).ok).toBe(true);
+      await nextTurn();
+      expect((await attemptDelivery(own, input("/ok"))).ok).toBe(true);
+      const [big, second, third] = seen.slice(-3);
+      expect(big!.url).toBe("/big");
+      expect(second!.remotePort).toBe(big!.remotePort);
+      expect(third!.remotePort).toBe(big!.remotePort);
+    } finally {
+      await own.close();
+    }
   });
 
   it("does not follow a redirect and names its target; reads Retry-After on 429", async () => {
@@ -94,5 +136,42 @@ describe("attemptDelivery", () => {
     const closed = await attemptDelivery(agent, { ...input("/ok"), url: "http://127.0.0.1:1/x" });
     expect(closed).toMatchObject({ ok: false, statusCode: null });
     expect(closed.error).toMatch(/ECONNREFUSED/);
+  });
+
+  it("the timeout bounds the whole body: a receiver trickling its answer is cut at the deadline", async () => {
+    // Bounded: before the fix the attempt never ended (each gap between bytes reset undici's timer).
+    const outcome = await Promise.race([
+      attemptDelivery(agent, input("/trickle", 300)),
+      new Promise<never>((_, reject) =>
+        setTimeout(() => reject(new Error("the attempt was still open after 10 s")), 10_000).unref(),
+      ),
+    ]);
+    expect(outcome).toMatchObject({ ok: false, statusCode: null, error: "timed out after 300 ms" });
+    const trickled = seen.at(-1)!;
+    expect(trickled.url).toBe("/trickle");
+    // The connection was closed by the client, mid-answer (waited for, bounded: close is async).
+    for (let i = 0; i < 100 && trickled.cut === undefined; i++) await new Promise((r) => setTimeout(r, 20));
+    expect(trickled.cut).toBe(true);
+  });
+
+  it("the timeout bounds the wait for a socket: an attempt still queued at its deadline is never sent", async () => {
+    // One socket: the second attempt waits behind the held first one, past its own deadline.
+    const single = new Agent({ connections: 1, keepAliveTimeout: 30_000 });
+    try {
+      const held = attemptDelivery(single, input("/hold", 10_000));
+      for (let i = 0; i < 250 && seen.at(-1)?.url !== "/hold"; i++)
+        await new Promise((r) => setTimeout(r, 20));
+      expect(seen.at(-1)!.url).toBe("/hold");
+      const queued = await attemptDelivery(single, input("/ok?queued", 200));
+      expect(queued).toMatchObject({ ok: false, statusCode: null, error: "timed out after 200 ms" });
+      release();
+      expect(await held).toMatchObject({ ok: true, statusCode: 200 });
+      // Requests leave in order: once a later one has arrived, the queued one was aborted unsent.
+      expect((await attemptDelivery(single, input("/ok?after"))).ok).toBe(true);
+      expect(seen.map((r) => r.url)).not.toContain("/ok?queued");
+      expect(seen.at(-1)!.url).toBe("/ok?after");
+    } finally {
+      await single.close();
+    }
   });
 });

@@ -1,11 +1,14 @@
 /**
  * One HTTP attempt of one delivery: POST the stored body with fresh Standard Webhooks headers,
- * over a keep-alive undici Agent, within the timeout, without following redirects. Returns what
- * happened; never throws.
+ * over a keep-alive undici Agent, without following redirects. One deadline, the destination's
+ * timeout, bounds the whole attempt — waiting for a socket, connecting, sending, the headers and
+ * the whole body — so an attempt never outlives its lease (timeout + LEASE_MARGIN_SECONDS).
+ * Returns what happened; never throws.
  */
 import { signWebhook } from "@svc/webhooks/sign";
 import { Agent, type Dispatcher } from "undici";
-import { checkLiteralHost, guardedLookup } from "./ssrf.js";
+import { MAX_TIMEOUT_SECONDS } from "./settings.repo.js";
+import { checkLiteralHost, createGuardedLookup, guardedLookup, type ResolveAll } from "./ssrf.js";
 
 /** Only this much of a response is kept on the attempt record. */
 export const RESPONSE_KEEP_BYTES = 2048;
@@ -23,12 +26,22 @@ export interface AttemptOutcome {
   retryAfterSeconds: number | null;
 }
 
-export function createDeliveryAgent(options: { allowPrivate: boolean }): Agent {
+/**
+ * The keep-alive agent of a worker. With `allowPrivate` off, every connection goes through the
+ * SSRF guard's lookup (names are resolved with `resolve`, the system resolver by default).
+ */
+export function createDeliveryAgent(options: { allowPrivate: boolean; resolve?: ResolveAll }): Agent {
+  const lookup = options.resolve ? createGuardedLookup(options.resolve) : guardedLookup;
   return new Agent({
     keepAliveTimeout: KEEP_ALIVE_MS,
     connections: CONNECTIONS_PER_ORIGIN,
-    // At connect time, after DNS resolution: rebinding cannot slip a private address past it.
-    connect: options.allowPrivate ? {} : { lookup: guardedLookup as never },
+    connect: {
+      // A socket's connect may be shared by queued attempts with different timeouts: undici's
+      // 10 s default would cut a longer one short. Each attempt's own deadline ends its wait.
+      timeout: MAX_TIMEOUT_SECONDS * 1000,
+      // At connect time, after DNS resolution: rebinding cannot slip a private address past it.
+      ...(options.allowPrivate ? {} : { lookup: lookup as never }),
+    },
   });
 }
 
@@ -86,20 +99,35 @@ function header(raw: Buffer[] | null, name: string): string | undefined {
  * Reads one response through undici's low-level dispatch callbacks: no stream, async iterator or
  * end-of-stream machinery per request (with `request()` those cost as much CPU as the rest of an
  * attempt). A class, so an attempt allocates one object rather than a set of closures.
+ *
+ * The deadline is one timer per attempt, set before anything else happens. When it fires the
+ * attempt is over: it resolves as a timeout at once and its request is aborted — now if it has a
+ * socket, or as soon as undici hands it one (onConnect comes before a byte is written). Callbacks
+ * after that are ignored.
  */
 class AttemptHandler implements Dispatcher.DispatchHandler {
   private statusCode = 0;
   private rawHeaders: Buffer[] | null = null;
   private readonly kept: Buffer[] = [];
   private keptBytes = 0;
+  /** The outcome has been resolved (completed, failed or timed out). */
+  finished = false;
+  /** undici's abort of this request, once it is on a socket. */
+  private abort: ((error?: Error) => void) | undefined;
+  private readonly deadline: NodeJS.Timeout;
 
   constructor(
     private readonly started: number,
     private readonly timeoutMs: number,
     private readonly resolve: (outcome: AttemptOutcome) => void,
-  ) {}
+  ) {
+    this.deadline = setTimeout(deadlinePassed, timeoutMs, this);
+  }
 
-  onConnect(): void {}
+  onConnect(abort: (error?: Error) => void): void {
+    if (this.finished) abort(new Error(`timed out after ${this.timeoutMs} ms`));
+    else this.abort = abort;
+  }
 
   onHeaders(statusCode: number, rawHeaders: Buffer[]): boolean {
     // 1xx informational responses come first; the final status is the last one.
@@ -119,6 +147,7 @@ class AttemptHandler implements Dispatcher.DispatchHandler {
   }
 
   onComplete(): void {
+    if (this.finished) return;
     const code = this.statusCode;
     const ok = code >= 200 && code < 300;
     let error: string | null = null;
@@ -126,7 +155,7 @@ class AttemptHandler implements Dispatcher.DispatchHandler {
       error = `redirect ${code} to ${header(this.rawHeaders, "location") ?? "?"} not followed: configure the final URL`;
     else if (!ok) error = `HTTP ${code}`;
     const kept = this.kept.length === 1 ? this.kept[0]! : Buffer.concat(this.kept);
-    this.resolve({
+    this.finish({
       ok,
       statusCode: code,
       latencyMs: Math.round(performance.now() - this.started),
@@ -143,17 +172,40 @@ class AttemptHandler implements Dispatcher.DispatchHandler {
   }
 
   fail(error: unknown): void {
-    const code = (error as { code?: string }).code;
-    const timedOut = code === "UND_ERR_HEADERS_TIMEOUT" || code === "UND_ERR_BODY_TIMEOUT";
-    this.resolve({
+    if (this.finished) return;
+    this.finish(this.failure(describe(error)));
+  }
+
+  /** The deadline passed: the attempt is a timeout, whatever stage it reached. */
+  timedOut(): void {
+    if (this.finished) return;
+    const message = `timed out after ${this.timeoutMs} ms`;
+    this.finish(this.failure(message));
+    // Synchronously calls onError (ignored now) and destroys the socket mid-response.
+    this.abort?.(new Error(message));
+  }
+
+  private failure(error: string): AttemptOutcome {
+    return {
       ok: false,
       statusCode: null,
       latencyMs: Math.round(performance.now() - this.started),
-      error: timedOut ? `timed out after ${this.timeoutMs} ms` : describe(error),
+      error,
       responseBody: null,
       retryAfterSeconds: null,
-    });
+    };
   }
+
+  private finish(outcome: AttemptOutcome): void {
+    this.finished = true;
+    clearTimeout(this.deadline);
+    this.resolve(outcome);
+  }
+}
+
+/** The deadline timer's callback: a module function with the handler as argument, no closure per attempt. */
+function deadlinePassed(handler: AttemptHandler): void {
+  handler.timedOut();
 }
 
 export interface AttemptInput {
@@ -176,6 +228,7 @@ async function send(agent: Agent, input: AttemptInput, handler: AttemptHandler):
     body: input.body,
     secrets: input.secrets,
   });
+  if (handler.finished) return; // the deadline passed while signing
   agent.dispatch(
     {
       origin: to.origin,
@@ -189,10 +242,11 @@ async function send(agent: Agent, input: AttemptInput, handler: AttemptHandler):
         "webhook-timestamp": String(seconds),
         "webhook-signature": signature,
       },
-      // The timeout bounds the wait for the response headers and then for the body (undici's
-      // own timers: cheaper than an AbortSignal per request at thousands of requests a second).
-      headersTimeout: input.timeoutMs,
-      bodyTimeout: input.timeoutMs,
+      // undici's own timers are off: they bound only the wait for the headers and each gap
+      // between body chunks, so a receiver trickling its body kept an attempt open past its
+      // lease. The handler's deadline bounds the whole attempt instead.
+      headersTimeout: 0,
+      bodyTimeout: 0,
     },
     handler,
   );

@@ -5,6 +5,8 @@ import type { Queryable } from "../db/client.js";
 /** Default retry schedule: delays after each failed try, in seconds (5 s … 10 h). */
 export const DEFAULT_RETRY_SCHEDULE_SECONDS: readonly number[] = [5, 300, 1800, 7200, 18000, 36000, 36000];
 export const DEFAULT_TIMEOUT_SECONDS = 15;
+/** The longest per-attempt timeout a destination may have. */
+export const MAX_TIMEOUT_SECONDS = 30;
 /** A rotated-out secret keeps signing (second signature) this long. */
 export const SECRET_OVERLAP_MS = 24 * 3600 * 1000;
 

@@ -5,6 +5,7 @@ import type { FastifyInstance } from "fastify";
 import { merchantOf } from "../http/auth.js";
 import { PRIVATE_SECURITY } from "../http/openapi.js";
 import { stringEnum } from "../http/schema.js";
+import { MAX_TIMEOUT_SECONDS } from "./settings.repo.js";
 import type { ConfigInput, SettingsService } from "./settings.service.js";
 
 const tags = ["Webhooks"];
@@ -24,7 +25,11 @@ const ConfigBody = Type.Object(
       }),
     ),
     timeout_seconds: Type.Optional(
-      Type.Integer({ minimum: 1, maximum: 30, description: "Per-attempt timeout; default 15" }),
+      Type.Integer({
+        minimum: 1,
+        maximum: MAX_TIMEOUT_SECONDS,
+        description: "Per-attempt timeout; default 15",
+      }),
     ),
     retry_schedule_seconds: Type.Optional(
       Type.Array(Type.Integer(), {

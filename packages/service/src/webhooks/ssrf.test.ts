@@ -1,12 +1,25 @@
-/** The SSRF guard: address classes, DNS answers at connect time, and a real refused delivery. */
+/**
+ * The SSRF guard: address classes, DNS answers at connect time, refused attempts of the delivery
+ * worker (no socket for a refused IP literal; a refused DNS answer never connected), and a real
+ * refused delivery through the service.
+ */
+import type dns from "node:dns";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { type EgressTripwire, installEgressTripwire } from "../../../../test/support/egress.js";
 import { api, apiKey, createMerchant, type TestMerchant } from "../../../../test/support/merchant.js";
 import { paidParent } from "../../../../test/support/payments.js";
 import { type Receiver, startReceiver } from "../../../../test/support/receiver.js";
 import { type Stack, startStack } from "../../../../test/support/stack.js";
+import { STORES, testDb } from "../../../../test/support/stores.js";
 import { configureWebhooks } from "../../../../test/support/webhooks.js";
+import type { Db } from "../db/client.js";
+import { createMetrics } from "../metrics/metrics.js";
 import { attemptDelivery, createDeliveryAgent } from "./deliver.js";
-import { blockedReason, checkLiteralHost } from "./ssrf.js";
+import { enqueue } from "./outbox.js";
+import { blockedReason, checkLiteralHost, type ResolveAll } from "./ssrf.js";
+import { DeliveryWorker } from "./worker.js";
+
+const SECRET = "whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw";
 
 describe("blockedReason", () => {
   it.each([
@@ -79,6 +92,108 @@ describe("guarded connections", () => {
     });
     await agent.close();
     expect(outcome).toMatchObject({ ok: true, statusCode: 200 });
+  });
+});
+
+/** Names resolved without DNS: internal.test is a private address; nothing else exists. */
+const fakeDns: ResolveAll = (hostname, _options, callback) => {
+  const answers: Record<string, dns.LookupAddress[]> = {
+    "internal.test": [{ address: "10.1.2.3", family: 4 }],
+  };
+  const found = answers[hostname];
+  if (found) callback(null, found);
+  else callback(Object.assign(new Error(`getaddrinfo ENOTFOUND ${hostname}`), { code: "ENOTFOUND" }), []);
+};
+
+describe.each(STORES)("the delivery worker with the guard on (%s)", (store) => {
+  let db: Db;
+  let receiver: Receiver;
+  let tripwire: EgressTripwire;
+  let worker: DeliveryWorker;
+  let merchantId: string;
+  beforeAll(async () => {
+    db = await testDb(store);
+    receiver = await startReceiver();
+    merchantId = `mer_ssrf_${Date.now()}`;
+    await db.query("insert into merchants (id, root_domain, name) values ($1, $2, 's')", [
+      merchantId,
+      `${merchantId}.example.com`,
+    ]);
+    await db.query("insert into webhook_secrets (id, merchant_id, secret) values ($1, $2, $3)", [
+      `key_${merchantId}`,
+      merchantId,
+      SECRET,
+    ]);
+    tripwire = installEgressTripwire();
+    worker = new DeliveryWorker(db, { allowPrivate: false, metrics: createMetrics(), resolve: fakeDns });
+    await worker.start();
+  });
+  afterAll(async () => {
+    await worker?.stop();
+    tripwire?.restore();
+    await receiver?.close();
+  });
+
+  /** Enqueues one message to `url` (a parent of its own), wakes the worker, returns its first attempt. */
+  async function attemptTo(url: string) {
+    const parent = `sess_ssrf_${Math.random().toString(36).slice(2)}`;
+    const messageId = await db.tx((q) =>
+      enqueue(q, { merchantId, kind: "operation", parentSessionId: parent, body: "{}" }, [url], {
+        timeout_seconds: 2,
+        retry_schedule_seconds: [3600],
+      }),
+    );
+    worker.wake();
+    const deadline = Date.now() + 10_000;
+    for (;;) {
+      const rows = await db.query<{
+        status: string;
+        tries: number;
+        error: string;
+        status_code: number | null;
+      }>(
+        `select d.status, d.tries, a.error, a.status_code
+           from webhook_deliveries d join webhook_attempts a on a.delivery_id = d.id
+          where d.message_id = $1`,
+        [messageId],
+      );
+      if (rows.length > 0 && rows[0]!.status !== "pending") return rows;
+      if (Date.now() > deadline) throw new Error(`no attempt recorded for ${url}`);
+      await new Promise((r) => setTimeout(r, 50));
+    }
+  }
+
+  const port = () => new URL(receiver.url).port;
+  it.each([
+    ["http://10.0.0.1/hook", "10.0.0.1", "10.0.0.1", "private"],
+    ["http://169.254.169.254/latest/meta-data/", "169.254.169.254", "169.254.169.254", "link-local"],
+    ["http://[::1]:{port}/hook", "::1", "::1", "loopback"],
+    // The URL parser writes it in hex; the receiver listens on 127.0.0.1, so a pass would reach it.
+    ["http://[::ffff:127.0.0.1]:{port}/hook", "::ffff:7f00:1", "::ffff:7f00:1", "loopback"],
+  ])("%s: refused before any socket is opened", async (template, host, address, reason) => {
+    const rows = await attemptTo(template.replace("{port}", port()));
+    expect(rows).toHaveLength(1);
+    expect(rows[0]).toMatchObject({ status: "retrying", tries: 1, status_code: null });
+    expect(rows[0]!.error).toBe(
+      `ERR_SVC_BLOCKED_ADDRESS: refused to connect to ${host} (${address}): ${reason} addresses are not allowed as webhook destinations (operators can set SVC_WEBHOOK_ALLOW_PRIVATE=true for development)`,
+    );
+    // The literal was checked before undici was asked: no socket ever tried this host.
+    expect(tripwire.connects).not.toContain(host);
+    expect(tripwire.violations).toEqual([]);
+    expect(receiver.requests).toHaveLength(0);
+  });
+
+  it("a name that resolves to a private address is refused at connect time, before the connect", async () => {
+    const rows = await attemptTo("http://internal.test/hook");
+    expect(rows).toHaveLength(1);
+    expect(rows[0]).toMatchObject({ status: "retrying", tries: 1, status_code: null });
+    expect(rows[0]!.error).toContain(
+      "refused to connect to internal.test (10.1.2.3): private addresses are not allowed as webhook destinations",
+    );
+    // A socket was made for the name and resolved through the guard, which refused the answer:
+    // the address never reached the connect.
+    expect(tripwire.connects).toContain("internal.test");
+    expect(tripwire.violations).toEqual([]);
   });
 });
 

@@ -81,18 +81,34 @@ type LookupCallback = (
   family?: number,
 ) => void;
 
-/** A `lookup` for net.connect that resolves as usual and refuses blocked answers. */
-export function guardedLookup(hostname: string, options: dns.LookupOptions, callback: LookupCallback): void {
-  dns.lookup(hostname, { ...options, all: true }, (err, addresses) => {
-    if (err) return callback(err, []);
-    for (const a of addresses) {
-      const reason = blockedReason(a.address);
-      if (reason) return callback(new BlockedAddressError(hostname, a.address, reason), []);
-    }
-    if (options.all) return callback(null, addresses);
-    const first = addresses[0];
-    if (!first)
-      return callback(Object.assign(new Error(`no address for ${hostname}`), { code: "ENOTFOUND" }), []);
-    callback(null, first.address, first.family);
-  });
+/** DNS resolution of every address of a name: `dns.lookup` by default; tests resolve names without DNS. */
+export type ResolveAll = (
+  hostname: string,
+  options: dns.LookupAllOptions,
+  callback: (err: NodeJS.ErrnoException | null, addresses: dns.LookupAddress[]) => void,
+) => void;
+
+/** A `lookup` for net.connect that resolves with `resolve` and refuses blocked answers. */
+export function createGuardedLookup(resolve: ResolveAll = dns.lookup) {
+  return function guardedLookup(
+    hostname: string,
+    options: dns.LookupOptions,
+    callback: LookupCallback,
+  ): void {
+    resolve(hostname, { ...options, all: true }, (err, addresses) => {
+      if (err) return callback(err, []);
+      for (const a of addresses) {
+        const reason = blockedReason(a.address);
+        if (reason) return callback(new BlockedAddressError(hostname, a.address, reason), []);
+      }
+      if (options.all) return callback(null, addresses);
+      const first = addresses[0];
+      if (!first)
+        return callback(Object.assign(new Error(`no address for ${hostname}`), { code: "ENOTFOUND" }), []);
+      callback(null, first.address, first.family);
+    });
+  };
 }
+
+/** The guard's `lookup` over the system resolver. */
+export const guardedLookup = createGuardedLookup();

@@ -33,11 +33,8 @@ describe.each(STORES)("delivery workers on %s", (store) => {
 
   it("two workers on one database deliver each message exactly once, in order per parent", async () => {
     receiver.requests.length = 0;
-    const signal = new OutboxSignal();
-    const workers = [0, 1].map(
-      () => new DeliveryWorker(db, { allowPrivate: true, metrics: createMetrics(), signal }),
-    );
-    await Promise.all(workers.map((w) => w.start()));
+    // Everything is committed before the workers start, so every message is due at once: only
+    // the ordering rule keeps a parent's later messages from going out beside its first.
     const ids: string[] = [];
     for (let i = 0; i < 60; i++) {
       const id = await db.tx((q) =>
@@ -54,17 +51,39 @@ describe.each(STORES)("delivery workers on %s", (store) => {
         ),
       );
       ids.push(id!);
-      signal.committed();
     }
-    const got = await receiver.waitFor(60);
-    await Promise.all(workers.map((w) => w.stop()));
+    // The first message of each parent is answered only once all six have arrived, and a
+    // moment later: a later message of the same parent sent meanwhile would overlap it.
+    let firstsArrived: () => void = () => {};
+    const released = new Promise<void>((resolve) => (firstsArrived = resolve)).then(
+      () => new Promise((r) => setTimeout(r, 300)),
+    );
+    receiver.respond = (r) => {
+      if ((r.json.n as number) >= 6) return { status: 200 };
+      if (receiver.requests.filter((x) => (x.json.n as number) < 6).length === 6) firstsArrived();
+      return { status: 200, until: released };
+    };
+    const signal = new OutboxSignal();
+    const workers = [0, 1].map(
+      () => new DeliveryWorker(db, { allowPrivate: true, metrics: createMetrics(), signal }),
+    );
+    try {
+      await Promise.all(workers.map((w) => w.start()));
+      await receiver.waitFor(60, { timeoutMs: 20_000 });
+    } finally {
+      await Promise.all(workers.map((w) => w.stop()));
+      receiver.respond = () => ({ status: 200, body: "ok" });
+    }
+    const got = receiver.requests;
     const seen = got.map((r) => String(r.headers["webhook-id"]));
     expect(new Set(seen).size).toBe(60);
-    expect(seen.sort()).toEqual([...ids].sort());
-    // Per parent, bodies arrive in creation order.
+    expect([...seen].sort()).toEqual([...ids].sort());
     for (let p = 0; p < 6; p++) {
-      const order = got.map((r) => r.json.n as number).filter((n) => n % 6 === p);
-      expect(order).toEqual([...order].sort((a, b) => a - b));
+      const parent = got.filter((r) => (r.json.n as number) % 6 === p);
+      // In creation order, and each one sent only after the one before it was answered.
+      expect(parent.map((r) => r.json.n)).toEqual(Array.from({ length: 10 }, (_, k) => p + 6 * k));
+      for (let k = 1; k < parent.length; k++)
+        expect(parent[k]!.startedAt).toBeGreaterThanOrEqual(parent[k - 1]!.finishedAt!);
     }
   });
 

@@ -10,6 +10,7 @@ import type { Metrics } from "../metrics/metrics.js";
 import { type AttemptOutcome, attemptDelivery, createDeliveryAgent } from "./deliver.js";
 import { type ClaimedDelivery, type DeliveryOutcome, deliveryRepo } from "./delivery.repo.js";
 import { OUTBOX_CHANNEL, type OutboxSignal } from "./outbox.js";
+import type { ResolveAll } from "./ssrf.js";
 import { settlesWithin } from "../lifecycle.js";
 
 const CLAIM_BATCH = 500;
@@ -35,6 +36,10 @@ export interface WorkerOptions {
   signal?: OutboxSignal;
   onError?: (error: unknown) => void;
   random?: () => number;
+  /** The fallback timer's period (default FALLBACK_POLL_MS); SVC_WEBHOOK_POLL_MS. */
+  fallbackPollMs?: number;
+  /** Name resolution behind the SSRF guard (default: the system resolver). */
+  resolve?: ResolveAll;
 }
 
 /** The next state of a delivery after an attempt, by the retry policy. */
@@ -74,13 +79,16 @@ export class DeliveryWorker {
     private readonly db: Db,
     private readonly options: WorkerOptions,
   ) {
-    this.agent = createDeliveryAgent({ allowPrivate: options.allowPrivate });
+    this.agent = createDeliveryAgent({
+      allowPrivate: options.allowPrivate,
+      ...(options.resolve ? { resolve: options.resolve } : {}),
+    });
   }
 
   async start(): Promise<void> {
     this.unlisten = await this.db.listen(OUTBOX_CHANNEL, this.wake);
     this.options.signal?.on("committed", this.wake);
-    this.timer = setInterval(this.wake, FALLBACK_POLL_MS);
+    this.timer = setInterval(this.wake, this.options.fallbackPollMs ?? FALLBACK_POLL_MS);
     this.timer.unref();
     this.wake();
   }

@@ -1,0 +1,25 @@
+/** Configuration parsing: booleans and integers from SVC_* variables, with clear errors on junk. */
+import { describe, expect, it } from "vitest";
+import { loadConfig } from "./config.js";
+
+describe("loadConfig", () => {
+  it("SVC_WEBHOOK_ALLOW_PRIVATE: off by default; true or false; anything else is refused", () => {
+    expect(loadConfig({}).webhookAllowPrivate).toBe(false);
+    expect(loadConfig({ SVC_WEBHOOK_ALLOW_PRIVATE: "" }).webhookAllowPrivate).toBe(false);
+    expect(loadConfig({ SVC_WEBHOOK_ALLOW_PRIVATE: "true" }).webhookAllowPrivate).toBe(true);
+    expect(loadConfig({ SVC_WEBHOOK_ALLOW_PRIVATE: "false" }).webhookAllowPrivate).toBe(false);
+    // Read as false before: an operator who meant "allow" got a guard they did not expect.
+    for (const junk of ["yes", "1", "TRUE", "true "])
+      expect(() => loadConfig({ SVC_WEBHOOK_ALLOW_PRIVATE: junk })).toThrow(
+        `SVC_WEBHOOK_ALLOW_PRIVATE must be true or false, got "${junk}"`,
+      );
+  });
+
+  it("SVC_WEBHOOK_POLL_MS: the worker's fallback poll, 1 s by default", () => {
+    expect(loadConfig({}).webhookPollMs).toBe(1_000);
+    expect(loadConfig({ SVC_WEBHOOK_POLL_MS: "600000" }).webhookPollMs).toBe(600_000);
+    expect(() => loadConfig({ SVC_WEBHOOK_POLL_MS: "soon" })).toThrow(
+      'SVC_WEBHOOK_POLL_MS must be an integer between 50 and 3600000, got "soon"',
+    );
+  });
+});
