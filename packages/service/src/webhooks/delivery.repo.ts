@@ -147,14 +147,4 @@ export const deliveryRepo = {
   needsTransaction(outcomes: DeliveryOutcome[]): boolean {
     return outcomes.some((o) => o.status === "retrying");
   },
-
-  /** Seconds until the next retry is due (for the fallback timer), or undefined when none waits. */
-  async nextDueInSeconds(q: Queryable): Promise<number | undefined> {
-    const rows = await q.query<{ s: number | null }>(
-      `select extract(epoch from (min(next_attempt_at) - now()))::float8 as s
-         from webhook_deliveries where status in ('pending', 'retrying')`,
-    );
-    const s = rows[0]?.s;
-    return s === null || s === undefined ? undefined : Number(s);
-  },
 };
