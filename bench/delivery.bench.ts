@@ -18,6 +18,7 @@ import { DeliveryWorker } from "../packages/service/src/webhooks/worker.js";
 import type { BenchResult } from "./run.ts";
 import { type BenchReceiver, startBenchReceiver, wallMs } from "./support/receiver.js";
 import { benchStores } from "./support/stores.js";
+import { seedOutboxMerchant } from "../test/support/outbox-merchant.js";
 
 const here = path.dirname(fileURLToPath(import.meta.url));
 const RAW_SECONDS = 3;
@@ -79,20 +80,6 @@ async function rawHttp(receiver: BenchReceiver): Promise<number> {
   await agent.close();
   await receiver.drain();
   return Math.round(done / seconds);
-}
-
-async function seedMerchant(db: Db): Promise<string> {
-  const id = `mer_bench_${Date.now()}`;
-  await db.query("insert into merchants (id, root_domain, name) values ($1, $2, 'bench')", [
-    id,
-    `${id}.example.com`,
-  ]);
-  await db.query("insert into webhook_secrets (id, merchant_id, secret) values ($1, $2, $3)", [
-    `key_${id}`,
-    id,
-    SECRET,
-  ]);
-  return id;
 }
 
 /** Commits `count` messages (each for its own parent) while no worker runs. */
@@ -193,7 +180,7 @@ export default async function deliveryBench(): Promise<BenchResult[]> {
       console.error(`  raw_http ${ceiling} req/s`);
       const db = await store.open();
       const workerDb = await store.reopen(db);
-      const merchantId = await seedMerchant(db);
+      const merchantId = await seedOutboxMerchant(db, "mer_bench", SECRET);
       const count = DRAIN_MESSAGES[store.kind];
       await prefill(db, merchantId, count, receiver.url);
       await receiver.drain();

@@ -8,6 +8,7 @@ import { STORES, testDb } from "../../../../test/support/stores.js";
 import type { Db, Queryable } from "../db/client.js";
 import { type DeliveryOutcome, deliveryRepo } from "./delivery.repo.js";
 import { enqueue, enqueueMany } from "./outbox.js";
+import { seedOutboxMerchant } from "../../../../test/support/outbox-merchant.js";
 
 const config = { timeout_seconds: 5, retry_schedule_seconds: [60] };
 
@@ -28,16 +29,8 @@ describe.each(STORES)("delivery SQL on %s", (store) => {
   let url: string;
   beforeAll(async () => {
     db = await testDb(store);
-    merchantId = `mer_repo_${Date.now()}`;
+    merchantId = await seedOutboxMerchant(db, "mer_repo", "whsec_AAAA");
     url = `http://127.0.0.1:9/${merchantId}`;
-    await db.query("insert into merchants (id, root_domain, name) values ($1, $2, 'r')", [
-      merchantId,
-      `${merchantId}.example.com`,
-    ]);
-    await db.query("insert into webhook_secrets (id, merchant_id, secret) values ($1, $2, 'whsec_AAAA')", [
-      `key_${merchantId}`,
-      merchantId,
-    ]);
   });
 
   const enqueueOne = (parent: string) =>

@@ -18,6 +18,7 @@ import { attemptDelivery, createDeliveryAgent } from "./deliver.js";
 import { enqueue } from "./outbox.js";
 import { blockedReason, checkLiteralHost, type ResolveAll } from "./ssrf.js";
 import { DeliveryWorker } from "./worker.js";
+import { seedOutboxMerchant } from "../../../../test/support/outbox-merchant.js";
 
 const SECRET = "whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw";
 
@@ -114,16 +115,7 @@ describe.each(STORES)("the delivery worker with the guard on (%s)", (store) => {
   beforeAll(async () => {
     db = await testDb(store);
     receiver = await startReceiver();
-    merchantId = `mer_ssrf_${Date.now()}`;
-    await db.query("insert into merchants (id, root_domain, name) values ($1, $2, 's')", [
-      merchantId,
-      `${merchantId}.example.com`,
-    ]);
-    await db.query("insert into webhook_secrets (id, merchant_id, secret) values ($1, $2, $3)", [
-      `key_${merchantId}`,
-      merchantId,
-      SECRET,
-    ]);
+    merchantId = await seedOutboxMerchant(db, "mer_ssrf", SECRET);
     tripwire = installEgressTripwire();
     worker = new DeliveryWorker(db, { allowPrivate: false, metrics: createMetrics(), resolve: fakeDns });
     await worker.start();

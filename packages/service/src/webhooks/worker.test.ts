@@ -7,6 +7,7 @@ import { createMetrics } from "../metrics/metrics.js";
 import { deliveryRepo } from "./delivery.repo.js";
 import { enqueue, OutboxSignal } from "./outbox.js";
 import { DeliveryWorker } from "./worker.js";
+import { seedOutboxMerchant } from "../../../../test/support/outbox-merchant.js";
 
 const SECRET = "whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw";
 const config = { timeout_seconds: 5, retry_schedule_seconds: [1] };
@@ -18,16 +19,7 @@ describe.each(STORES)("delivery workers on %s", (store) => {
   beforeAll(async () => {
     db = await testDb(store);
     receiver = await startReceiver();
-    merchantId = `mer_worker_${Date.now()}`;
-    await db.query("insert into merchants (id, root_domain, name) values ($1, $2, 'w')", [
-      merchantId,
-      `${merchantId}.example.com`,
-    ]);
-    await db.query("insert into webhook_secrets (id, merchant_id, secret) values ($1, $2, $3)", [
-      `key_${merchantId}`,
-      merchantId,
-      SECRET,
-    ]);
+    merchantId = await seedOutboxMerchant(db, "mer_worker", SECRET);
   });
   afterAll(() => receiver.close());
 
