@@ -241,6 +241,35 @@ describe.each(STORES)("webhook delivery on %s", (store) => {
     expect(receiver.requests).toHaveLength(1);
   });
 
+  it("the messages API finds a message by its child's session_id and by status retrying", async () => {
+    // A long retry keeps the delivery retrying while the test reads it.
+    await configureWebhooks(stack, m, { retry_schedule_seconds: [600] });
+    receiver.respond = () => ({ status: 503, body: "busy" });
+    const { parent, payload } = await refund();
+    const child = payload.txn.session_id as string;
+    const byParent = await until(
+      () => messageOf(parent.session_id),
+      (msg) => msg?.status === "retrying",
+    );
+    expect(byParent.deliveries[0]).toMatchObject({ status: "retrying", tries: 1, last_status_code: 503 });
+    const list = async (query: string) => {
+      const r = await api(stack, "GET", `/v1/webhooks/messages?${query}`, { auth: auth() });
+      expect(r.status, r.text).toBe(200);
+      return r.json.messages.map((x: { id: string }) => x.id) as string[];
+    };
+    expect(await list(`session_id=${child}`)).toEqual([byParent.id]);
+    expect(await list(`status=retrying&session_id=${child}`)).toEqual([byParent.id]);
+    expect(await list(`status=retrying&session_id=${parent.session_id}`)).toEqual([byParent.id]);
+    expect(await list(`status=pending&session_id=${child}`)).toEqual([]);
+    expect(await list(`status=succeeded&session_id=${child}`)).toEqual([]);
+    const one = await api(stack, "GET", `/v1/webhooks/messages/${byParent.id}`, { auth: auth() });
+    expect(one.json).toMatchObject({
+      id: byParent.id,
+      status: "retrying",
+      payload: { txn: { session_id: child } },
+    });
+  });
+
   it("does not follow redirects; after the last try the delivery is failed, then replayed one by one and in bulk", async () => {
     receiver.respond = (r) =>
       r.path === "/hook"
