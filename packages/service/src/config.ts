@@ -3,6 +3,7 @@
  * variables, validated at start. Secrets never reach logs: use {@link redactConfig}.
  */
 import path from "node:path";
+import { FALLBACK_POLL_MS } from "./webhooks/worker.js";
 
 export interface ServiceConfig {
   /** HTTP port of the service API, dashboard and hosted pages. */
@@ -91,7 +92,7 @@ export function loadConfig(env: Env = process.env, overrides: Partial<ServiceCon
     defaultExpirationSeconds: intFrom(env, "SVC_DEFAULT_EXPIRATION_SECONDS", 24 * 3600, 60, 30 * 24 * 3600),
     role: oneOf(env, "SVC_ROLE", ["api", "worker", "all"] as const, "all"),
     webhookAllowPrivate: boolFrom(env, "SVC_WEBHOOK_ALLOW_PRIVATE", false),
-    webhookPollMs: intFrom(env, "SVC_WEBHOOK_POLL_MS", 1_000, 50, 3_600_000),
+    webhookPollMs: intFrom(env, "SVC_WEBHOOK_POLL_MS", FALLBACK_POLL_MS, 50, 3_600_000),
     idempotencyTtlSeconds: 24 * 3600,
     reservationTimeoutSeconds: intFrom(env, "SVC_RESERVATION_TIMEOUT_SECONDS", 120, 1, 24 * 3600),
     logLevel: oneOf(env, "SVC_LOG_LEVEL", ["silent", "error", "warn", "info", "debug"] as const, "info"),

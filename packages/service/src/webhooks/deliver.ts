@@ -8,7 +8,7 @@
 import { signWebhook } from "@svc/webhooks/sign";
 import { Agent, type Dispatcher } from "undici";
 import { MAX_TIMEOUT_SECONDS } from "./settings.repo.js";
-import { checkLiteralHost, createGuardedLookup, guardedLookup, type ResolveAll } from "./ssrf.js";
+import { checkLiteralHost, createGuardedLookup, type ResolveAll } from "./ssrf.js";
 
 /** Only this much of a response is kept on the attempt record. */
 export const RESPONSE_KEEP_BYTES = 2048;
@@ -31,7 +31,6 @@ export interface AttemptOutcome {
  * SSRF guard's lookup (names are resolved with `resolve`, the system resolver by default).
  */
 export function createDeliveryAgent(options: { allowPrivate: boolean; resolve?: ResolveAll }): Agent {
-  const lookup = options.resolve ? createGuardedLookup(options.resolve) : guardedLookup;
   return new Agent({
     keepAliveTimeout: KEEP_ALIVE_MS,
     connections: CONNECTIONS_PER_ORIGIN,
@@ -40,7 +39,7 @@ export function createDeliveryAgent(options: { allowPrivate: boolean; resolve?: 
       // 10 s default would cut a longer one short. Each attempt's own deadline ends its wait.
       timeout: MAX_TIMEOUT_SECONDS * 1000,
       // At connect time, after DNS resolution: rebinding cannot slip a private address past it.
-      ...(options.allowPrivate ? {} : { lookup: lookup as never }),
+      ...(options.allowPrivate ? {} : { lookup: createGuardedLookup(options.resolve) as never }),
     },
   });
 }

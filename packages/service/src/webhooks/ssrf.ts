@@ -109,6 +109,3 @@ export function createGuardedLookup(resolve: ResolveAll = dns.lookup) {
     });
   };
 }
-
-/** The guard's `lookup` over the system resolver. */
-export const guardedLookup = createGuardedLookup();
