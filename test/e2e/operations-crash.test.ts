@@ -18,7 +18,7 @@ import {
 } from "../../packages/service/src/gateways/sandbox/server.js";
 import { freePort } from "../support/free-port.js";
 import { api, apiKey, createMerchant, type TestMerchant } from "../support/merchant.js";
-import { paidParent } from "../support/payments.js";
+import { paidParent, sandboxLedger } from "../support/payments.js";
 import { type ReceivedRequest, type Receiver, startReceiver } from "../support/receiver.js";
 import { pollUntil, type ServeProcess, startServe } from "../support/serve.js";
 import { ADMIN_TOKEN, GATEWAY_SECRET } from "../support/stack.js";
@@ -306,12 +306,8 @@ describe.skipIf(!POSTGRES)("svc serve killed with SIGKILL during a burst of oper
 
     // The gateway's own record agrees: every refund it did has its child (same reference_number),
     // and no child exists that the gateway did not do.
-    const sandbox = (await (await fetch(`${gateway.url}/dashboard/payments`)).json()) as {
-      payments: { session_id: string; operations: { reference_number: string; status: string }[] }[];
-    };
     for (const parent of parents) {
-      const atGateway = sandbox.payments.find((p) => p.session_id === parent);
-      const done = (atGateway?.operations ?? [])
+      const done = (await sandboxLedger({ gatewayUrl: gateway.url }, parent))
         .filter((op) => op.status === "success")
         .map((op) => op.reference_number)
         .sort();
