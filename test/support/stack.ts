@@ -28,13 +28,20 @@ export interface Stack {
 
 export async function startStack(
   kind: StoreKind,
-  options: { queuedDelayMs?: number; config?: Partial<ServiceConfig>; db?: Db } = {},
+  options: {
+    queuedDelayMs?: number;
+    /** The sandbox answers operations this long after booking them (a gateway slower than svc's timeout). */
+    operationAnswerDelayMs?: number;
+    config?: Partial<ServiceConfig>;
+    db?: Db;
+  } = {},
 ): Promise<Stack> {
   const db = options.db ?? (await testDb(kind));
   const gateway = await startSandboxGateway({
     port: 0,
     notificationSecret: GATEWAY_SECRET,
     queuedDelayMs: options.queuedDelayMs ?? 100,
+    operationAnswerDelayMs: options.operationAnswerDelayMs ?? 0,
     notificationRetryDelaysMs: [50, 100, 200],
   });
   let offsetMs = 0;

@@ -36,6 +36,7 @@ export const ERROR_CATALOGUE = {
   amount_exceeds_capturable: { status: 409, title: "The amount exceeds what can be captured" },
   currency_mismatch: { status: 422, title: "Operations work only in the parent's currency" },
   gateway_unavailable: { status: 502, title: "The payment gateway could not be reached" },
+  gateway_outcome_unknown: { status: 504, title: "The payment gateway did not answer in time" },
   invalid_signature: { status: 401, title: "The notification signature is not valid" },
   rate_limited: { status: 429, title: "Too many requests" },
   internal_error: { status: 500, title: "Internal error" },

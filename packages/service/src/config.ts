@@ -3,6 +3,7 @@
  * variables, validated at start. Secrets never reach logs: use {@link redactConfig}.
  */
 import path from "node:path";
+import { GATEWAY_TIMEOUT_MS } from "./gateways/sandbox/adapter.js";
 import { FALLBACK_POLL_MS } from "./webhooks/worker.js";
 
 export interface ServiceConfig {
@@ -40,6 +41,11 @@ export interface ServiceConfig {
    * its gateway call; the reservation sweep asks the gateway again and settles it.
    */
   reservationTimeoutSeconds: number;
+  /**
+   * A gateway call without an answer after this is given up: 10 s. Its outcome is then unknown
+   * (the gateway may have done it), so it is recovered by asking the gateway, never redone.
+   */
+  gatewayTimeoutMs: number;
   /** Idempotency keys are remembered this long: 24 h, as the contract promises. */
   idempotencyTtlSeconds: number;
   logLevel: "silent" | "error" | "warn" | "info" | "debug";
@@ -94,6 +100,7 @@ export function loadConfig(env: Env = process.env, overrides: Partial<ServiceCon
     webhookAllowPrivate: boolFrom(env, "SVC_WEBHOOK_ALLOW_PRIVATE", false),
     webhookPollMs: intFrom(env, "SVC_WEBHOOK_POLL_MS", FALLBACK_POLL_MS, 50, 3_600_000),
     idempotencyTtlSeconds: 24 * 3600,
+    gatewayTimeoutMs: intFrom(env, "SVC_GATEWAY_TIMEOUT_MS", GATEWAY_TIMEOUT_MS, 100, 120_000),
     reservationTimeoutSeconds: intFrom(env, "SVC_RESERVATION_TIMEOUT_SECONDS", 120, 1, 24 * 3600),
     logLevel: oneOf(env, "SVC_LOG_LEVEL", ["silent", "error", "warn", "info", "debug"] as const, "info"),
     ...overrides,

@@ -38,7 +38,10 @@ export async function startService(
     options.db ??
     (await openDb({ databaseUrl: config.databaseUrl, dataDir: path.join(config.dataDir, "pgdata") }));
   await migrate(db);
-  const gateways = createGatewayRegistry({ sandboxBaseUrl: config.gatewayUrl });
+  const gateways = createGatewayRegistry({
+    sandboxBaseUrl: config.gatewayUrl,
+    timeoutMs: config.gatewayTimeoutMs,
+  });
   const outbox = new OutboxSignal(db.kind === "postgres" ? notifyWorkers(db) : undefined);
   const metrics = createMetrics();
   const app = await buildApp(config, {

@@ -51,7 +51,7 @@ export function dashboardRoutes(
         request.dashboard = token ? await ctx.sessions.load(token) : undefined;
         if (request.dashboard) {
           const { merchantId, user } = request.dashboard;
-          request.principal = { kind: "user", merchantId, user };
+          request.principal = { kind: "user", merchantId, credential: `user:${user.id}`, user };
         }
         const config = request.routeOptions.config.dashboard ?? {};
         if (config.public || request.dashboard) return;

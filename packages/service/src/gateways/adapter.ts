@@ -127,6 +127,21 @@ export interface GatewayAdapter {
   /** The authoritative status of a payment, asked after the customer returns from a gateway page. */
   paymentStatus(pgReference: string): Promise<GatewayPaymentResult>;
   operate(request: GatewayOperationRequest): Promise<GatewayOperationResult>;
+  /**
+   * The answer to the operation svc sent under `referenceNumber`, asked when that answer was
+   * lost (a timeout, a crash): the first answer the gateway gave, or undefined when it never
+   * received the operation. Recovery then sends it again under the same reference, which the
+   * gateway must treat as its idempotency key.
+   */
+  operationStatus(request: {
+    pgCode: string;
+    referenceNumber: string;
+  }): Promise<GatewayOperationResult | undefined>;
+  /**
+   * The payment made for `attemptId`, asked when the answer to {@link pay} was lost; undefined
+   * when the gateway never received that attempt.
+   */
+  paymentByAttempt(attemptId: string): Promise<GatewayPaymentResult | undefined>;
   /** Checks a notification's authenticity on the raw bytes, in constant time. */
   verifyNotification(
     rawBody: Buffer,

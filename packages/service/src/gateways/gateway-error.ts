@@ -2,8 +2,10 @@ import type { PgResponse } from "./adapter.js";
 
 /**
  * Why a gateway call failed without a payment or operation result.
- * - `gateway_unavailable`: the gateway could not be reached, timed out or answered 5xx; the
- *   outcome is unknown, so the service should ask `paymentStatus` later rather than assume a decline.
+ * - `gateway_unavailable`: the gateway could not be reached, timed out or answered 5xx. When
+ *   `outcomeUnknown` is true the request may have been done (it was sent, and no answer came
+ *   back), so the service must ask the gateway later (`operationStatus`, `paymentByAttempt`)
+ *   and never assume a decline; when false, the request never left (no connection was made).
  * - `gateway_request_rejected`: the gateway refused the request itself (4xx other than a decline),
  *   which means svc sent something it should not have; `message` carries the gateway's reason.
  */
@@ -20,16 +22,19 @@ export class GatewayError extends Error {
   readonly code: GatewayErrorCode;
   readonly statusCode: number | undefined;
   readonly pgResponse: PgResponse | undefined;
+  /** True when the request may have reached the gateway and been done: its outcome is unknown. */
+  readonly outcomeUnknown: boolean;
 
   constructor(
     code: GatewayErrorCode,
     message: string,
-    options: { statusCode?: number; pgResponse?: PgResponse; cause?: unknown } = {},
+    options: { statusCode?: number; pgResponse?: PgResponse; cause?: unknown; outcomeUnknown?: boolean } = {},
   ) {
     super(message, { cause: options.cause });
     this.name = "GatewayError";
     this.code = code;
     this.statusCode = options.statusCode;
     this.pgResponse = options.pgResponse;
+    this.outcomeUnknown = options.outcomeUnknown ?? code === "gateway_unavailable";
   }
 }

@@ -26,10 +26,14 @@ export interface AuthUser {
   permissions: Permission[];
 }
 
+/**
+ * Who sent a request. `credential` names the API key (its hash) or the dashboard user behind it:
+ * idempotency keys are scoped to it, so two credentials of one merchant never share answers.
+ */
 export type Principal =
-  | { kind: "private"; merchantId: string }
-  | { kind: "public"; merchantId: string }
-  | { kind: "user"; merchantId: string; user: AuthUser }
+  | { kind: "private"; merchantId: string; credential: string }
+  | { kind: "public"; merchantId: string; credential: string }
+  | { kind: "user"; merchantId: string; credential: string; user: AuthUser }
   | { kind: "admin" }
   | { kind: "anonymous" };
 
@@ -37,6 +41,8 @@ declare module "fastify" {
   interface FastifyContextConfig {
     auth?: AuthMode;
     permission?: Permission;
+    /** A permission that depends on the validated body (checked before idempotency claims a key). */
+    permissionOf?: (body: unknown) => Permission;
   }
   interface FastifyRequest {
     principal: Principal;
@@ -66,7 +72,7 @@ export function registerAuth(
   adminToken: string,
 ): { forgetKey(keyHash: string): void } {
   const basicCache = new Map<string, { user: AuthUser; merchantId: string; until: number }>();
-  type KeyPrincipal = { kind: "private" | "public"; merchantId: string };
+  type KeyPrincipal = { kind: "private" | "public"; merchantId: string; credential: string };
   // Known keys only: an unknown key always costs a lookup, so guessing gains nothing.
   const keyCache = new Map<string, KeyPrincipal & { until: number }>();
   let unlisten: (() => Promise<void>) | undefined;
@@ -92,7 +98,12 @@ export function registerAuth(
       return undefined;
     }
     if (keyCache.size >= KEY_CACHE_MAX) keyCache.clear();
-    const entry = { kind: row.kind, merchantId: row.merchant_id, until: now + KEY_CACHE_MS };
+    const entry = {
+      kind: row.kind,
+      merchantId: row.merchant_id,
+      credential: `key:${hash}`,
+      until: now + KEY_CACHE_MS,
+    };
     keyCache.set(hash, entry);
     return entry;
   }
@@ -160,27 +171,40 @@ export function registerAuth(
           "A public key (pk_…) only works on the checkout SDK endpoints. Call this endpoint from your server with your private key (sk_…).",
         );
       }
-      request.principal = { kind: found.kind, merchantId: found.merchantId };
+      request.principal = { kind: found.kind, merchantId: found.merchantId, credential: found.credential };
     } else if (scheme.toLowerCase() === "basic") {
       const found = await fromBasic(credential);
       if (!found) throw new AppError("invalid_credentials", "The username or password is wrong.");
-      request.principal = { kind: "user", merchantId: found.merchantId, user: found.user };
+      request.principal = {
+        kind: "user",
+        merchantId: found.merchantId,
+        credential: `user:${found.user.id}`,
+        user: found.user,
+      };
     } else {
       throw new AppError("unauthenticated", 'Use the "Api-Key" or "Basic" authorization scheme.');
     }
     const permission = request.routeOptions.config.permission;
-    if (
-      permission &&
-      request.principal.kind === "user" &&
-      !request.principal.user.permissions.includes(permission)
-    ) {
-      throw new AppError(
-        "permission_denied",
-        `The user "${request.principal.user.username}" lacks the "${permission}" permission; ask an administrator to grant it.`,
-      );
-    }
+    if (permission) assertPermission(request, permission);
+  });
+  // After validation and before idempotency's preHandler (registered after this one): a refused
+  // request never claims, reads or stores an idempotency key.
+  app.addHook("preHandler", async (request: FastifyRequest) => {
+    const permissionOf = request.routeOptions.config.permissionOf;
+    if (permissionOf) assertPermission(request, permissionOf(request.body));
   });
   return { forgetKey: (keyHash) => keyCache.delete(keyHash) };
+}
+
+/** A dashboard user must hold `permission`; API keys hold every permission of their merchant. */
+function assertPermission(request: FastifyRequest, permission: Permission): void {
+  const p = request.principal;
+  if (p.kind === "user" && !p.user.permissions.includes(permission)) {
+    throw new AppError(
+      "permission_denied",
+      `The user "${p.user.username}" lacks the "${permission}" permission; ask an administrator to grant it.`,
+    );
+  }
 }
 
 /** The merchant of an authenticated request (throws for admin/anonymous, which never reach here). */

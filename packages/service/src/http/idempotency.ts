@@ -1,14 +1,26 @@
 /**
  * `Idempotency-Key` (or `Tracking-Key`) on creating POSTs, for routes with
- * `config.idempotent: true`: the same key with the same body returns the original response
- * (status and body, with `Idempotent-Replayed: true`) for 24 h; the same key with another body
- * is 422 `idempotency_key_reused`; a retry while the first is still running is 409.
- * Responses ≥ 500 are not remembered, so a retry after a failure runs again.
+ * `config.idempotent: true` — the front door of the state machine in docs/operations.md
+ * ("Idempotency and recovery"):
+ *
+ * - A key belongs to the merchant and the credential that sent it (an API key or a user), and
+ *   is claimed only after authentication and permission checks, so a refused request never
+ *   stores, reads or poisons a key.
+ * - The request's fingerprint is its method, path and canonical JSON body (RFC 8785): the same
+ *   body with its keys in another order is the same request.
+ * - The first answer is stored byte for byte and replayed as it was (`Idempotent-Replayed: true`)
+ *   for 24 h; the same key with another request is 422 `idempotency_key_reused`.
+ * - While the request holding a key runs (its lease), a retry is 409 `idempotency_key_in_use`
+ *   and performs nothing. A request that died leaves its lease to lapse; a request that ended
+ *   with an unknown outcome (a 5xx) releases it at once. Either way the next retry takes the key
+ *   over with its **recovery point** (`recovery_id`: the operation or payment attempt the first
+ *   request started, written in that reservation's own transaction), and the route finishes
+ *   that instead of starting another. A 5xx before anything was started frees the key.
  */
 import { createHash } from "node:crypto";
-import type { FastifyInstance } from "fastify";
-import type { Db } from "../db/client.js";
-import { merchantOf } from "./auth.js";
+import { canonicalJson } from "@svc/webhooks";
+import type { FastifyInstance, FastifyRequest } from "fastify";
+import type { Db, Queryable } from "../db/client.js";
 import { AppError } from "./problem.js";
 
 declare module "fastify" {
@@ -16,14 +28,106 @@ declare module "fastify" {
     idempotent?: boolean;
   }
   interface FastifyRequest {
-    idempotencyKey?: { merchantId: string; key: string };
+    idempotencyKey?: IdempotencyClaim;
   }
 }
 
-const IN_PROGRESS_STALE_MS = 60_000; // a claim this old belongs to a crashed request: take it over
+/** A key this request holds. `recoveryId` is set when a request before it had started something. */
+export interface IdempotencyClaim {
+  merchantId: string;
+  credential: string;
+  key: string;
+  recoveryId: string | undefined;
+}
+
+/** A request holds its key this long; after it (a crash), a retry takes the key over. */
+export const IDEMPOTENCY_LEASE_SECONDS = 60;
 const KEY_PATTERN = /^[\x21-\x7e]{1,255}$/;
 
+interface StoredKey {
+  request_hash: string;
+  status: "in_progress" | "done";
+  held: boolean;
+  response_status: number | null;
+  response_type: string | null;
+  response_text: string | null;
+  recovery_id: string | null;
+}
+
+/** The fingerprint of a request: method, path and the body's canonical JSON. */
+export function requestFingerprint(method: string, url: string, body: unknown): string {
+  let canonical: string;
+  try {
+    canonical = canonicalJson(body ?? null);
+  } catch {
+    // A value RFC 8785 cannot represent (a lone surrogate): its ordinary JSON still identifies it.
+    canonical = JSON.stringify(body ?? null);
+  }
+  return createHash("sha256")
+    .update(`${method} ${url.split("?")[0]}\n${canonical}`)
+    .digest("hex");
+}
+
+export const idempotencyRepo = {
+  /**
+   * Links a claimed key to what its request started, in the caller's transaction (the one that
+   * reserves the operation). False when the key already has a recovery point (a retry that took
+   * it over got there first): the caller must then finish that one instead.
+   */
+  async link(q: Queryable, claim: IdempotencyClaim, recoveryId: string): Promise<boolean> {
+    const rows = await q.query(
+      `update idempotency_keys set recovery_id = $4
+        where merchant_id = $1 and credential = $2 and key = $3 and recovery_id is null and status = 'in_progress'
+        returning key`,
+      [claim.merchantId, claim.credential, claim.key, recoveryId],
+    );
+    return rows.length > 0;
+  },
+  /** The recovery point a key has now (after a failed {@link link}). */
+  async recoveryOf(q: Queryable, claim: IdempotencyClaim): Promise<string | undefined> {
+    const rows = await q.query<{ recovery_id: string | null }>(
+      "select recovery_id from idempotency_keys where merchant_id = $1 and credential = $2 and key = $3",
+      [claim.merchantId, claim.credential, claim.key],
+    );
+    return rows[0]?.recovery_id ?? undefined;
+  },
+  /**
+   * Ends the key of `recoveryId` with this answer, in the caller's transaction: used where what
+   * the key points at is deleted (a declined reservation), so a retry still gets the answer.
+   */
+  async completeByRecovery(
+    q: Queryable,
+    recoveryId: string,
+    status: number,
+    type: string,
+    text: string,
+  ): Promise<void> {
+    await q.query(
+      `update idempotency_keys set status = 'done', response_status = $2, response_type = $3, response_text = $4,
+              locked_until = null
+        where recovery_id = $1`,
+      [recoveryId, status, type, text],
+    );
+  },
+  /** Frees the key of `recoveryId` (what it pointed at never happened), in the caller's transaction. */
+  async freeByRecovery(q: Queryable, recoveryId: string): Promise<void> {
+    await q.query("delete from idempotency_keys where recovery_id = $1 and status = 'in_progress'", [
+      recoveryId,
+    ]);
+  },
+};
+
+/** The credential an idempotency key is scoped to, or undefined for a request without one. */
+function credentialOf(request: FastifyRequest): { merchantId: string; credential: string } | undefined {
+  const p = request.principal;
+  if (p.kind === "private" || p.kind === "public" || p.kind === "user")
+    return { merchantId: p.merchantId, credential: p.credential };
+  return undefined;
+}
+
 export function registerIdempotency(app: FastifyInstance, db: Db, ttlSeconds: number): void {
+  // A preHandler: it runs after authentication (onRequest), body validation and the route's
+  // permission check (auth's preHandler, registered before this one).
   app.addHook("preHandler", async (request, reply) => {
     if (!request.routeOptions.config.idempotent) return;
     const raw = request.headers["idempotency-key"] ?? request.headers["tracking-key"];
@@ -35,80 +139,94 @@ export function registerIdempotency(app: FastifyInstance, db: Db, ttlSeconds: nu
         "Idempotency-Key must be 1–255 visible ASCII characters, e.g. a UUID.",
       );
     }
-    const merchantId = merchantOf(request);
-    const requestHash = createHash("sha256")
-      .update(`${request.method} ${request.url}\n${JSON.stringify(request.body ?? null)}`)
-      .digest("hex");
-    const claimed = await db.tx(async (q) => {
+    const owner = credentialOf(request);
+    if (!owner) return;
+    const requestHash = requestFingerprint(request.method, request.url, request.body);
+    const found = await db.tx(async (q) => {
       await q.query(
-        `delete from idempotency_keys where merchant_id = $1 and key = $2
-           and (created_at < now() - make_interval(secs => $3)
-                or (status = 'in_progress' and created_at < now() - make_interval(secs => $4)))`,
-        [merchantId, key, ttlSeconds, IN_PROGRESS_STALE_MS / 1000],
+        `delete from idempotency_keys where merchant_id = $1 and credential = $2 and key = $3
+           and created_at < now() - make_interval(secs => $4)`,
+        [owner.merchantId, owner.credential, key, ttlSeconds],
       );
       const inserted = await q.query(
-        `insert into idempotency_keys (merchant_id, key, request_hash, status) values ($1, $2, $3, 'in_progress')
+        `insert into idempotency_keys (merchant_id, credential, key, request_hash, status, locked_until)
+         values ($1, $2, $3, $4, 'in_progress', now() + make_interval(secs => $5))
          on conflict do nothing returning key`,
-        [merchantId, key, requestHash],
+        [owner.merchantId, owner.credential, key, requestHash, IDEMPOTENCY_LEASE_SECONDS],
       );
       if (inserted.length > 0) return undefined;
-      const rows = await q.query<{
-        request_hash: string;
-        status: string;
-        response_status: number;
-        response_body: unknown;
-      }>(
-        "select request_hash, status, response_status, response_body from idempotency_keys where merchant_id = $1 and key = $2",
-        [merchantId, key],
+      // Taken over when no live request holds it (its lease lapsed or was released); row-locked,
+      // so of two retries only one takes it.
+      const rows = await q.query<StoredKey>(
+        `select request_hash, status, locked_until is not null and locked_until > now() as held,
+                response_status, response_type, response_text, recovery_id
+           from idempotency_keys where merchant_id = $1 and credential = $2 and key = $3 for update`,
+        [owner.merchantId, owner.credential, key],
       );
-      return rows[0];
+      const row = rows[0];
+      if (row && row.request_hash === requestHash && row.status === "in_progress" && !row.held) {
+        await q.query(
+          `update idempotency_keys set locked_until = now() + make_interval(secs => $4)
+            where merchant_id = $1 and credential = $2 and key = $3`,
+          [owner.merchantId, owner.credential, key, IDEMPOTENCY_LEASE_SECONDS],
+        );
+        return { ...row, takenOver: true };
+      }
+      return row && { ...row, takenOver: false };
     });
-    if (!claimed) {
-      request.idempotencyKey = { merchantId, key };
+    if (!found || found.takenOver) {
+      request.idempotencyKey = { ...owner, key, recoveryId: found?.recovery_id ?? undefined };
       return;
     }
-    if (claimed.request_hash !== requestHash) {
+    if (found.request_hash !== requestHash) {
       throw new AppError(
         "idempotency_key_reused",
         "This Idempotency-Key was already used with a different request. Use a new key for a new request.",
       );
     }
-    if (claimed.status === "in_progress") {
+    if (found.status === "in_progress") {
+      reply.header("retry-after", "1");
       throw new AppError(
         "idempotency_key_in_use",
         "The first request with this Idempotency-Key is still running; retry in a moment.",
       );
     }
-    reply.header("idempotent-replayed", "true");
-    const body = claimed.response_body;
-    const problem = claimed.response_status >= 400;
     return reply
-      .status(claimed.response_status)
-      .type(problem ? "application/problem+json" : "application/json")
-      .send(body);
+      .header("idempotent-replayed", "true")
+      .status(found.response_status ?? 200)
+      .type(found.response_type ?? "application/json")
+      .send(found.response_text ?? "null");
   });
 
   app.addHook("onSend", async (request, reply, payload) => {
     const claim = request.idempotencyKey;
     if (!claim) return payload;
     request.idempotencyKey = undefined;
+    const where = [claim.merchantId, claim.credential, claim.key];
     if (reply.statusCode >= 500) {
-      await db.query("delete from idempotency_keys where merchant_id = $1 and key = $2", [
-        claim.merchantId,
-        claim.key,
-      ]);
+      // The outcome is unknown: a key with a recovery point stays claimed (released at once, so
+      // the retry recovers it); one without (nothing was started) is freed.
+      await db.tx(async (q) => {
+        await q.query(
+          `delete from idempotency_keys where merchant_id = $1 and credential = $2 and key = $3
+             and recovery_id is null and status = 'in_progress'`,
+          where,
+        );
+        await q.query(
+          `update idempotency_keys set locked_until = null
+            where merchant_id = $1 and credential = $2 and key = $3 and status = 'in_progress'`,
+          where,
+        );
+      });
       return payload;
     }
-    let body: unknown = null;
-    try {
-      body = typeof payload === "string" ? JSON.parse(payload) : null;
-    } catch {
-      body = null;
-    }
+    const text = typeof payload === "string" ? payload : Buffer.isBuffer(payload) ? payload.toString() : "";
+    const type = String(reply.getHeader("content-type") ?? "application/json");
     await db.query(
-      `update idempotency_keys set status = 'done', response_status = $3, response_body = $4
-        where merchant_id = $1 and key = $2`,
-      [claim.merchantId, claim.key, reply.statusCode, JSON.stringify(body)],
+      `update idempotency_keys set status = 'done', response_status = $4, response_type = $5, response_text = $6,
+              locked_until = null
+        where merchant_id = $1 and credential = $2 and key = $3`,
+      [...where, reply.statusCode, type, text],
     );
     return payload;
   });

@@ -3,6 +3,7 @@ import type { GatewayKind, Operation } from "@svc/protocol";
 import type { TransactionRow } from "../checkout/checkout.repo.js";
 import type { Queryable } from "../db/client.js";
 import type { PgResponse } from "../gateways/adapter.js";
+import type { IdempotencyClaim } from "../http/idempotency.js";
 import {
   ROUTING_COLUMNS,
   type Routing,
@@ -125,32 +126,47 @@ function parentFrom(row: ParentRow): ParentForOperation {
   };
 }
 
-/** One child to insert; with `expectedVersion`, only if its parent's `ops_version` is still that. */
+/**
+ * One child to insert; with `expectedVersion`, only if its parent's `ops_version` is still that;
+ * with `idempotency`, only if that claimed key gets the child as its recovery point (in the same
+ * statement, so a key and its reservation commit together or not at all).
+ */
 export interface ChildInsert {
   op: NewOperation;
   expectedVersion: number | null;
+  idempotency?: Pick<IdempotencyClaim, "merchantId" | "credential" | "key"> | undefined;
 }
 
 // The children in `v`; `parent` bumps the version of each parent whose condition holds. When
 // several children of one parent come in one statement, the parent row is updated once, for one
 // of them (RETURNING names which): only that one is inserted, as if they had come one by one.
+// `claim` makes the child the recovery point of its idempotency key, if it has one and the key
+// has none yet; a child whose key was already linked (a retry that took the key over got there
+// first) is not inserted.
 const INSERT_CHILDREN = `with v as (
     select * from unnest($1::text[], $2::text[], $3::text[], $4::text[], $5::int8[], $6::text[], $7::text[],
       $8::text[], $9::text[], $10::text[], $11::jsonb[], $12::text[], $13::jsonb[], $14::text[],
-      $15::timestamptz[], $16::int4[])
+      $15::timestamptz[], $16::int4[], $17::text[], $18::text[])
       with ordinality as v(session_id, parent_session_id, merchant_id, operation, amount_minor, currency_code, state,
         reference_number, source, via, initiator, pg_code, pg_response, gateway_operation_id, operated_at,
-        expected_version, i)),
+        expected_version, idem_credential, idem_key, i)),
   parent as (
     update transactions t set ops_version = t.ops_version + 1
       from v
      where t.session_id = v.parent_session_id and (v.expected_version is null or t.ops_version = v.expected_version)
+    returning v.i),
+  claim as (
+    update idempotency_keys k set recovery_id = v.session_id
+      from v join parent on parent.i = v.i
+     where v.idem_key is not null and k.merchant_id = v.merchant_id and k.credential = v.idem_credential
+       and k.key = v.idem_key and k.recovery_id is null and k.status = 'in_progress'
     returning v.i)
   insert into operations (session_id, parent_session_id, merchant_id, operation, amount_minor, currency_code, state,
     reference_number, source, via, initiator, pg_code, pg_response, gateway_operation_id, operated_at)
   select v.session_id, v.parent_session_id, v.merchant_id, v.operation, v.amount_minor, v.currency_code, v.state,
     v.reference_number, v.source, v.via, v.initiator, v.pg_code, v.pg_response, v.gateway_operation_id, v.operated_at
     from v join parent on parent.i = v.i
+   where v.idem_key is null or v.i in (select i from claim)
   on conflict do nothing returning session_id, created_at`;
 
 /** Settles a child read or inserted before, from the state it was read in to `state`. */
@@ -245,8 +261,9 @@ export const operationsRepo = {
     q: Queryable,
     op: NewOperation,
     expectedVersion: number | null = null,
+    idempotency?: ChildInsert["idempotency"],
   ): Promise<OperationRow | undefined> {
-    return (await operationsRepo.insertMany(q, [{ op, expectedVersion }]))[0];
+    return (await operationsRepo.insertMany(q, [{ op, expectedVersion, idempotency }]))[0];
   },
   /** {@link insert} of many children in one statement; the result at each position is that child's. */
   async insertMany(q: Queryable, items: ChildInsert[]): Promise<(OperationRow | undefined)[]> {
@@ -268,6 +285,8 @@ export const operationsRepo = {
       column((op) => op.gateway_operation_id),
       column((op) => op.operated_at ?? null),
       items.map((item) => item.expectedVersion),
+      items.map((item) => item.idempotency?.credential ?? null),
+      items.map((item) => item.idempotency?.key ?? null),
     ]);
     // Each row is what was sent, with the default created_at (no need to read every column back).
     const created = new Map(rows.map((row) => [row.session_id, row.created_at]));
@@ -324,6 +343,14 @@ export const operationsRepo = {
         returning *`,
       [olderThanSeconds, limit],
     );
+  },
+  /** The merchant's child with this session_id. */
+  async child(q: Queryable, merchantId: string, sessionId: string): Promise<OperationRow | undefined> {
+    const rows = await q.query<OperationRow>(
+      "select * from operations where session_id = $1 and merchant_id = $2",
+      [sessionId, merchantId],
+    );
+    return rows[0];
   },
   async deleteReservation(q: Queryable, sessionId: string): Promise<void> {
     await q.query("delete from operations where session_id = $1 and state like '%\\_pending'", [sessionId]);

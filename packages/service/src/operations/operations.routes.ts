@@ -4,7 +4,7 @@ import { OPERATIONS, type Operation } from "@svc/protocol";
 import type { FastifyInstance, FastifyRequest } from "fastify";
 import { merchantOf } from "../http/auth.js";
 import { PRIVATE_SECURITY } from "../http/openapi.js";
-import { AppError, validationError } from "../http/problem.js";
+import { validationError } from "../http/problem.js";
 import { stringEnum } from "../http/schema.js";
 import type { OperationsService } from "./operations.service.js";
 
@@ -51,7 +51,11 @@ export function operationsRoutes(app: FastifyInstance, operations: OperationsSer
   app.post(
     "/v1/operations",
     {
-      config: { auth: "private", idempotent: true },
+      config: {
+        auth: "private",
+        idempotent: true,
+        permissionOf: (body) => PERMISSION[(body as Body).operation],
+      },
       schema: {
         tags: ["Operations"],
         summary: "Refund, capture or void a payment",
@@ -67,13 +71,6 @@ export function operationsRoutes(app: FastifyInstance, operations: OperationsSer
         throw validationError({
           session_id: ["give either session_id or order_no of the parent (one of them)"],
         });
-      const p = request.principal;
-      if (p.kind === "user" && !p.user.permissions.includes(PERMISSION[body.operation])) {
-        throw new AppError(
-          "permission_denied",
-          `The user "${p.user.username}" lacks the "${PERMISSION[body.operation]}" permission; ask an administrator to grant it.`,
-        );
-      }
       const result = await operations.perform({
         merchantId: merchantOf(request),
         via: "api",
@@ -83,6 +80,7 @@ export function operationsRoutes(app: FastifyInstance, operations: OperationsSer
         orderNo: body.order_no,
         amount: body.amount,
         currencyCode: body.currency_code,
+        idempotency: request.idempotencyKey,
       });
       return reply.status(result.status).send(result.payload);
     },

@@ -5,11 +5,19 @@
  * No database transaction is held across the gateway call: (1) check the rules against totals
  * derived from the parent's children and insert a reservation (`<operation>_pending`, which
  * counts against the totals) — optimistically, committed only if the parent's `ops_version` is
- * unchanged since the read, else under the parent's lock; (2) call the gateway; (3) on success or
- * queued, finish the child and write its webhook to the outbox in one transaction; on a decline
- * or an unreachable gateway, delete the reservation, so nothing is stored and nothing is sent.
- * Reservations whose request died in step 2 are settled by {@link sweepReservations}.
- * The unlocked statements of steps 1 and 3 are batched across concurrent requests (db/batch.ts).
+ * unchanged since the read, else under the parent's lock — and, in the same statement, make it
+ * the recovery point of the request's idempotency key; (2) call the gateway under the
+ * operation's `reference_number`, its idempotency key there; (3) on success or queued, finish
+ * the child and write its webhook to the outbox in one transaction; on a decline or a gateway
+ * that was never reached, delete the reservation, so nothing is stored and nothing is sent.
+ *
+ * When the answer of step 2 is lost (a timeout, a 5xx, a crash) the reservation stays: its
+ * outcome is unknown. It is recovered — the gateway asked by reference, then step 3 as the first
+ * request would have done it — by whichever comes first: a retry with the same idempotency key
+ * ({@link perform} with a claim that has a recovery point) or {@link sweepReservations}. Step 3
+ * is conditional on the reservation's state, so the second finds it settled and does nothing.
+ * The state machine is in docs/operations.md. The unlocked statements of steps 1 and 3 are
+ * batched across concurrent requests (db/batch.ts).
  */
 import { formatAmount, type GatewayKind, newId, type Operation } from "@svc/protocol";
 import type { OperationWebhook } from "@svc/webhooks";
@@ -18,6 +26,7 @@ import type { Db, Queryable } from "../db/client.js";
 import type { GatewayAdapter, GatewayOperationResult } from "../gateways/adapter.js";
 import { GatewayError } from "../gateways/gateway-error.js";
 import type { GatewayRegistry } from "../gateways/registry.js";
+import { type IdempotencyClaim, idempotencyRepo } from "../http/idempotency.js";
 import { AppError } from "../http/problem.js";
 import { deriveTotals } from "../payments/totals.js";
 import { emitOperationWebhooks, operationGateOpen } from "../webhooks/emit.js";
@@ -48,6 +57,8 @@ export interface PerformInput {
   /** Wire amount; omitted = all that remains (void: always the whole remaining authorization). */
   amount?: string | undefined;
   currencyCode?: string | undefined;
+  /** The request's idempotency key: its recovery point is finished instead of a new operation. */
+  idempotency?: IdempotencyClaim | undefined;
 }
 
 export interface PerformResult {
@@ -163,25 +174,143 @@ export function createOperationsService(db: Db, deps: OperationsDeps) {
       pg_response: {},
       gateway_operation_id: null,
     };
+    const idempotency = input.idempotency;
     const child = lock
-      ? await operationsRepo.insert(q, op)
-      : await insertChild({ op, expectedVersion: parent.ops_version });
+      ? await operationsRepo.insert(q, op, null, idempotency)
+      : await insertChild({ op, expectedVersion: parent.ops_version, idempotency });
     return child && { parent, child, setting, adapter, routing };
   }
 
-  async function reserve(input: PerformInput) {
-    for (let i = 0; i < OPTIMISTIC_TRIES; i++) {
-      const reserved = await tryReserve(db, input, false);
+  /**
+   * Reserves the operation, or returns the recovery point its idempotency key got meanwhile
+   * (a retry that took the key over reserved first): that one is finished instead.
+   */
+  async function reserve(input: PerformInput): Promise<Reserved | { recoveryId: string }> {
+    for (let i = 0; i <= OPTIMISTIC_TRIES; i++) {
+      const locked = i === OPTIMISTIC_TRIES;
+      const reserved = locked
+        ? await db.tx((q) => tryReserve(q, input, true))
+        : await tryReserve(db, input, false);
       if (reserved) return reserved;
+      if (input.idempotency) {
+        const recoveryId = await idempotencyRepo.recoveryOf(db, input.idempotency);
+        if (recoveryId) return { recoveryId };
+        if (locked)
+          throw new AppError(
+            "idempotency_key_in_use",
+            "Another request with this Idempotency-Key has just finished; retry to get its answer.",
+          );
+      }
     }
-    const reserved = await db.tx((q) => tryReserve(q, input, true));
     // Locked, the insert cannot lose a race (its reference and session ids are fresh).
-    if (!reserved) throw new Error("the locked reservation inserted nothing");
-    return reserved;
+    throw new Error("the locked reservation inserted nothing");
   }
 
-  async function release(sessionId: string): Promise<void> {
-    await db.tx((q) => operationsRepo.deleteReservation(q, sessionId));
+  /**
+   * Deletes a reservation whose operation did not happen. Its idempotency key, if any, gets the
+   * answer in the same transaction (a decline: `answer`), or is freed (the gateway was never
+   * reached), so a retry never finds a key pointing at nothing.
+   */
+  async function release(sessionId: string, answer?: AppError): Promise<void> {
+    await db.tx(async (q) => {
+      await operationsRepo.deleteReservation(q, sessionId);
+      if (answer)
+        await idempotencyRepo.completeByRecovery(
+          q,
+          sessionId,
+          answer.status,
+          "application/problem+json; charset=utf-8",
+          JSON.stringify(answer.toProblem()),
+        );
+      else await idempotencyRepo.freeByRecovery(q, sessionId);
+    });
+  }
+
+  /**
+   * The gateway's answer to a reservation whose first answer was lost: what it answered then,
+   * or, if it never received the operation, its answer now to the same operation under the same
+   * reference (which the gateway treats as its idempotency key).
+   */
+  async function recoverAnswer(reserved: Reserved): Promise<GatewayOperationResult> {
+    try {
+      const known = await reserved.adapter.operationStatus({
+        pgCode: reserved.setting.pg_code,
+        referenceNumber: reserved.child.reference_number,
+      });
+      return known ?? (await askGateway(reserved));
+    } catch (error) {
+      // Whatever failed now, the first call may have been done: still unknown, never released.
+      if (!(error instanceof GatewayError)) throw error;
+      throw new GatewayError("gateway_unavailable", error.message, { cause: error, outcomeUnknown: true });
+    }
+  }
+
+  /**
+   * Steps 2 and 3 for a reservation: `call` gets the gateway's answer (asking it, or recovering
+   * a lost one), then the reservation is settled or released. An unknown outcome keeps it.
+   */
+  async function complete(
+    reserved: Reserved,
+    call: (reserved: Reserved) => Promise<GatewayOperationResult>,
+  ): Promise<PerformResult> {
+    const { child } = reserved;
+    let answer: GatewayOperationResult;
+    try {
+      answer = await call(reserved);
+    } catch (error) {
+      if (error instanceof GatewayError && error.outcomeUnknown) {
+        throw new AppError(
+          "gateway_outcome_unknown",
+          `The gateway did not answer the ${child.operation} (${error.message}); it may have been done. ` +
+            `Retry with the same Idempotency-Key to get its outcome: it will never be done twice. ` +
+            `Without a key, svc settles it within ${deps.reservationTimeoutSeconds * 2} s and sends its webhook.`,
+          { extra: { reference_number: child.reference_number } },
+        );
+      }
+      await release(child.session_id);
+      const reason = error instanceof GatewayError ? error.message : "the gateway call failed";
+      throw new AppError("gateway_unavailable", `${reason}. Nothing was done; try again later.`);
+    }
+    if (answer.status === "declined") {
+      const declined = new AppError(
+        "operation_declined",
+        `The gateway declined the ${child.operation}; nothing was stored. See pg_response.`,
+        { extra: { pg_response: answer.pgResponse } },
+      );
+      await release(child.session_id, declined);
+      throw declined;
+    }
+    return { status: answer.status === "queued" ? 202 : 200, payload: await settle(reserved, answer) };
+  }
+
+  /** The reservation behind a recovery point, with what is needed to finish it. */
+  async function reservedOf(merchantId: string, childSessionId: string): Promise<Reserved> {
+    const child = await operationsRepo.child(db, merchantId, childSessionId);
+    const found = child && (await readParent({ merchantId, sessionId: child.parent_session_id }));
+    // A recovery point is written with its reservation and cleared (or answered) with its
+    // deletion, in one transaction each: it always names a child, whose parent always exists.
+    if (!child || !found?.gatewayKind)
+      throw new Error(`recovery point ${childSessionId} names no operation of merchant ${merchantId}`);
+    const setting = { pg_code: child.pg_code, kind: found.gatewayKind };
+    return {
+      parent: found.parent,
+      child,
+      setting,
+      adapter: deps.gateways.adapterFor(setting.kind),
+      routing: found.routing,
+    };
+  }
+
+  /** Finishes the operation a request before this one started, as that request would have. */
+  async function recover(merchantId: string, childSessionId: string): Promise<PerformResult> {
+    const reserved = await reservedOf(merchantId, childSessionId);
+    const { parent, child, routing } = reserved;
+    if (child.state.endsWith("_pending")) return complete(reserved, recoverAnswer);
+    // Settled already (by that request before it died, or by the sweep): its answer, from what is stored.
+    return {
+      status: child.state.endsWith("_queued") ? 202 : 200,
+      payload: await operationPayload(parent, child, routing.secret ?? ""),
+    };
   }
 
   /** Asks the gateway to do the reserved operation (again: the reference makes it idempotent). */
@@ -236,24 +365,11 @@ export function createOperationsService(db: Db, deps: OperationsDeps) {
      * @throws AppError 402 operation_declined (nothing stored), 409/422 rule violations, 502 gateway_unavailable
      */
     async perform(input: PerformInput): Promise<PerformResult> {
+      const recoveryId = input.idempotency?.recoveryId;
+      if (recoveryId) return recover(input.merchantId, recoveryId);
       const reserved = await reserve(input);
-      let answer: GatewayOperationResult;
-      try {
-        answer = await askGateway(reserved);
-      } catch (error) {
-        await release(reserved.child.session_id);
-        const reason = error instanceof GatewayError ? error.message : "the gateway call failed";
-        throw new AppError("gateway_unavailable", `${reason}. Nothing was done; try again later.`);
-      }
-      if (answer.status === "declined") {
-        await release(reserved.child.session_id);
-        throw new AppError(
-          "operation_declined",
-          `The gateway declined the ${input.operation}; nothing was stored. See pg_response.`,
-          { extra: { pg_response: answer.pgResponse } },
-        );
-      }
-      return { status: answer.status === "queued" ? 202 : 200, payload: await settle(reserved, answer) };
+      if ("recoveryId" in reserved) return recover(input.merchantId, reserved.recoveryId);
+      return complete(reserved, askGateway);
     },
 
     /**
@@ -277,14 +393,14 @@ export function createOperationsService(db: Db, deps: OperationsDeps) {
           adapter: deps.gateways.adapterFor(setting.kind),
           routing: found.routing,
         };
-        let answer: GatewayOperationResult;
         try {
-          answer = await askGateway(reserved);
-        } catch {
-          continue; // unreachable now: the next sweep asks again
+          await complete(reserved, recoverAnswer);
+        } catch (error) {
+          // Still unknown (the gateway unreachable now): the next sweep asks again.
+          if (error instanceof AppError && error.code === "gateway_outcome_unknown") continue;
+          // A decline released it (its key, if any, holds the answer): settled all the same.
+          if (!(error instanceof AppError)) throw error;
         }
-        if (answer.status === "declined") await release(child.session_id);
-        else await settle(reserved, answer);
         settledCount += 1;
       }
       return settledCount;

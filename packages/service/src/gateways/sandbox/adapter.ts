@@ -31,6 +31,30 @@ export interface SandboxGatewayAdapterOptions {
   timeoutMs?: number;
 }
 
+/**
+ * Errors that mean no connection was made, so the request never reached the gateway: its
+ * outcome is known (nothing was done). Anything else after the request was handed to the
+ * socket (a timeout, a reset) leaves the outcome unknown.
+ */
+const NEVER_SENT_CODES = new Set([
+  "ECONNREFUSED",
+  "ENOTFOUND",
+  "EAI_AGAIN",
+  "EHOSTUNREACH",
+  "ENETUNREACH",
+  "UND_ERR_CONNECT_TIMEOUT",
+]);
+
+function neverSent(error: unknown): boolean {
+  for (let e: unknown = error; e instanceof Error; e = e.cause) {
+    const code = (e as { code?: unknown }).code;
+    if (typeof code === "string" && NEVER_SENT_CODES.has(code)) return true;
+    // Several addresses tried (happy eyeballs): every one refused.
+    if (e instanceof AggregateError && e.errors.every((inner) => neverSent(inner))) return true;
+  }
+  return false;
+}
+
 interface Reply {
   statusCode: number;
   json: unknown;
@@ -142,6 +166,21 @@ export class SandboxGatewayAdapter implements GatewayAdapter {
     throw this.rejected(reply);
   }
 
+  async operationStatus(request: { pgCode: string; referenceNumber: string }) {
+    const reply = await this.call("GET", `/operations/${encodeURIComponent(request.referenceNumber)}`);
+    if (reply.statusCode === 404) return undefined;
+    const result =
+      reply.statusCode < 300 || reply.statusCode === 402 ? toOperationResult(reply.json) : undefined;
+    if (result) return result;
+    throw this.rejected(reply);
+  }
+
+  async paymentByAttempt(attemptId: string): Promise<GatewayPaymentResult | undefined> {
+    const reply = await this.call("GET", `/attempts/${encodeURIComponent(attemptId)}`);
+    if (reply.statusCode === 404) return undefined;
+    return this.paymentResult(reply, "");
+  }
+
   verifyNotification(
     rawBody: Buffer,
     headers: Record<string, string | string[] | undefined>,
@@ -208,7 +247,7 @@ export class SandboxGatewayAdapter implements GatewayAdapter {
       throw new GatewayError(
         "gateway_unavailable",
         `sandbox gateway unreachable (${method} ${path}): ${reason}`,
-        { cause: error },
+        { cause: error, outcomeUnknown: !neverSent(error) },
       );
     }
     let json: unknown;

@@ -9,6 +9,11 @@ export interface SandboxContext {
   /** Base URL the customer's browser uses for gateway pages (no trailing slash). */
   publicUrl(): string;
   queuedDelayMs: number;
+  /**
+   * How long the answer to `POST /operations` waits after the operation was booked: a test
+   * setting for a gateway that does the operation but answers after the caller gave up.
+   */
+  operationAnswerDelayMs: number;
   /** Timers of queued operations, cleared on close. */
   timers: Set<NodeJS.Timeout>;
 }

@@ -93,6 +93,16 @@ export function operate(
   return { statusCode: statusCodeOf(answer), body: answer };
 }
 
+/** The first answer given to `referenceNumber` (svc's recovery asks when it lost it), or 404. */
+export function operationByReference(
+  ctx: SandboxContext,
+  referenceNumber: string,
+): { statusCode: number; body: WireOperationResult } {
+  const seen = ctx.state.operationsByReference.get(referenceNumber);
+  if (!seen) throw new HttpError(404, "not_found", `no operation with reference_number ${referenceNumber}`);
+  return { statusCode: statusCodeOf(seen.answer), body: seen.answer };
+}
+
 function statusCodeOf(answer: WireOperationResult): number {
   return answer.status === "success" ? 200 : answer.status === "queued" ? 202 : 402;
 }

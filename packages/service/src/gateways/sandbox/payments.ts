@@ -66,6 +66,13 @@ export function decline(
   };
 }
 
+/** The payment made for svc's `attemptId` (svc's recovery asks when it lost the answer), or 404. */
+export function paymentByAttempt(ctx: SandboxContext, attemptId: string): SandboxPayment {
+  const pgReference = ctx.state.paymentsByAttempt.get(attemptId);
+  if (!pgReference) throw new HttpError(404, "not_found", `no payment for attempt_id ${attemptId}`);
+  return findPayment(ctx, pgReference);
+}
+
 export function createPayment(ctx: SandboxContext, request: PaymentRequestBody): WirePaymentResult {
   const known = ctx.state.paymentsByAttempt.get(request.attemptId);
   if (known) {

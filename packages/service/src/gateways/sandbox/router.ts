@@ -6,9 +6,9 @@ import type { IncomingMessage, ServerResponse } from "node:http";
 import type { SandboxContext } from "./context.js";
 import { dashboardOperate, listPayments } from "./dashboard.js";
 import { HttpError, readJsonObject, sendError, sendJson } from "./http.js";
-import { operate } from "./operations.js";
+import { operate, operationByReference } from "./operations.js";
 import { showPage, submitPage } from "./pages.js";
-import { confirmOtp, createPayment, findPayment } from "./payments.js";
+import { confirmOtp, createPayment, findPayment, paymentByAttempt } from "./payments.js";
 import { parseOperationRequest, parsePaymentRequest, str } from "./validate.js";
 
 type Handler = (
@@ -25,6 +25,17 @@ interface Route {
 }
 
 const ID = "([A-Za-z0-9_-]{1,128})";
+
+/** Waits `ms` on a timer the sandbox clears when it closes (closing cuts the connection anyway). */
+function sleep(ctx: SandboxContext, ms: number): Promise<void> {
+  return new Promise((resolve) => {
+    const timer = setTimeout(() => {
+      ctx.timers.delete(timer);
+      resolve();
+    }, ms);
+    ctx.timers.add(timer);
+  });
+}
 
 const ROUTES: Route[] = [
   {
@@ -54,8 +65,22 @@ const ROUTES: Route[] = [
     pattern: /^\/operations$/,
     handler: async (ctx, req, res) => {
       const { statusCode, body } = operate(ctx, parseOperationRequest(await readJsonObject(req)));
+      if (ctx.operationAnswerDelayMs > 0) await sleep(ctx, ctx.operationAnswerDelayMs);
       sendJson(res, statusCode, body);
     },
+  },
+  {
+    method: "GET",
+    pattern: new RegExp(`^/operations/${ID}$`),
+    handler: (ctx, _req, res, id) => {
+      const { statusCode, body } = operationByReference(ctx, id);
+      sendJson(res, statusCode, body);
+    },
+  },
+  {
+    method: "GET",
+    pattern: new RegExp(`^/attempts/${ID}$`),
+    handler: (ctx, _req, res, id) => sendJson(res, 200, paymentByAttempt(ctx, id).result),
   },
   {
     method: "GET",

@@ -27,6 +27,11 @@ export interface SandboxGatewayOptions {
   queuedDelayMs?: number;
   /** Base URL browsers use for gateway pages when it differs from the listening address (a proxy). */
   publicUrl?: string;
+  /**
+   * Delays every answer to `POST /operations` by this long after booking it (default 0): tests
+   * use it for a gateway that refunds but answers after svc's timeout.
+   */
+  operationAnswerDelayMs?: number;
   /** Waits between notification tries; tests shorten it. */
   notificationRetryDelaysMs?: readonly number[];
 }
@@ -50,6 +55,7 @@ export async function startSandboxGateway(options: SandboxGatewayOptions): Promi
     ),
     publicUrl: () => (options.publicUrl ?? url).replace(/\/+$/, ""),
     queuedDelayMs: options.queuedDelayMs ?? QUEUED_DELAY_MS,
+    operationAnswerDelayMs: options.operationAnswerDelayMs ?? 0,
     timers: new Set(),
   };
   const server = createServer((req, res) => void route(ctx, req, res));
