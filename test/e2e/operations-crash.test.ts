@@ -1,11 +1,13 @@
 /**
- * Issue 3's crash test, on PostgreSQL: a burst of refunds through `POST /v1/operations` on
- * `svc serve` in its own process, the process killed with SIGKILL in the middle of it, restarted
- * on the same database. Once the restarted service has settled what the dead one left (the
- * reservation sweep for children caught between reservation and finish, the lease for deliveries
- * caught mid-attempt): every committed child has exactly one webhook message, delivered; no
- * webhook names an operation that did not commit; the gateway's own record agrees with the
- * children; refunds never exceed a parent's amount.
+ * The crash test, on PostgreSQL: a burst of refunds through `POST /v1/operations` on `svc serve`
+ * in its own process, each with its own Idempotency-Key, the process killed with SIGKILL in the
+ * middle of it, restarted on the same database, and every key sent before the kill retried as a
+ * client would (waiting out `idempotency_key_in_use`). Once the restarted service has settled
+ * what the dead one left (a retry or the reservation sweep, whichever first, for children caught
+ * between reservation and finish; the lease for deliveries caught mid-attempt): every key ends
+ * with exactly one refund, in svc and in the gateway's ledger, and an answer already given is
+ * replayed byte for byte; every committed child has exactly one webhook message, delivered; no
+ * webhook names an operation that did not commit; refunds never exceed a parent's amount.
  *
  * Everything runs for real on loopback: the sandbox gateway and the merchant's receiver live in
  * the test process (so they survive the crash), the service in its own process group.
@@ -49,12 +51,18 @@ const SETTLE_TIMEOUT_MS = 90_000;
 interface Outcome {
   index: number;
   parent: string;
-  phase: "before-kill" | "after-restart";
+  phase: "before-kill" | "after-restart" | "retry";
   status?: number;
   // eslint-disable-next-line @typescript-eslint/no-explicit-any -- response JSON, read field by field
   json?: any;
+  text?: string;
+  replayed?: boolean;
   error?: string;
 }
+
+/** A retry of a key still held by a request is 409 idempotency_key_in_use: wait and retry, as a client would. */
+const IN_USE_RETRY_MS = 250;
+const IN_USE_RETRIES = 80;
 
 interface ChildRow {
   session_id: string;
@@ -77,7 +85,7 @@ describe.skipIf(!POSTGRES)("svc serve killed with SIGKILL during a burst of oper
     await gateway?.close();
   });
 
-  it("every committed child has its webhook delivered once restarted; none for an operation that did not commit", async () => {
+  it("every key ends with exactly one refund, in svc and the gateway, with its webhook; none for an operation that did not commit", async () => {
     gateway = await startSandboxGateway({
       port: 0,
       notificationSecret: GATEWAY_SECRET,
@@ -98,6 +106,8 @@ describe.skipIf(!POSTGRES)("svc serve killed with SIGKILL during a burst of oper
       SVC_WEBHOOK_ALLOW_PRIVATE: "true",
       SVC_LOG_LEVEL: "warn",
       SVC_RESERVATION_TIMEOUT_SECONDS: "2",
+      // The keys of requests the kill cut are taken over after this (60 s by default).
+      SVC_IDEMPOTENCY_LEASE_SECONDS: "2",
     };
     const first = await startServe(env);
     services.push(first);
@@ -124,14 +134,21 @@ describe.skipIf(!POSTGRES)("svc serve killed with SIGKILL during a burst of oper
     const send = async (index: number, phase: Outcome["phase"]) => {
       const parent = parents[index % PARENTS]!;
       const outcome: Outcome = { index, parent, phase };
-      outcomes.push(outcome);
+      if (phase !== "retry") outcomes.push(outcome);
       try {
-        const r = await api(service, "POST", "/v1/operations", {
-          auth: apiKey(m.privateKey),
-          body: { operation: "refund", session_id: parent, amount: REFUND_AMOUNT },
-        });
-        outcome.status = r.status;
-        outcome.json = r.json;
+        for (let tries = 0; ; tries++) {
+          const r = await api(service, "POST", "/v1/operations", {
+            auth: apiKey(m.privateKey),
+            body: { operation: "refund", session_id: parent, amount: REFUND_AMOUNT },
+            headers: { "idempotency-key": `crash-refund-${index}` },
+          });
+          outcome.status = r.status;
+          outcome.json = r.json;
+          outcome.text = r.text;
+          outcome.replayed = r.headers.get("idempotent-replayed") === "true";
+          if (r.json?.code !== "idempotency_key_in_use" || tries >= IN_USE_RETRIES) break;
+          await new Promise((resolve) => setTimeout(resolve, IN_USE_RETRY_MS));
+        }
       } catch (error) {
         outcome.error = String((error as Error).cause ?? error);
       }
@@ -170,22 +187,47 @@ describe.skipIf(!POSTGRES)("svc serve killed with SIGKILL during a burst of oper
     const second = await startServe(env);
     services.push(second);
     const restartedAt = Date.now();
-    // The rest of the burst, to the restarted service.
-    const rest = Array.from({ length: REQUESTS - next }, (_, i) => next + i);
+    // Every key sent before the kill is retried (answered or cut), beside the rest of the burst.
+    const retries: Outcome[] = [];
+    const plan: [number, Outcome["phase"]][] = [
+      ...beforeKill.map((o): [number, Outcome["phase"]] => [o.index, "retry"]),
+      ...Array.from({ length: REQUESTS - next }, (_, i): [number, Outcome["phase"]] => [
+        next + i,
+        "after-restart",
+      ]),
+    ];
     await Promise.all(
       Array.from({ length: IN_FLIGHT }, async () => {
-        for (let index = rest.shift(); index !== undefined; index = rest.shift())
-          await send(index, "after-restart");
+        for (let item = plan.shift(); item !== undefined; item = plan.shift()) {
+          const outcome = await send(item[0], item[1]);
+          if (item[1] === "retry") retries.push(outcome);
+        }
       }),
     );
     expect(outcomes).toHaveLength(REQUESTS);
-    const afterRestart = outcomes.filter((o) => o.phase === "after-restart");
-    // The restarted service answers every request (a refund or the totals rule's 409).
-    expect(afterRestart.filter((o) => o.status === undefined).map((o) => o.error)).toEqual([]);
-    for (const o of outcomes.filter((o) => o.status !== undefined))
-      expect([200, 409], `request ${o.index}: ${JSON.stringify(o.json)}`).toContain(o.status);
-    for (const o of outcomes.filter((o) => o.status === 409))
-      expect(o.json?.code, JSON.stringify(o.json)).toBe("amount_exceeds_refundable");
+    expect(retries).toHaveLength(beforeKill.length);
+    // The restarted service answers every request and every retry (a refund or the totals rule's 409).
+    const finalByIndex = new Map<number, Outcome>();
+    for (const o of outcomes) if (o.phase === "after-restart") finalByIndex.set(o.index, o);
+    for (const o of retries) finalByIndex.set(o.index, o);
+    expect(finalByIndex.size).toBe(REQUESTS);
+    expect([...finalByIndex.values()].filter((o) => o.status === undefined).map((o) => o.error)).toEqual([]);
+    for (const o of [...outcomes, ...retries].filter((o) => o.status !== undefined))
+      expect([200, 409], `request ${o.index} (${o.phase}): ${o.text}`).toContain(o.status);
+    for (const o of [...outcomes, ...retries].filter((o) => o.status === 409))
+      expect(o.json?.code, o.text).toBe("amount_exceeds_refundable");
+    // An answer given before the kill is the answer the retry gets, byte for byte.
+    const firstByIndex = new Map(beforeKill.filter((o) => o.status !== undefined).map((o) => [o.index, o]));
+    for (const retry of retries) {
+      const first = firstByIndex.get(retry.index);
+      if (!first) continue;
+      expect.soft(retry.replayed, `retry of answered key ${retry.index}`).toBe(true);
+      expect.soft(retry.text, `retry of answered key ${retry.index}`).toBe(first.text);
+    }
+    console.log(
+      `crash: retried ${retries.length} keys: ${retries.filter((o) => o.replayed).length} replayed, ` +
+        `${retries.filter((o) => !o.replayed && o.status === 200).length} recovered or performed as refunds`,
+    );
 
     // Settled: no child left reserved, no delivery left to do (the dead process's leases expire).
     const settled = await pollUntil(
@@ -286,8 +328,16 @@ describe.skipIf(!POSTGRES)("svc serve killed with SIGKILL during a burst of oper
     ).toEqual([]);
     expect.soft(messages.length, "one message per child").toBe(children.length);
 
-    // Every refund answered 200 (before the kill or after the restart) has its child and its webhook.
-    const succeeded = outcomes.filter((o) => o.status === 200);
+    // Every key ends with exactly one refund: its final answer names a child no other key names,
+    // and every child is some key's.
+    const finals = [...finalByIndex.values()];
+    const succeeded = finals.filter((o) => o.status === 200);
+    const childOfKey = succeeded.map((o) => o.json.txn.session_id as string);
+    expect(new Set(childOfKey).size, "a child named by two keys").toBe(childOfKey.length);
+    expect([...childOfKey].sort(), "the children are exactly the keys' refunds").toEqual(
+      children.map((c) => c.session_id).sort(),
+    );
+    // Every refund answered 200 has its child and its webhook.
     for (const o of succeeded) {
       const child = childById.get(o.json.txn.session_id);
       expect.soft(child, `child of the request ${o.index} answered 200`).toMatchObject({
@@ -298,11 +348,6 @@ describe.skipIf(!POSTGRES)("svc serve killed with SIGKILL during a burst of oper
         .soft(receivedByChild.get(o.json.txn.session_id)?.length ?? 0, `webhook of request ${o.index}`)
         .toBeGreaterThan(0);
     }
-    // Requests cut by the kill may or may not have committed: their children (if any) are among
-    // the children checked above. The children are exactly the 200s plus some of those.
-    const answeredChildren = new Set(succeeded.map((o) => o.json.txn.session_id as string));
-    expect(children.length - answeredChildren.size).toBeLessThanOrEqual(connectionErrors.length);
-    expect(children.length).toBeGreaterThanOrEqual(answeredChildren.size);
 
     // The gateway's own record agrees: every refund it did has its child (same reference_number),
     // and no child exists that the gateway did not do.
@@ -329,7 +374,7 @@ describe.skipIf(!POSTGRES)("svc serve killed with SIGKILL during a burst of oper
     }
     // The plan asks 1.500 of each 1.300 parent: with the restart's share, parents fill up, so the
     // burst committed at least MIN_COMMITTED operations around the kill.
-    expect(outcomes.some((o) => o.status === 409)).toBe(true);
+    expect(finals.some((o) => o.status === 409)).toBe(true);
     expect(children.length).toBeGreaterThanOrEqual(MIN_COMMITTED);
     console.log(`crash: test body took ${Date.now() - killedAt} ms after the kill`);
   }, 240_000);

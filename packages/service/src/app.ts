@@ -107,7 +107,10 @@ export async function buildApp(config: ServiceConfig, deps: AppDeps): Promise<Fa
   await app.register(swaggerUi, { routePrefix: "/docs" });
 
   const auth = registerAuth(app, deps.db, config.adminToken);
-  registerIdempotency(app, deps.db, config.idempotencyTtlSeconds);
+  registerIdempotency(app, deps.db, {
+    ttlSeconds: config.idempotencyTtlSeconds,
+    leaseSeconds: config.idempotencyLeaseSeconds,
+  });
 
   const merchants = createMerchantsService(deps.db, {
     gatewayNotificationSecret: config.gatewayNotificationSecret,

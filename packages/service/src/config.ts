@@ -48,6 +48,11 @@ export interface ServiceConfig {
   gatewayTimeoutMs: number;
   /** Idempotency keys are remembered this long: 24 h, as the contract promises. */
   idempotencyTtlSeconds: number;
+  /**
+   * A request holds its idempotency key this long: 60 s. A retry within it is 409; after it (the
+   * request died), a retry takes the key over and finishes what the request started.
+   */
+  idempotencyLeaseSeconds: number;
   logLevel: "silent" | "error" | "warn" | "info" | "debug";
 }
 
@@ -100,6 +105,7 @@ export function loadConfig(env: Env = process.env, overrides: Partial<ServiceCon
     webhookAllowPrivate: boolFrom(env, "SVC_WEBHOOK_ALLOW_PRIVATE", false),
     webhookPollMs: intFrom(env, "SVC_WEBHOOK_POLL_MS", FALLBACK_POLL_MS, 50, 3_600_000),
     idempotencyTtlSeconds: 24 * 3600,
+    idempotencyLeaseSeconds: intFrom(env, "SVC_IDEMPOTENCY_LEASE_SECONDS", 60, 1, 3600),
     gatewayTimeoutMs: intFrom(env, "SVC_GATEWAY_TIMEOUT_MS", GATEWAY_TIMEOUT_MS, 100, 120_000),
     reservationTimeoutSeconds: intFrom(env, "SVC_RESERVATION_TIMEOUT_SECONDS", 120, 1, 24 * 3600),
     logLevel: oneOf(env, "SVC_LOG_LEVEL", ["silent", "error", "warn", "info", "debug"] as const, "info"),

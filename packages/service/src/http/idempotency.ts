@@ -40,8 +40,6 @@ export interface IdempotencyClaim {
   recoveryId: string | undefined;
 }
 
-/** A request holds its key this long; after it (a crash), a retry takes the key over. */
-export const IDEMPOTENCY_LEASE_SECONDS = 60;
 const KEY_PATTERN = /^[\x21-\x7e]{1,255}$/;
 
 interface StoredKey {
@@ -125,7 +123,15 @@ function credentialOf(request: FastifyRequest): { merchantId: string; credential
   return undefined;
 }
 
-export function registerIdempotency(app: FastifyInstance, db: Db, ttlSeconds: number): void {
+/**
+ * `ttlSeconds`: how long a key is remembered; `leaseSeconds`: how long a request holds its key
+ * (after it, the request is taken for dead and a retry takes the key over).
+ */
+export function registerIdempotency(
+  app: FastifyInstance,
+  db: Db,
+  { ttlSeconds, leaseSeconds }: { ttlSeconds: number; leaseSeconds: number },
+): void {
   // A preHandler: it runs after authentication (onRequest), body validation and the route's
   // permission check (auth's preHandler, registered before this one).
   app.addHook("preHandler", async (request, reply) => {
@@ -152,7 +158,7 @@ export function registerIdempotency(app: FastifyInstance, db: Db, ttlSeconds: nu
         `insert into idempotency_keys (merchant_id, credential, key, request_hash, status, locked_until)
          values ($1, $2, $3, $4, 'in_progress', now() + make_interval(secs => $5))
          on conflict do nothing returning key`,
-        [owner.merchantId, owner.credential, key, requestHash, IDEMPOTENCY_LEASE_SECONDS],
+        [owner.merchantId, owner.credential, key, requestHash, leaseSeconds],
       );
       if (inserted.length > 0) return undefined;
       // Taken over when no live request holds it (its lease lapsed or was released); row-locked,
@@ -168,7 +174,7 @@ export function registerIdempotency(app: FastifyInstance, db: Db, ttlSeconds: nu
         await q.query(
           `update idempotency_keys set locked_until = now() + make_interval(secs => $4)
             where merchant_id = $1 and credential = $2 and key = $3`,
-          [owner.merchantId, owner.credential, key, IDEMPOTENCY_LEASE_SECONDS],
+          [owner.merchantId, owner.credential, key, leaseSeconds],
         );
         return { ...row, takenOver: true };
       }
