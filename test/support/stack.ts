@@ -32,6 +32,8 @@ export async function startStack(
     queuedDelayMs?: number;
     /** The sandbox answers operations this long after booking them (a gateway slower than svc's timeout). */
     operationAnswerDelayMs?: number;
+    /** The same for payments. */
+    paymentAnswerDelayMs?: number;
     config?: Partial<ServiceConfig>;
     db?: Db;
   } = {},
@@ -42,6 +44,7 @@ export async function startStack(
     notificationSecret: GATEWAY_SECRET,
     queuedDelayMs: options.queuedDelayMs ?? 100,
     operationAnswerDelayMs: options.operationAnswerDelayMs ?? 0,
+    paymentAnswerDelayMs: options.paymentAnswerDelayMs ?? 0,
     notificationRetryDelaysMs: [50, 100, 200],
   });
   let offsetMs = 0;

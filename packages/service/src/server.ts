@@ -78,13 +78,18 @@ export async function startService(
       .catch((err: unknown) => app.log.warn({ err }, "expiry sweep failed"));
   }, EXPIRY_SWEEP_MS);
   sweep.unref();
-  // Reservations left by a request that died during its gateway call: settled at start (a
-  // restart after a crash) and then periodically, often enough that none waits much longer than
-  // the reservation timeout.
+  // Reservations and payment attempts left by a request that died during its gateway call:
+  // settled at start (a restart after a crash) and then periodically, often enough that none
+  // waits much longer than the reservation timeout.
   const sweepReservations = () =>
-    app.services.operations
-      .sweepReservations()
-      .catch((err: unknown) => app.log.warn({ err }, "reservation sweep failed"));
+    Promise.all([
+      app.services.operations
+        .sweepReservations()
+        .catch((err: unknown) => app.log.warn({ err }, "reservation sweep failed")),
+      app.services.checkout
+        .sweepAttempts(config.reservationTimeoutSeconds)
+        .catch((err: unknown) => app.log.warn({ err }, "payment attempt sweep failed")),
+    ]);
   void sweepReservations();
   const reservationSweep = setInterval(
     sweepReservations,

@@ -175,6 +175,26 @@ export const checkoutRepo = {
       )
     )[0];
   },
+  async attemptById(q: Queryable, id: string): Promise<AttemptRow | undefined> {
+    return (await q.query<AttemptRow>("select * from payment_attempts where id = $1", [id]))[0];
+  },
+  /**
+   * Attempts sent to the gateway whose answer was never recorded (their request died), older
+   * than `olderThanSeconds`, claimed for the sweep: the claim moves `updated_at` on, so no other
+   * sweep takes them before the same time has passed again.
+   */
+  async claimStaleAttempts(q: Queryable, olderThanSeconds: number, limit: number): Promise<AttemptRow[]> {
+    return q.query<AttemptRow>(
+      `update payment_attempts set updated_at = now()
+        where id in (
+          select a.id from payment_attempts a join transactions t on t.session_id = a.session_id
+           where a.status = 'started' and t.state = 'attempted'
+             and a.updated_at < now() - make_interval(secs => $1)
+           order by a.updated_at limit $2 for update of a skip locked)
+        returning *`,
+      [olderThanSeconds, limit],
+    );
+  },
   async updateAttempt(
     q: Queryable,
     id: string,

@@ -3,6 +3,12 @@
  * the hosted card page and redirect flows. One attempt per parent at most: the parent row is
  * locked and a unique index on payment_attempts refuses a second attempt even under concurrency.
  * The gateway is called outside any database transaction, so no lock is held across the network.
+ *
+ * A gateway call whose answer is lost (a timeout, a 5xx, a crash) leaves the attempt as it was:
+ * the customer may have been charged, so it is never taken for a decline. It is recovered by
+ * asking the gateway for the payment of that attempt id — by a retry with the same
+ * Idempotency-Key (the attempt is the key's recovery point, written with the attempt), by the
+ * customer's return from a gateway page, or by {@link sweepAttempts} for one nobody asks about.
  */
 import {
   type CallbackData,
@@ -16,7 +22,9 @@ import {
 import type { ServiceConfig } from "../config.js";
 import type { Db } from "../db/client.js";
 import type { GatewayAdapter, GatewayPaymentResult, PaymentInstrument } from "../gateways/adapter.js";
+import { GatewayError } from "../gateways/gateway-error.js";
 import type { GatewayRegistry } from "../gateways/registry.js";
+import { type IdempotencyClaim, idempotencyRepo } from "../http/idempotency.js";
 import { AppError } from "../http/problem.js";
 import { type GatewaySettingRow, merchantsRepo } from "../merchants/merchants.repo.js";
 import type { PaymentsService } from "../payments/payments.service.js";
@@ -72,6 +80,7 @@ export function createPaymentFlow(db: Db, deps: PaymentFlowDeps) {
     pgCode: string,
     form: FormOfPayment,
     saveCard: boolean,
+    claim?: IdempotencyClaim,
   ): Promise<{ tx: TransactionRow; attemptId: string; setting: GatewaySettingRow; adapter: GatewayAdapter }> {
     return db.tx(async (q) => {
       await checkoutRepo.expireDue(q, now(), sessionId);
@@ -115,6 +124,8 @@ export function createPaymentFlow(db: Db, deps: PaymentFlowDeps) {
           "A payment for this session is already in progress. Create a new checkout session to pay again.",
         );
       }
+      // The attempt is the key's recovery point: a retry with the key asks about this attempt.
+      if (claim) await idempotencyRepo.link(q, claim, attemptId);
       const updated = await checkoutRepo.setState(q, sessionId, "attempted", {
         pg_code: pgCode,
         form_of_payment: form,
@@ -269,16 +280,30 @@ export function createPaymentFlow(db: Db, deps: PaymentFlowDeps) {
     } as GatewayPaymentResult);
   }
 
-  /** Calls the gateway; a gateway that cannot be reached fails the attempt with a clear error. */
+  /**
+   * Calls the gateway and records its answer. `pay`: a gateway that was never reached fails the
+   * attempt with a clear error. Without an answer (its outcome unknown), and for a `query` (asking
+   * about a payment the gateway may have made), nothing is recorded: 504 gateway_outcome_unknown.
+   */
   async function callGateway(
     sessionId: string,
     attemptId: string,
     call: () => Promise<GatewayPaymentResult>,
+    mode: "pay" | "query" = "pay",
   ): Promise<PaymentOutcome> {
     let result: GatewayPaymentResult;
     try {
       result = await call();
     } catch (error) {
+      if (mode === "query" || (error instanceof GatewayError && error.outcomeUnknown)) {
+        if (!(error instanceof GatewayError)) throw error;
+        throw new AppError(
+          "gateway_outcome_unknown",
+          "The payment gateway did not answer in time, so whether the payment was taken is not known yet. " +
+            "Send the same request with the same Idempotency-Key in a moment (or poll the payment's result): " +
+            "svc asks the gateway, and the payment is never taken twice.",
+        );
+      }
       const pgResponse = {
         error: "gateway_unavailable",
         detail: error instanceof Error ? error.message : String(error),
@@ -292,6 +317,30 @@ export function createPaymentFlow(db: Db, deps: PaymentFlowDeps) {
     return applyResult(sessionId, attemptId, result);
   }
 
+  function payRequest(
+    tx: TransactionRow,
+    attemptId: string,
+    setting: GatewaySettingRow,
+    form: FormOfPayment,
+    instrument: PaymentInstrument,
+  ) {
+    return {
+      pgCode: setting.pg_code,
+      kind: setting.kind as GatewayKind,
+      sessionId: tx.session_id,
+      attemptId,
+      amount: formatAmount(tx.amount_minor, tx.currency_code),
+      amountMinor: tx.amount_minor,
+      currency: tx.currency_code,
+      operation: tx.operation,
+      formOfPayment: form,
+      instrument,
+      language: tx.language,
+      returnUrl: returnUrl(tx.session_id),
+      notificationUrl: notificationUrl(setting.pg_code),
+    };
+  }
+
   async function pay(
     tx: TransactionRow,
     attemptId: string,
@@ -301,22 +350,52 @@ export function createPaymentFlow(db: Db, deps: PaymentFlowDeps) {
     instrument: PaymentInstrument,
   ) {
     return callGateway(tx.session_id, attemptId, () =>
-      adapter.pay({
-        pgCode: setting.pg_code,
-        kind: setting.kind as GatewayKind,
-        sessionId: tx.session_id,
-        attemptId,
-        amount: formatAmount(tx.amount_minor, tx.currency_code),
-        amountMinor: tx.amount_minor,
-        currency: tx.currency_code,
-        operation: tx.operation,
-        formOfPayment: form,
-        instrument,
-        language: tx.language,
-        returnUrl: returnUrl(tx.session_id),
-        notificationUrl: notificationUrl(setting.pg_code),
-      }),
+      adapter.pay(payRequest(tx, attemptId, setting, form, instrument)),
     );
+  }
+
+  /**
+   * The answer to an attempt whose first answer was lost: the payment the gateway made for it,
+   * or, when it never received it, `resend` (the same attempt id again, which the gateway treats
+   * as its idempotency key) or `notReceived`. Errors leave the attempt as it is (504).
+   */
+  async function recoverAttempt(
+    attempt: AttemptRow,
+    fallback:
+      | { resend: (adapter: GatewayAdapter, setting: GatewaySettingRow) => Promise<GatewayPaymentResult> }
+      | {
+          notReceived: GatewayPaymentResult;
+        },
+  ): Promise<PaymentOutcome> {
+    const setting = (await merchantsRepo.findGatewayByCode(db, attempt.pg_code))!;
+    const adapter = gateways.adapterFor(setting.kind);
+    return callGateway(
+      attempt.session_id,
+      attempt.id,
+      async () =>
+        (await adapter.paymentByAttempt(attempt.id)) ??
+        ("resend" in fallback ? fallback.resend(adapter, setting) : fallback.notReceived),
+      "query",
+    );
+  }
+
+  /** What the attempt a key points at came to; asks the gateway while it is undecided. */
+  async function outcomeOf(
+    attemptId: string,
+    resend: (adapter: GatewayAdapter, setting: GatewaySettingRow) => Promise<GatewayPaymentResult>,
+  ): Promise<PaymentOutcome> {
+    const attempt = await checkoutRepo.attemptById(db, attemptId);
+    if (!attempt) throw new Error(`recovery point ${attemptId} names no payment attempt`);
+    const tx = (await checkoutRepo.findBySession(db, attempt.session_id))!;
+    if (tx.state === "attempted" && attempt.status === "otp_required")
+      return { kind: "otp_required", otpReference: attempt.id, tx };
+    if (tx.state === "attempted") return recoverAttempt(attempt, { resend });
+    const setting = (await merchantsRepo.findGatewayByCode(db, attempt.pg_code))!;
+    return {
+      kind: "final",
+      tx,
+      callback: storedCallback(tx, setting, attempt.form_of_payment as FormOfPayment),
+    };
   }
 
   return {
@@ -325,6 +404,7 @@ export function createPaymentFlow(db: Db, deps: PaymentFlowDeps) {
       merchantId: string,
       sessionId: string,
       input: StartPaymentInput,
+      claim?: IdempotencyClaim,
     ): Promise<PaymentOutcome> {
       const form = input.form_of_payment;
       if (form === "svc_pg") {
@@ -374,14 +454,25 @@ export function createPaymentFlow(db: Db, deps: PaymentFlowDeps) {
       } else {
         instrument = { type: "redirect" };
       }
-      const { tx, attemptId, setting, adapter } = await beginAttempt(
-        sessionId,
-        merchantId,
-        input.pg_code,
-        form,
-        false,
-      );
-      return pay(tx, attemptId, setting, adapter, form, instrument);
+      // A retry of a request that started an attempt finishes that attempt, never another.
+      const resend = async (adapter: GatewayAdapter, setting: GatewaySettingRow) => {
+        const attempt = (await checkoutRepo.findAttempt(db, sessionId))!;
+        const tx = await deps.load(merchantId, sessionId);
+        return adapter.pay(payRequest(tx, attempt.id, setting, form, instrument));
+      };
+      if (claim?.recoveryId) return outcomeOf(claim.recoveryId, resend);
+      let begun: Awaited<ReturnType<typeof beginAttempt>>;
+      try {
+        begun = await beginAttempt(sessionId, merchantId, input.pg_code, form, false, claim);
+      } catch (error) {
+        const recoveryId =
+          claim && error instanceof AppError && error.code === "payment_in_progress"
+            ? await idempotencyRepo.recoveryOf(db, claim)
+            : undefined;
+        if (recoveryId) return outcomeOf(recoveryId, resend);
+        throw error;
+      }
+      return pay(begun.tx, begun.attemptId, begun.setting, begun.adapter, form, instrument);
     },
 
     /** `POST /v1/checkout/{session_id}/payments/otp`: the one-time code of wallet B. */
@@ -457,8 +548,40 @@ export function createPaymentFlow(db: Db, deps: PaymentFlowDeps) {
       const setting = (await merchantsRepo.findGatewayByCode(db, attempt.pg_code))!;
       const adapter = gateways.adapterFor(setting.kind);
       const reference = attempt.pg_reference;
-      const outcome = await callGateway(sessionId, attempt.id, () => adapter.paymentStatus(reference));
+      const outcome = await callGateway(
+        sessionId,
+        attempt.id,
+        () => adapter.paymentStatus(reference),
+        "query",
+      );
       return outcome.tx;
+    },
+
+    /**
+     * Settles attempts whose request died before the gateway's answer was recorded (no answer
+     * for longer than `olderThanSeconds`, far beyond the gateway timeout): the payment the
+     * gateway made for the attempt, or — when it never received it — a failed payment, since
+     * nothing was taken. An unreachable gateway leaves them for the next sweep.
+     */
+    async sweepAttempts(olderThanSeconds: number, limit = 100): Promise<number> {
+      let settled = 0;
+      for (const attempt of await checkoutRepo.claimStaleAttempts(db, olderThanSeconds, limit)) {
+        const notReceived: GatewayPaymentResult = {
+          status: "declined",
+          pgReference: "",
+          pgResponse: {
+            error: "gateway_never_received",
+            detail: "the gateway has no payment for this attempt",
+          },
+        };
+        try {
+          await recoverAttempt(attempt, { notReceived });
+          settled += 1;
+        } catch (error) {
+          if (!(error instanceof AppError)) throw error; // still unknown: the next sweep asks again
+        }
+      }
+      return settled;
     },
 
     /** A gateway's payment_result notification (redirect flows whose customer never came back). */

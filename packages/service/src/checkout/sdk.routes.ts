@@ -107,6 +107,7 @@ export function sdkRoutes(app: FastifyInstance, checkout: CheckoutService, sdk: 
             merchantOf(request),
             (request.params as { session_id: string }).session_id,
             request.body as StartPaymentInput,
+            request.idempotencyKey,
           ),
         ),
     );

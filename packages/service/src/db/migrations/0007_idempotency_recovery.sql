@@ -21,3 +21,7 @@ update idempotency_keys set locked_until = created_at + interval '60 seconds' wh
 -- as the reservation (or the attempt), so a key can never be without it once money may move.
 alter table idempotency_keys add column recovery_id text;
 create unique index idempotency_keys_recovery on idempotency_keys (recovery_id) where recovery_id is not null;
+
+-- Payment attempts sent to the gateway whose answer was never recorded (their request died):
+-- few at any moment; the sweep that asks the gateway about them finds them here.
+create index payment_attempts_started on payment_attempts (updated_at) where status = 'started';

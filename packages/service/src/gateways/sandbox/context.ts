@@ -14,6 +14,8 @@ export interface SandboxContext {
    * setting for a gateway that does the operation but answers after the caller gave up.
    */
   operationAnswerDelayMs: number;
+  /** The same for `POST /payments`: a payment made, its answer late. */
+  paymentAnswerDelayMs: number;
   /** Timers of queued operations, cleared on close. */
   timers: Set<NodeJS.Timeout>;
 }

@@ -46,8 +46,11 @@ const ROUTES: Route[] = [
   {
     method: "POST",
     pattern: /^\/payments$/,
-    handler: async (ctx, req, res) =>
-      sendJson(res, 200, createPayment(ctx, parsePaymentRequest(await readJsonObject(req)))),
+    handler: async (ctx, req, res) => {
+      const result = createPayment(ctx, parsePaymentRequest(await readJsonObject(req)));
+      if (ctx.paymentAnswerDelayMs > 0) await sleep(ctx, ctx.paymentAnswerDelayMs);
+      sendJson(res, 200, result);
+    },
   },
   {
     method: "GET",

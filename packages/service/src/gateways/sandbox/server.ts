@@ -32,6 +32,8 @@ export interface SandboxGatewayOptions {
    * use it for a gateway that refunds but answers after svc's timeout.
    */
   operationAnswerDelayMs?: number;
+  /** Delays every answer to `POST /payments` by this long after making the payment (default 0). */
+  paymentAnswerDelayMs?: number;
   /** Waits between notification tries; tests shorten it. */
   notificationRetryDelaysMs?: readonly number[];
 }
@@ -56,6 +58,7 @@ export async function startSandboxGateway(options: SandboxGatewayOptions): Promi
     publicUrl: () => (options.publicUrl ?? url).replace(/\/+$/, ""),
     queuedDelayMs: options.queuedDelayMs ?? QUEUED_DELAY_MS,
     operationAnswerDelayMs: options.operationAnswerDelayMs ?? 0,
+    paymentAnswerDelayMs: options.paymentAnswerDelayMs ?? 0,
     timers: new Set(),
   };
   const server = createServer((req, res) => void route(ctx, req, res));
