@@ -92,6 +92,63 @@ describe.each(STORES)("dashboard operations and webhooks on %s", (store) => {
     expect(log).toContain(m.admin.username);
   });
 
+  it("a refund form submitted twice (a double click, a resubmission) refunds once", async () => {
+    const parent = await paidParent(stack, m, "sandbox", { amount: "10.000" });
+    const page = await client.get(`/dashboard/payments/${parent.session_id}`);
+    const key = /name="idempotency_key" value="(dash_[0-9a-f]{32})"/.exec(page.text)?.[1];
+    expect(key).toBeDefined();
+    const form = { amount: "1.000", idempotency_key: key! };
+    const [one, two] = await Promise.all([
+      client.post(`/dashboard/payments/${parent.session_id}/refund`, form),
+      client.post(`/dashboard/payments/${parent.session_id}/refund`, form),
+    ]);
+    expect([one.status, two.status]).toEqual([303, 303]);
+    const again = await client.post(`/dashboard/payments/${parent.session_id}/refund`, form);
+    expect(again.status).toBe(303);
+    const shown = await client.get(again.location!);
+    expect(shown.text).toContain("This refund form was already submitted, so it was not done again.");
+    const after = await status(parent.session_id);
+    expect(after.refunded_amount).toBe("1.000");
+    expect(after.transactions).toHaveLength(1);
+    // Each render gives the form a new key: the next refund is a new one.
+    const nextKey = /name="idempotency_key" value="(dash_[0-9a-f]{32})"/.exec(shown.text)?.[1];
+    expect(nextKey).not.toBe(key);
+  });
+
+  it("a gateway answering after the timeout: the form keeps its key, and submitting it again gets that refund", async () => {
+    const slow = await startStack(store, {
+      db: stack.db,
+      operationAnswerDelayMs: 1_200,
+      config: { gatewayTimeoutMs: 300 },
+    });
+    try {
+      const slowClient = await signedIn(slow, m.admin);
+      const parent = await paidParent(slow, m, "sandbox", { amount: "10.000" });
+      const page = await slowClient.get(`/dashboard/payments/${parent.session_id}`);
+      const key = /name="idempotency_key" value="(dash_[0-9a-f]{32})"/.exec(page.text)![1]!;
+      const first = await slowClient.post(`/dashboard/payments/${parent.session_id}/refund`, {
+        amount: "1.000",
+        idempotency_key: key,
+      });
+      expect(first.status).toBe(504);
+      expect(first.text).toContain("Submit the form again to get its outcome: it will not be done twice.");
+      expect(first.text).toContain(`name="idempotency_key" value="${key}"`);
+      const second = await slowClient.post(`/dashboard/payments/${parent.session_id}/refund`, {
+        amount: "1.000",
+        idempotency_key: key,
+      });
+      expect(second.status).toBe(303);
+      expect((await slowClient.get(second.location!)).text).toMatch(/Refund of 1\.000 KWD .* succeeded\./);
+      const after = await api(slow, "GET", `/v1/payments/${parent.session_id}`, {
+        auth: apiKey(m.privateKey),
+      });
+      expect(after.json.refunded_amount).toBe("1.000");
+      expect(after.json.transactions).toHaveLength(1);
+    } finally {
+      await slow.close();
+    }
+  });
+
   it("explains a gateway decline and a rule violation, and stores nothing", async () => {
     const parent = await paidParent(stack, m, "sandbox", { amount: "5.000" });
     const declined = await client.post(`/dashboard/payments/${parent.session_id}/refund`, {

@@ -115,6 +115,103 @@ export const idempotencyRepo = {
   },
 };
 
+/** What claiming a key found: the key is this request's now, or the first answer, or a refusal. */
+export type KeyClaim =
+  | { kind: "claimed"; claim: IdempotencyClaim }
+  | { kind: "replay"; status: number; type: string; text: string }
+  | { kind: "reused" }
+  | { kind: "in_use" };
+
+/**
+ * Claims `key` for a request with fingerprint `requestHash`: a new key, or one whose holder is
+ * gone (lease lapsed or released: taken over with its recovery point) is this request's; a
+ * finished one gives its stored answer. Also used by the dashboard's operation forms.
+ */
+export async function claimKey(
+  db: Db,
+  k: { merchantId: string; credential: string; key: string; requestHash: string },
+  { ttlSeconds, leaseSeconds }: { ttlSeconds: number; leaseSeconds: number },
+): Promise<KeyClaim> {
+  const where = [k.merchantId, k.credential, k.key];
+  const found = await db.tx(async (q) => {
+    await q.query(
+      `delete from idempotency_keys where merchant_id = $1 and credential = $2 and key = $3
+         and created_at < now() - make_interval(secs => $4)`,
+      [...where, ttlSeconds],
+    );
+    const inserted = await q.query(
+      `insert into idempotency_keys (merchant_id, credential, key, request_hash, status, locked_until)
+       values ($1, $2, $3, $4, 'in_progress', now() + make_interval(secs => $5))
+       on conflict do nothing returning key`,
+      [...where, k.requestHash, leaseSeconds],
+    );
+    if (inserted.length > 0) return undefined;
+    // Taken over when no live request holds it (its lease lapsed or was released); row-locked,
+    // so of two retries only one takes it.
+    const rows = await q.query<StoredKey>(
+      `select request_hash, status, locked_until is not null and locked_until > now() as held,
+              response_status, response_type, response_text, recovery_id
+         from idempotency_keys where merchant_id = $1 and credential = $2 and key = $3 for update`,
+      where,
+    );
+    const row = rows[0];
+    if (row && row.request_hash === k.requestHash && row.status === "in_progress" && !row.held) {
+      await q.query(
+        `update idempotency_keys set locked_until = now() + make_interval(secs => $4)
+          where merchant_id = $1 and credential = $2 and key = $3`,
+        [...where, leaseSeconds],
+      );
+      return { ...row, takenOver: true };
+    }
+    return row && { ...row, takenOver: false };
+  });
+  const claim = { merchantId: k.merchantId, credential: k.credential, key: k.key };
+  if (!found || found.takenOver)
+    return { kind: "claimed", claim: { ...claim, recoveryId: found?.recovery_id ?? undefined } };
+  if (found.request_hash !== k.requestHash) return { kind: "reused" };
+  if (found.status === "in_progress") return { kind: "in_use" };
+  return {
+    kind: "replay",
+    status: found.response_status ?? 200,
+    type: found.response_type ?? "application/json",
+    text: found.response_text ?? "null",
+  };
+}
+
+/** Stores the answer of a claimed key; from now on a retry gets it. */
+export async function finishKey(
+  db: Queryable,
+  claim: IdempotencyClaim,
+  answer: { status: number; type: string; text: string },
+): Promise<void> {
+  await db.query(
+    `update idempotency_keys set status = 'done', response_status = $4, response_type = $5, response_text = $6,
+            locked_until = null
+      where merchant_id = $1 and credential = $2 and key = $3`,
+    [claim.merchantId, claim.credential, claim.key, answer.status, answer.type, answer.text],
+  );
+}
+
+/**
+ * Releases a claimed key whose request ended without an answer to keep (a 5xx): with a recovery
+ * point it stays claimed but free, so the next retry recovers at once; without one it is deleted.
+ */
+export async function releaseKey(db: Db, claim: IdempotencyClaim): Promise<void> {
+  const where = [claim.merchantId, claim.credential, claim.key];
+  await db.tx(async (q) => {
+    await q.query(
+      `delete from idempotency_keys where merchant_id = $1 and credential = $2 and key = $3
+         and recovery_id is null and status = 'in_progress'`,
+      where,
+    );
+    await q.query(
+      `update idempotency_keys set locked_until = null
+        where merchant_id = $1 and credential = $2 and key = $3 and status = 'in_progress'`,
+      where,
+    );
+  });
+}
+
 /** The credential an idempotency key is scoped to, or undefined for a request without one. */
 function credentialOf(request: FastifyRequest): { merchantId: string; credential: string } | undefined {
   const p = request.principal;
@@ -148,92 +245,40 @@ export function registerIdempotency(
     const owner = credentialOf(request);
     if (!owner) return;
     const requestHash = requestFingerprint(request.method, request.url, request.body);
-    const found = await db.tx(async (q) => {
-      await q.query(
-        `delete from idempotency_keys where merchant_id = $1 and credential = $2 and key = $3
-           and created_at < now() - make_interval(secs => $4)`,
-        [owner.merchantId, owner.credential, key, ttlSeconds],
-      );
-      const inserted = await q.query(
-        `insert into idempotency_keys (merchant_id, credential, key, request_hash, status, locked_until)
-         values ($1, $2, $3, $4, 'in_progress', now() + make_interval(secs => $5))
-         on conflict do nothing returning key`,
-        [owner.merchantId, owner.credential, key, requestHash, leaseSeconds],
-      );
-      if (inserted.length > 0) return undefined;
-      // Taken over when no live request holds it (its lease lapsed or was released); row-locked,
-      // so of two retries only one takes it.
-      const rows = await q.query<StoredKey>(
-        `select request_hash, status, locked_until is not null and locked_until > now() as held,
-                response_status, response_type, response_text, recovery_id
-           from idempotency_keys where merchant_id = $1 and credential = $2 and key = $3 for update`,
-        [owner.merchantId, owner.credential, key],
-      );
-      const row = rows[0];
-      if (row && row.request_hash === requestHash && row.status === "in_progress" && !row.held) {
-        await q.query(
-          `update idempotency_keys set locked_until = now() + make_interval(secs => $4)
-            where merchant_id = $1 and credential = $2 and key = $3`,
-          [owner.merchantId, owner.credential, key, leaseSeconds],
-        );
-        return { ...row, takenOver: true };
-      }
-      return row && { ...row, takenOver: false };
-    });
-    if (!found || found.takenOver) {
-      request.idempotencyKey = { ...owner, key, recoveryId: found?.recovery_id ?? undefined };
+    const found = await claimKey(db, { ...owner, key, requestHash }, { ttlSeconds, leaseSeconds });
+    if (found.kind === "claimed") {
+      request.idempotencyKey = found.claim;
       return;
     }
-    if (found.request_hash !== requestHash) {
+    if (found.kind === "reused") {
       throw new AppError(
         "idempotency_key_reused",
         "This Idempotency-Key was already used with a different request. Use a new key for a new request.",
       );
     }
-    if (found.status === "in_progress") {
+    if (found.kind === "in_use") {
       reply.header("retry-after", "1");
       throw new AppError(
         "idempotency_key_in_use",
         "The first request with this Idempotency-Key is still running; retry in a moment.",
       );
     }
-    return reply
-      .header("idempotent-replayed", "true")
-      .status(found.response_status ?? 200)
-      .type(found.response_type ?? "application/json")
-      .send(found.response_text ?? "null");
+    return reply.header("idempotent-replayed", "true").status(found.status).type(found.type).send(found.text);
   });
 
   app.addHook("onSend", async (request, reply, payload) => {
     const claim = request.idempotencyKey;
     if (!claim) return payload;
     request.idempotencyKey = undefined;
-    const where = [claim.merchantId, claim.credential, claim.key];
     if (reply.statusCode >= 500) {
       // The outcome is unknown: a key with a recovery point stays claimed (released at once, so
       // the retry recovers it); one without (nothing was started) is freed.
-      await db.tx(async (q) => {
-        await q.query(
-          `delete from idempotency_keys where merchant_id = $1 and credential = $2 and key = $3
-             and recovery_id is null and status = 'in_progress'`,
-          where,
-        );
-        await q.query(
-          `update idempotency_keys set locked_until = null
-            where merchant_id = $1 and credential = $2 and key = $3 and status = 'in_progress'`,
-          where,
-        );
-      });
+      await releaseKey(db, claim);
       return payload;
     }
     const text = typeof payload === "string" ? payload : Buffer.isBuffer(payload) ? payload.toString() : "";
     const type = String(reply.getHeader("content-type") ?? "application/json");
-    await db.query(
-      `update idempotency_keys set status = 'done', response_status = $4, response_type = $5, response_text = $6,
-              locked_until = null
-        where merchant_id = $1 and credential = $2 and key = $3`,
-      [...where, reply.statusCode, type, text],
-    );
+    await finishKey(db, claim, { status: reply.statusCode, type, text });
     return payload;
   });
 }

@@ -63,6 +63,8 @@ export interface OperationFormState {
   operation?: string;
   amount?: string;
   error?: string;
+  /** The form's idempotency key, kept when the outcome is unknown so submitting again recovers it. */
+  idempotencyKey?: string;
 }
 
 export async function renderPayment(
