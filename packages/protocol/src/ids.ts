@@ -36,7 +36,8 @@ export type IdPrefix =
   | "tok"
   | "pay"
   | "evt"
-  | "err";
+  | "err"
+  | "dsc";
 
 export function newId(prefix: IdPrefix): string {
   return `${prefix}_${randomToken()}`;

@@ -16,6 +16,8 @@ import type { ServiceConfig } from "./config.js";
 import type { Db } from "./db/client.js";
 import { migrationsApplied } from "./db/migrate.js";
 import { dashboardRoutes } from "./dashboard/dashboard.routes.js";
+import { discrepanciesRoutes } from "./gateways/discrepancies.routes.js";
+import { createDiscrepanciesService } from "./gateways/discrepancies.service.js";
 import { notificationsRoutes } from "./gateways/notifications.routes.js";
 import { createNotificationsService } from "./gateways/notifications.service.js";
 import type { GatewayRegistry } from "./gateways/registry.js";
@@ -143,6 +145,7 @@ export async function buildApp(config: ServiceConfig, deps: AppDeps): Promise<Fa
     outbox,
     applyPaymentNotification: checkout.applyPaymentNotification,
   });
+  const discrepancies = createDiscrepanciesService(deps.db, { now });
   const webhookSettings = createSettingsService(deps.db, { now });
   const messages = createMessagesService(deps.db, { outbox });
 
@@ -170,6 +173,7 @@ export async function buildApp(config: ServiceConfig, deps: AppDeps): Promise<Fa
     sdkAssetRoutes(app, config);
     operationsRoutes(app, operations);
     notificationsRoutes(app, notifications);
+    discrepanciesRoutes(app, discrepancies);
     settingsRoutes(app, webhookSettings);
     messagesRoutes(app, messages);
     dashboardRoutes(app, { config, now });
@@ -183,6 +187,7 @@ export async function buildApp(config: ServiceConfig, deps: AppDeps): Promise<Fa
     sdk,
     operations,
     notifications,
+    discrepancies,
     webhookSettings,
     messages,
     outbox,
@@ -202,6 +207,7 @@ declare module "fastify" {
       /** The dashboard calls operations.perform({ merchantId, initiator: user, via: "dashboard", … }). */
       operations: ReturnType<typeof createOperationsService>;
       notifications: ReturnType<typeof createNotificationsService>;
+      discrepancies: ReturnType<typeof createDiscrepanciesService>;
       webhookSettings: ReturnType<typeof createSettingsService>;
       messages: ReturnType<typeof createMessagesService>;
       outbox: OutboxSignal;

@@ -16,6 +16,7 @@ import { allowedOrigins, csrfProblem } from "./csrf.js";
 import { esc, layout } from "./html.js";
 import { createLockout } from "./lockout.js";
 import { deliveryPages } from "./pages/deliveries.js";
+import { discrepancyPages } from "./pages/discrepancies.js";
 import { keysPages } from "./pages/keys.js";
 import { operationPages, operationSections } from "./pages/operations.js";
 import { paymentPages } from "./pages/payment.js";
@@ -148,6 +149,7 @@ export function dashboardRoutes(
       keysPages(scope, ctx);
       webhookPages(scope, ctx);
       deliveryPages(scope, ctx);
+      discrepancyPages(scope, ctx);
     },
     { prefix: "/dashboard" },
   );

@@ -15,6 +15,7 @@ export { esc };
 /** Which permission opens each page; one place, so the nav and the routes cannot disagree. */
 export const PAGE_PERMISSIONS = {
   payments: "payment.view",
+  discrepancies: "payment.view",
   paymentRequest: "payment.create",
   webhooks: "webhooks.manage",
   deliveries: "webhooks.manage",
@@ -27,6 +28,7 @@ type NavKey = keyof typeof PAGE_PERMISSIONS;
 const NAV: { key: NavKey; href: string; text: string }[] = [
   { key: "payments", href: "/dashboard/payments", text: "Payments" },
   { key: "paymentRequest", href: "/dashboard/payments/new", text: "New payment request" },
+  { key: "discrepancies", href: "/dashboard/discrepancies", text: "Discrepancies" },
   { key: "webhooks", href: "/dashboard/webhooks", text: "Webhooks" },
   { key: "deliveries", href: "/dashboard/deliveries", text: "Delivery log" },
   { key: "sdk", href: "/dashboard/sdk", text: "SDK" },

@@ -12,6 +12,7 @@ import type { FastifyInstance } from "fastify";
 import { hashApiKey } from "../auth/keys.js";
 import { hashPassword } from "../auth/passwords.js";
 import type { ServiceConfig } from "../config.js";
+import { sandboxSettingSecret } from "../gateways/sandbox/signature.js";
 import { merchantsRepo } from "../merchants/merchants.repo.js";
 
 export interface DevCredentials {
@@ -117,6 +118,12 @@ export async function seedDemoMerchant(
     );
     if (mine) {
       pgCodes[g.key] = mine.pg_code;
+      // Data from before per-setting secrets held the master secret itself: give it its own.
+      if (config.gatewayNotificationSecret)
+        await q.query("update gateway_settings set notification_secret = $2 where id = $1", [
+          mine.id,
+          sandboxSettingSecret(config.gatewayNotificationSecret, mine.pg_code),
+        ]);
       continue;
     }
     const taken = await merchantsRepo.findGatewayByCode(q, code);

@@ -24,12 +24,16 @@ export function notificationsRoutes(app: FastifyInstance, notifications: Notific
         },
       },
       async (request) => {
-        const outcome = await notifications.receive(
+        const answer = await notifications.receive(
           (request.params as { pg_code: string }).pg_code,
           request.body as Buffer,
           request.headers,
         );
-        return { received: true, outcome };
+        return {
+          received: true,
+          outcome: answer.outcome,
+          ...(answer.discrepancyId ? { discrepancy_id: answer.discrepancyId } : {}),
+        };
       },
     );
   });

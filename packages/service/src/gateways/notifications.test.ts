@@ -22,7 +22,7 @@ import {
   verifyWithStandardWebhooks,
 } from "../../../../test/support/webhooks.js";
 import { operationsRepo } from "../operations/operations.repo.js";
-import { SIGNATURE_HEADER, signSandboxPayload } from "./sandbox/signature.js";
+import { SIGNATURE_HEADER, sandboxSettingSecret, signSandboxPayload } from "./sandbox/signature.js";
 
 const QUEUED_NEVER_MS = 10 * 60_000;
 const HOUR_MS = 3600_000;
@@ -68,7 +68,7 @@ describe.each(STORES)("gateway notifications on %s", (store) => {
       body,
     });
   const signed = (pgCode: string, body: string) =>
-    notify(pgCode, body, signSandboxPayload(GATEWAY_SECRET, body));
+    notify(pgCode, body, signSandboxPayload(sandboxSettingSecret(GATEWAY_SECRET, pgCode), body));
   const children = async (sessionId: string, merchant = m) =>
     (await api(stack, "GET", `/v1/payments/${sessionId}`, { auth: apiKey(merchant.privateKey) })).json
       .transactions;
@@ -158,10 +158,15 @@ describe.each(STORES)("gateway notifications on %s", (store) => {
     const forged = await notify(m.pg.sandbox, body, signSandboxPayload("not-the-secret", body));
     expect(forged.status).toBe(401);
     expect((await forged.json()).code).toBe("invalid_signature");
+    // Each setting has its own secret: neither another setting's nor the sandbox's master verifies.
+    for (const secret of [sandboxSettingSecret(GATEWAY_SECRET, m.pg.authorize), GATEWAY_SECRET]) {
+      const otherSetting = await notify(m.pg.sandbox, body, signSandboxPayload(secret, body));
+      expect(otherSetting.status).toBe(401);
+    }
     const tampered = await notify(
       m.pg.sandbox,
       body.replace('"2.000"', '"9.000"'),
-      signSandboxPayload(GATEWAY_SECRET, body),
+      signSandboxPayload(sandboxSettingSecret(GATEWAY_SECRET, m.pg.sandbox), body),
     );
     expect(tampered.status).toBe(401);
     expect(await children(parent.session_id)).toEqual([]);

@@ -14,6 +14,7 @@ import {
 import { generateApiKey, hashApiKey, type KeyKind, keyHint } from "../auth/keys.js";
 import { hashPassword, passwordProblem } from "../auth/passwords.js";
 import type { Db, Queryable } from "../db/client.js";
+import { sandboxSettingSecret } from "../gateways/sandbox/signature.js";
 import { AppError, FieldErrors } from "../http/problem.js";
 import { merchantsRepo } from "./merchants.repo.js";
 
@@ -181,7 +182,13 @@ export function createMerchantsService(
       errors.throwIfAny();
       if (!(await merchantsRepo.findMerchant(db, merchantId)))
         throw new AppError("not_found", `No merchant ${merchantId}.`);
-      const secret = input.notification_secret || options.gatewayNotificationSecret;
+      // The sandbox signs each setting's notifications with a secret of its own, derived from
+      // its master secret (SVC_GATEWAY_SECRET) and the pg_code: no two settings share one.
+      const secret =
+        input.notification_secret ||
+        (options.gatewayNotificationSecret
+          ? sandboxSettingSecret(options.gatewayNotificationSecret, input.pg_code)
+          : "");
       if (!secret)
         throw new AppError(
           "validation_failed",

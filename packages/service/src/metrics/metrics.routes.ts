@@ -1,6 +1,7 @@
 /** `GET /metrics`: Prometheus text of the delivery worker and the shared outbox queue. */
 import type { FastifyInstance } from "fastify";
 import type { Db } from "../db/client.js";
+import { discrepanciesRepo } from "../gateways/discrepancies.repo.js";
 import type { Metrics } from "./metrics.js";
 
 export async function queueGauges(db: Db): Promise<string> {
@@ -21,9 +22,23 @@ export async function queueGauges(db: Db): Promise<string> {
   ].join("\n");
 }
 
+/** Discrepancies recorded per rule (a counter: they are never deleted) and how many are open. */
+export async function discrepancyGauges(db: Db): Promise<string> {
+  const rows = await discrepanciesRepo.counts(db);
+  return [
+    "# HELP svc_gateway_discrepancies_total Gateway-reported operations refused by a money rule, by rule.",
+    "# TYPE svc_gateway_discrepancies_total counter",
+    ...rows.map((r) => `svc_gateway_discrepancies_total{rule="${r.rule}"} ${Number(r.total)}`),
+    "# HELP svc_gateway_discrepancies_open Discrepancies no operator has resolved yet.",
+    "# TYPE svc_gateway_discrepancies_open gauge",
+    `svc_gateway_discrepancies_open ${rows.reduce((n, r) => n + Number(r.open), 0)}`,
+    "",
+  ].join("\n");
+}
+
 export function metricsRoutes(app: FastifyInstance, db: Db, metrics: Metrics): void {
   app.get("/metrics", { schema: { hide: true } }, async (_request, reply) => {
-    const text = metrics.render() + (await queueGauges(db));
+    const text = metrics.render() + (await queueGauges(db)) + (await discrepancyGauges(db));
     return reply.type("text/plain; version=0.0.4; charset=utf-8").send(text);
   });
 }

@@ -43,7 +43,7 @@ import {
   type OperationRow,
   operationsRepo,
 } from "./operations.repo.js";
-import { finalState, operationAmount } from "./rules.js";
+import { capturesInFlight, finalState, operationAmount } from "./rules.js";
 
 export interface PerformInput {
   merchantId: string;
@@ -139,13 +139,12 @@ export function createOperationsService(db: Db, deps: OperationsDeps) {
     const { parent, gatewayKind, routing } = found;
     const sums = found.childSums ?? (await operationsRepo.childSums(q, parent.session_id));
     const totals = deriveTotals(parent, sums);
-    const capturesInFlight = sums
-      .filter(
-        (c) => c.operation === "capture" && (c.state === "capture_queued" || c.state === "capture_pending"),
-      )
-      .reduce((n, c) => n + c.count, 0);
     const amountMinor = operationAmount(
-      { state: parent.state, currency_code: parent.currency_code, captures_in_flight: capturesInFlight },
+      {
+        state: parent.state,
+        currency_code: parent.currency_code,
+        captures_in_flight: capturesInFlight(sums),
+      },
       totals,
       input,
     );

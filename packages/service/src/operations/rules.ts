@@ -6,6 +6,7 @@
 import { formatAmount, type Operation, parseAmount } from "@svc/protocol";
 import { AppError, validationError } from "../http/problem.js";
 import type { Totals } from "../payments/totals.js";
+import type { ChildSum } from "./operations.repo.js";
 
 export interface RuleInput {
   operation: Operation;
@@ -99,6 +100,15 @@ export function operationAmount(parent: ParentFacts, totals: Totals, input: Rule
       return requested ?? totals.refundable;
     }
   }
+}
+
+/** Captures queued at the gateway or being asked for now, from the children's sums (they forbid a void). */
+export function capturesInFlight(sums: readonly ChildSum[]): number {
+  return sums
+    .filter(
+      (c) => c.operation === "capture" && (c.state === "capture_queued" || c.state === "capture_pending"),
+    )
+    .reduce((n, c) => n + c.count, 0);
 }
 
 /** The child's state after the gateway's answer. */

@@ -80,12 +80,24 @@ export async function renderPayment(
   const checkoutUrl = payable ? `${ctx.config.publicUrl}/pay/${p.session_id}` : undefined;
   const children = `<section aria-labelledby="children-h"><h2 id="children-h">Child transactions</h2><div id="children" aria-live="polite" data-poll="/dashboard/payments/${esc(p.session_id)}/transactions">${childrenFragment(p)}</div></section>`;
   const extra = options.sections?.(request, p, options.formState ?? {}) ?? "";
+  const open = await ctx.services().discrepancies.list(session.merchantId, {
+    status: "open",
+    sessionId: p.session_id,
+    limit: 20,
+  });
+  const discrepancies = open.discrepancies.length
+    ? `<div class="notice error" role="alert"><h2>The gateway reported an operation that breaks the money rules</h2><p>${open.discrepancies
+        .map((d) => `${esc(d.operation)} of ${esc(d.amount)} ${esc(d.currency_code)}: ${esc(d.detail)}`)
+        .join(
+          "<br>",
+        )} It was not applied to the totals below. <a href="/dashboard/discrepancies">Review the discrepancies</a>.</p></div>`
+    : "";
   return render(
     ctx,
     request,
     reply,
     { title: `Payment ${p.order_no ?? p.session_id}`, current: "payments" },
-    `<p><a href="/dashboard/payments">All payments</a></p>${details(p, checkoutUrl)}${extra}${children}`,
+    `<p><a href="/dashboard/payments">All payments</a></p>${discrepancies}${details(p, checkoutUrl)}${extra}${children}`,
     options.status ?? 200,
   );
 }

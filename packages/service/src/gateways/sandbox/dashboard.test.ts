@@ -1,5 +1,6 @@
 import { request } from "undici";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { sandboxSettingSecret } from "./signature.js";
 import { type Fixture, startFixture, TEST_SECRET, waitFor } from "./testing.js";
 
 let fx: Fixture;
@@ -36,7 +37,10 @@ describe("gateway dashboard API (source pg)", () => {
     const note = await waitFor(() =>
       fx.receiver.received.find((r) => r.json.notification_id === answer.json.notification_id),
     );
-    expect(adapter.verifyNotification(note.rawBody, note.headers, TEST_SECRET)).toBe(true);
+    // Signed with the secret of the payment's own gateway setting, derived from the master secret.
+    expect(adapter.verifyNotification(note.rawBody, note.headers, TEST_SECRET)).toBe(false);
+    const secret = sandboxSettingSecret(TEST_SECRET, "pg_sandbox");
+    expect(adapter.verifyNotification(note.rawBody, note.headers, secret)).toBe(true);
     expect(adapter.parseNotification(note.rawBody)).toEqual({
       type: "operation",
       operation: "refund",

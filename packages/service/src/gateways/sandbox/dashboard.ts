@@ -42,7 +42,7 @@ export function dashboardOperate(
   payment.operations.push(op);
   const pgResponse = responseOf(op, undefined);
   const amount = formatAmount(parsed.minor, payment.currency);
-  const notificationId = ctx.notifier.send(payment.notificationUrl, {
+  const notificationId = ctx.notifier.send(payment.notificationUrl, payment.pgCode, {
     type: "operation",
     operation,
     pg_reference: payment.pgReference,

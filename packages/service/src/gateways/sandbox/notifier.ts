@@ -6,7 +6,7 @@
  */
 import { randomUUID } from "node:crypto";
 import { Agent, request } from "undici";
-import { SIGNATURE_HEADER, signSandboxPayload } from "./signature.js";
+import { SIGNATURE_HEADER, sandboxSettingSecret, signSandboxPayload } from "./signature.js";
 import type { WireNotification } from "./wire.js";
 
 /** Wait before each try: 5 tries spread over ~30 s. */
@@ -35,12 +35,15 @@ export class Notifier {
   readonly deliveries: DeliveryRecord[] = [];
 
   constructor(
-    private readonly secret: string,
+    private readonly masterSecret: string,
     private readonly retryDelaysMs: readonly number[] = NOTIFY_RETRY_DELAYS_MS,
   ) {}
 
-  /** Queues `draft` for `url`; returns the notification_id it will carry on every try. */
-  send(url: string, draft: NotificationDraft): string {
+  /**
+   * Queues `draft` for `url`, signed with the secret of the gateway setting `pgCode` (derived
+   * from the master secret); returns the notification_id it will carry on every try.
+   */
+  send(url: string, pgCode: string, draft: NotificationDraft): string {
     const notificationId = `ntf_${randomUUID()}`;
     const body = JSON.stringify({
       ...draft,
@@ -50,21 +53,26 @@ export class Notifier {
     });
     const record: DeliveryRecord = { notificationId, url, tries: 0, delivered: false };
     this.deliveries.push(record);
-    this.schedule(record, body, 0);
+    this.schedule(record, body, sandboxSettingSecret(this.masterSecret, pgCode), 0);
     return notificationId;
   }
 
-  private schedule(record: DeliveryRecord, body: string, attempt: number): void {
+  private schedule(record: DeliveryRecord, body: string, secret: string, attempt: number): void {
     const delayMs = this.retryDelaysMs[attempt];
     if (delayMs === undefined || this.closed) return;
     const timer = setTimeout(() => {
       this.timers.delete(timer);
-      void this.attempt(record, body, attempt);
+      void this.attempt(record, body, secret, attempt);
     }, delayMs);
     this.timers.add(timer);
   }
 
-  private async attempt(record: DeliveryRecord, body: string, attempt: number): Promise<void> {
+  private async attempt(
+    record: DeliveryRecord,
+    body: string,
+    secret: string,
+    attempt: number,
+  ): Promise<void> {
     record.tries = attempt + 1;
     try {
       // Signed at each try so the timestamp stays inside the receiver's replay window.
@@ -74,7 +82,7 @@ export class Notifier {
         body,
         headers: {
           "content-type": "application/json",
-          [SIGNATURE_HEADER]: signSandboxPayload(this.secret, body),
+          [SIGNATURE_HEADER]: signSandboxPayload(secret, body),
         },
         headersTimeout: NOTIFY_TIMEOUT_MS,
         bodyTimeout: NOTIFY_TIMEOUT_MS,
@@ -87,7 +95,7 @@ export class Notifier {
     } catch {
       // Unreachable or timed out: fall through to the next try.
     }
-    this.schedule(record, body, attempt + 1);
+    this.schedule(record, body, secret, attempt + 1);
   }
 
   async close(): Promise<void> {

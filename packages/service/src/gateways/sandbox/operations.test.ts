@@ -1,6 +1,7 @@
 import type { GatewayKind } from "@svc/protocol";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { GatewayOperationRequest } from "../adapter.js";
+import { sandboxSettingSecret } from "./signature.js";
 import { type Fixture, startFixture, TEST_SECRET, waitFor } from "./testing.js";
 
 let fx: Fixture;
@@ -109,7 +110,10 @@ describe("queued operations (sandbox-queued)", () => {
     const note = await waitFor(() =>
       fx.receiver.received.find((r) => r.json.reference_number === request.referenceNumber),
     );
-    expect(adapter.verifyNotification(note.rawBody, note.headers, TEST_SECRET)).toBe(true);
+    // Signed with the secret of the payment's own gateway setting, derived from the master secret.
+    expect(adapter.verifyNotification(note.rawBody, note.headers, TEST_SECRET)).toBe(false);
+    const secret = sandboxSettingSecret(TEST_SECRET, "pg_sandbox-queued");
+    expect(adapter.verifyNotification(note.rawBody, note.headers, secret)).toBe(true);
     expect(adapter.parseNotification(note.rawBody)).toMatchObject({
       type: "operation_result",
       referenceNumber: request.referenceNumber,

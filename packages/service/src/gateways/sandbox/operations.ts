@@ -140,7 +140,7 @@ function queue(
     const reason = refusal(payment, request.operation, request.amountMinor);
     if (!reason) apply(payment, request.operation, request.amountMinor);
     op.status = reason ? "rejected" : "success";
-    ctx.notifier.send(request.notificationUrl, {
+    ctx.notifier.send(request.notificationUrl, payment.pgCode, {
       type: "operation_result",
       reference_number: request.referenceNumber,
       pg_reference: payment.pgReference,

@@ -101,7 +101,7 @@ function finish(ctx: SandboxContext, payment: SandboxPayment, action: PageAction
     };
   }
   payment.pendingCard = undefined;
-  ctx.notifier.send(payment.notificationUrl, {
+  ctx.notifier.send(payment.notificationUrl, payment.pgCode, {
     type: "payment_result",
     pg_reference: payment.pgReference,
     result: payment.result,

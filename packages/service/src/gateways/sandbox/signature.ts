@@ -9,6 +9,17 @@ export const SIGNATURE_HEADER = "sandbox-signature";
 /** Notifications whose timestamp is further than this from our clock are refused (replay window). */
 export const SIGNATURE_TOLERANCE_S = 300;
 
+/**
+ * The notification secret of one gateway setting, derived from the sandbox's master secret
+ * (`SVC_GATEWAY_SECRET`) and the setting's pg_code: every setting has its own, so a notification
+ * signed for one setting never verifies for another, and the sandbox needs no list of them.
+ * @example
+ * const secret = sandboxSettingSecret(process.env.SVC_GATEWAY_SECRET!, "sandbox");
+ */
+export function sandboxSettingSecret(masterSecret: string, pgCode: string): string {
+  return `sbx_${createHmac("sha256", masterSecret).update(`gateway-setting:${pgCode}`).digest("hex")}`;
+}
+
 function hmacHex(secret: string, timestampS: number, rawBody: Buffer | string): string {
   return createHmac("sha256", secret).update(`${timestampS}.`).update(rawBody).digest("hex");
 }

@@ -1,0 +1,89 @@
+/** `GET /v1/discrepancies[/{id}]`, `POST /v1/discrepancies/{id}/resolve` (private key or a user). */
+import { Type } from "@sinclair/typebox";
+import type { FastifyInstance, FastifyRequest } from "fastify";
+import { merchantOf } from "../http/auth.js";
+import { PRIVATE_SECURITY } from "../http/openapi.js";
+import { stringEnum } from "../http/schema.js";
+import type { DiscrepanciesService } from "./discrepancies.service.js";
+
+const tags = ["Gateways"];
+const security = PRIVATE_SECURITY;
+const DEFAULT_PAGE = 50;
+const MAX_PAGE = 200;
+const idParams = Type.Object({ id: Type.String({ minLength: 1, maxLength: 64 }) });
+
+/** Who resolved it: the dashboard user's username, or "api key" for a private key. */
+function actorOf(request: FastifyRequest): string {
+  const p = request.principal;
+  return p.kind === "user" ? p.user.username : "api key";
+}
+
+export function discrepanciesRoutes(app: FastifyInstance, discrepancies: DiscrepanciesService): void {
+  app.get(
+    "/v1/discrepancies",
+    {
+      config: { auth: "private", permission: "payment.view" },
+      schema: {
+        tags,
+        security,
+        summary:
+          "Operations a gateway reported that break a money rule (not applied to the totals), newest first",
+        querystring: Type.Object(
+          {
+            status: Type.Optional(stringEnum(["open", "resolved"] as const)),
+            session_id: Type.Optional(
+              Type.String({ minLength: 1, maxLength: 64, description: "The parent" }),
+            ),
+            limit: Type.Optional(Type.Integer({ minimum: 1, maximum: MAX_PAGE })),
+          },
+          { additionalProperties: false },
+        ),
+      },
+    },
+    async (request) => {
+      const query = request.query as { status?: "open" | "resolved"; session_id?: string; limit?: number };
+      return discrepancies.list(merchantOf(request), {
+        status: query.status,
+        sessionId: query.session_id,
+        limit: query.limit ?? DEFAULT_PAGE,
+      });
+    },
+  );
+  app.get(
+    "/v1/discrepancies/:id",
+    {
+      config: { auth: "private", permission: "payment.view" },
+      schema: { tags, security, summary: "One discrepancy", params: idParams },
+    },
+    async (request) => discrepancies.get(merchantOf(request), (request.params as { id: string }).id),
+  );
+  app.post(
+    "/v1/discrepancies/:id/resolve",
+    {
+      config: { auth: "private", permission: "payment.refund" },
+      schema: {
+        tags,
+        security,
+        summary: "Close a discrepancy with what was done about it (nothing is applied to the totals)",
+        params: idParams,
+        body: Type.Object(
+          {
+            note: Type.String({
+              minLength: 1,
+              maxLength: 1000,
+              description: "What was done, for the record",
+            }),
+          },
+          { additionalProperties: false },
+        ),
+      },
+    },
+    async (request) =>
+      discrepancies.resolve(
+        merchantOf(request),
+        (request.params as { id: string }).id,
+        (request.body as { note: string }).note,
+        actorOf(request),
+      ),
+  );
+}
