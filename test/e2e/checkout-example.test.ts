@@ -16,7 +16,7 @@ let dataDir: string;
 
 beforeAll(async () => {
   dataDir = mkdtempSync(path.join(os.tmpdir(), "svc-example-"));
-  stack = await startStack("pglite", { config: { dataDir } });
+  stack = await startStack("pglite", { config: { dataDir, exampleShop: true } });
   await writeCredentials(dataDir, await seedDemoMerchant(stack.service.app, stack.config, undefined));
   browser = await launchBrowser();
 });

@@ -161,7 +161,7 @@ export async function buildApp(config: ServiceConfig, deps: AppDeps): Promise<Fa
   });
   app.get("/openapi.json", { schema: { hide: true } }, async () => app.swagger());
 
-  metricsRoutes(app, deps.db, metrics);
+  metricsRoutes(app, deps.db, metrics, config.metricsToken);
 
   // A worker-only process (SVC_ROLE=worker) serves health, readiness and metrics, nothing else.
   if (config.role !== "worker") {

@@ -54,6 +54,18 @@ export interface ServiceConfig {
    */
   idempotencyLeaseSeconds: number;
   logLevel: "silent" | "error" | "warn" | "info" | "debug";
+  /**
+   * Bearer token `/metrics` requires (SVC_METRICS_TOKEN). Empty: `/metrics` is open, as
+   * Prometheus scrapers expect on a private network; set it whenever the service port is reachable
+   * from outside (the metrics name no merchant data, but show volumes and failures).
+   */
+  metricsToken: string;
+  /**
+   * Serve the example shop at /example/ (`svc dev` only, never `svc serve`): it reads the demo
+   * merchant's credentials from the data dir and creates a transaction with its private key on
+   * every unauthenticated GET, which only a local development service may do.
+   */
+  exampleShop: boolean;
 }
 
 type Env = Record<string, string | undefined>;
@@ -109,6 +121,9 @@ export function loadConfig(env: Env = process.env, overrides: Partial<ServiceCon
     gatewayTimeoutMs: intFrom(env, "SVC_GATEWAY_TIMEOUT_MS", GATEWAY_TIMEOUT_MS, 100, 120_000),
     reservationTimeoutSeconds: intFrom(env, "SVC_RESERVATION_TIMEOUT_SECONDS", 120, 1, 24 * 3600),
     logLevel: oneOf(env, "SVC_LOG_LEVEL", ["silent", "error", "warn", "info", "debug"] as const, "info"),
+    metricsToken: env.SVC_METRICS_TOKEN || "",
+    // No variable turns it on: only `svc dev` does, by override.
+    exampleShop: false,
     ...overrides,
   };
   if (!/^https?:\/\//.test(config.publicUrl))
@@ -122,6 +137,7 @@ export function redactConfig(config: ServiceConfig): Record<string, unknown> {
   return {
     ...config,
     adminToken: mask(config.adminToken),
+    metricsToken: mask(config.metricsToken),
     gatewayNotificationSecret: mask(config.gatewayNotificationSecret),
     databaseUrl: config.databaseUrl?.replace(/\/\/([^:@/]+):[^@]*@/, "//$1:***@"),
   };

@@ -23,6 +23,8 @@ export async function devCommand(env: Record<string, string | undefined>): Promi
     gatewayNotificationSecret: gatewaySecret,
     // svc dev delivers webhooks to receivers on this machine; production refuses private addresses.
     webhookAllowPrivate: env.SVC_WEBHOOK_ALLOW_PRIVATE !== "false",
+    // The example shop reads the demo credentials: local development only, never `svc serve`.
+    exampleShop: true,
   });
 
   const gateway = await startSandboxGateway({

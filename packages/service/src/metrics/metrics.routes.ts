@@ -1,7 +1,9 @@
 /** `GET /metrics`: Prometheus text of the delivery worker and the shared outbox queue. */
+import { createHash, timingSafeEqual } from "node:crypto";
 import type { FastifyInstance } from "fastify";
 import type { Db } from "../db/client.js";
 import { discrepanciesRepo } from "../gateways/discrepancies.repo.js";
+import { AppError } from "../http/problem.js";
 import type { Metrics } from "./metrics.js";
 
 export async function queueGauges(db: Db): Promise<string> {
@@ -36,8 +38,24 @@ export async function discrepancyGauges(db: Db): Promise<string> {
   ].join("\n");
 }
 
-export function metricsRoutes(app: FastifyInstance, db: Db, metrics: Metrics): void {
-  app.get("/metrics", { schema: { hide: true } }, async (_request, reply) => {
+/** Equal in constant time whatever the lengths (both are hashed first). */
+function sameToken(given: string, expected: string): boolean {
+  const a = createHash("sha256").update(given).digest();
+  const b = createHash("sha256").update(expected).digest();
+  return timingSafeEqual(a, b);
+}
+
+/** `token`: when set, `/metrics` answers only `Authorization: Bearer <token>` (SVC_METRICS_TOKEN). */
+export function metricsRoutes(app: FastifyInstance, db: Db, metrics: Metrics, token = ""): void {
+  app.get("/metrics", { schema: { hide: true } }, async (request, reply) => {
+    if (token) {
+      const [scheme = "", given = ""] = (request.headers.authorization ?? "").split(/\s+/, 2);
+      if (scheme.toLowerCase() !== "bearer" || !sameToken(given, token))
+        throw new AppError(
+          "unauthenticated",
+          "Send Authorization: Bearer <SVC_METRICS_TOKEN> to read /metrics.",
+        );
+    }
     const text = metrics.render() + (await queueGauges(db)) + (await discrepancyGauges(db));
     return reply.type("text/plain; version=0.0.4; charset=utf-8").send(text);
   });

@@ -33,5 +33,6 @@ export function sdkAssetRoutes(app: FastifyInstance, config: ServiceConfig): voi
       .header("cache-control", `public, max-age=${CACHE_MAX_AGE_S}`)
       .send(body);
   });
-  exampleRoutes(app, config);
+  // Only under `svc dev`: the page creates transactions with the demo merchant's private key.
+  if (config.exampleShop) exampleRoutes(app, config);
 }
