@@ -48,6 +48,51 @@ describe("blockedReason", () => {
       expect(blockedReason(address)).toBeUndefined();
     },
   );
+  // Every IPv6 spelling that carries an IPv4 address is judged as the IPv4 inside.
+  it.each([
+    ["::127.0.0.1", "loopback", "IPv4-compatible, dotted"],
+    ["::7f00:1", "loopback", "IPv4-compatible, hex (what URL parsing makes of [::127.0.0.1])"],
+    ["::10.0.0.1", "private", "IPv4-compatible"],
+    ["::a9fe:a9fe", "link-local", "IPv4-compatible, hex 169.254.169.254"],
+    ["::ffff:169.254.169.254", "link-local", "IPv4-mapped"],
+    ["0:0:0:0:0:ffff:7f00:0001", "loopback", "IPv4-mapped, uncompressed"],
+    ["::ffff:0:127.0.0.1", "loopback", "IPv4-translated (SIIT)"],
+    ["::ffff:0:c0a8:101", "private", "IPv4-translated, hex 192.168.1.1"],
+    ["64:ff9b::127.0.0.1", "loopback", "NAT64 well-known prefix"],
+    ["64:ff9b::a00:1", "private", "NAT64, hex 10.0.0.1"],
+    ["64:ff9b:1::8.8.8.8", "local-use NAT64", "local-use NAT64: the IPv4's place is not fixed"],
+    ["2002:7f00:1::", "loopback", "6to4 of 127.0.0.1"],
+    ["2002:a9fe:a9fe::1", "link-local", "6to4 of 169.254.169.254"],
+    ["2002:c0a8:0101:1::1", "private", "6to4 of 192.168.1.1"],
+    ["2001:0:4136:e378:8000:63bf:80ff:fffe", "loopback", "Teredo, client 127.0.0.1 (inverted)"],
+    ["2001:0:a00:1:8000:63bf:f7f7:f7f7", "private", "Teredo, server 10.0.0.1"],
+    ["2001:0:4136:e378::f5ff:fffe", "private", "Teredo, client 10.0.0.1 (inverted)"],
+    ["fec0::1", "site-local", "deprecated site-local"],
+    ["fe80::1%eth0", "link-local", "a zone index"],
+  ])("%s is refused as %s (%s)", (address, reason) => {
+    expect(blockedReason(address)).toBe(reason);
+  });
+  it.each([
+    ["::8.8.8.8", "IPv4-compatible public"],
+    ["64:ff9b::8.8.8.8", "NAT64 of a public address"],
+    ["2002:808:808::1", "6to4 of 8.8.8.8"],
+    ["2001:0:4136:e378:8000:63bf:f7f7:f7f7", "Teredo of public addresses"],
+  ])("%s is allowed (%s)", (address) => {
+    expect(blockedReason(address)).toBeUndefined();
+  });
+  it.each([
+    "http://[::127.0.0.1]/",
+    "http://[::ffff:127.0.0.1]/",
+    "http://[::ffff:0:127.0.0.1]/",
+    "http://[64:ff9b::127.0.0.1]/",
+    "http://[2002:7f00:1::]/",
+    "http://[2001:0:4136:e378:8000:63bf:80ff:fffe]/",
+    "http://[0:0:0:0:0:0:7f00:1]/",
+  ])("the URL %s is refused as its host is written after URL parsing", (url) => {
+    const hostname = new URL(url).hostname;
+    expect(checkLiteralHost(hostname)?.message, hostname).toContain("loopback");
+  });
+
   it("checks IP-literal hosts, bracketed IPv6 included", () => {
     expect(checkLiteralHost("[::1]")?.message).toContain("loopback");
     expect(checkLiteralHost("example.com")).toBeUndefined();
@@ -162,6 +207,8 @@ describe.each(STORES)("the delivery worker with the guard on (%s)", (store) => {
     ["http://[::1]:{port}/hook", "::1", "::1", "loopback"],
     // The URL parser writes it in hex; the receiver listens on 127.0.0.1, so a pass would reach it.
     ["http://[::ffff:127.0.0.1]:{port}/hook", "::ffff:7f00:1", "::ffff:7f00:1", "loopback"],
+    ["http://[::127.0.0.1]:{port}/hook", "::7f00:1", "::7f00:1", "loopback"],
+    ["http://[2002:7f00:1::]:{port}/hook", "2002:7f00:1::", "2002:7f00:1::", "loopback"],
   ])("%s: refused before any socket is opened", async (template, host, address, reason) => {
     const rows = await attemptTo(template.replace("{port}", port()));
     expect(rows).toHaveLength(1);

@@ -26,8 +26,10 @@ const blockedV6: [string, number, string][] = [
   ["::1", 128, "loopback"],
   ["fc00::", 7, "unique-local"],
   ["fe80::", 10, "link-local"],
+  ["fec0::", 10, "site-local"],
   ["ff00::", 8, "multicast"],
-  ["64:ff9b::", 96, "NAT64"],
+  // Local-use NAT64 (RFC 8215): its IPv4 may sit anywhere in the address, so none is trusted.
+  ["64:ff9b:1::", 48, "local-use NAT64"],
 ];
 
 function lists(entries: [string, number, string][], family: "ipv4" | "ipv6") {
@@ -40,21 +42,69 @@ function lists(entries: [string, number, string][], family: "ipv4" | "ipv6") {
 const V4 = lists(blockedV4, "ipv4");
 const V6 = lists(blockedV6, "ipv6");
 
+/** The 16 bytes of an IPv6 address (any spelling: `::` compression, a dotted IPv4 tail, a zone). */
+export function ipv6Bytes(address: string): Uint8Array | undefined {
+  let text = address.replace(/^\[|\]$/g, "").split("%")[0]!;
+  if (net.isIP(text) !== 6) return undefined;
+  const dotted = /(\d+)\.(\d+)\.(\d+)\.(\d+)$/.exec(text);
+  if (dotted) {
+    const [a, b, c, d] = dotted.slice(1).map(Number) as [number, number, number, number];
+    text = `${text.slice(0, dotted.index)}${((a << 8) | b).toString(16)}:${((c << 8) | d).toString(16)}`;
+  }
+  const [head = "", tail] = text.split("::");
+  const left = head ? head.split(":") : [];
+  const right = tail ? tail.split(":") : [];
+  const groups =
+    tail === undefined ? left : [...left, ...Array(8 - left.length - right.length).fill("0"), ...right];
+  if (groups.length !== 8) return undefined;
+  const bytes = new Uint8Array(16);
+  groups.forEach((group, i) => {
+    const value = Number.parseInt(group, 16);
+    bytes[2 * i] = value >> 8;
+    bytes[2 * i + 1] = value & 255;
+  });
+  return bytes;
+}
+
+const startsWith = (bytes: Uint8Array, prefix: number[]) => prefix.every((value, i) => bytes[i] === value);
+const dottedQuad = (b: ArrayLike<number>) => `${b[0]}.${b[1]}.${b[2]}.${b[3]}`;
+const zeros = (n: number) => Array<number>(n).fill(0);
+
+/**
+ * The IPv4 addresses an IPv6 address carries, which a packet to it reaches: IPv4-mapped
+ * (`::ffff:a.b.c.d`), IPv4-compatible (`::a.b.c.d`, so `::127.0.0.1` = `::7f00:1`), IPv4-translated
+ * (`::ffff:0:a.b.c.d`), NAT64 (`64:ff9b::a.b.c.d`), 6to4 (`2002:AABB:CCDD::`) and Teredo
+ * (`2001:0::`, the client's address inverted in the last 32 bits, and the server's).
+ */
+export function embeddedIpv4(bytes: Uint8Array): string[] {
+  const last = bytes.subarray(12, 16);
+  if (startsWith(bytes, [...zeros(10), 0xff, 0xff])) return [dottedQuad(last)];
+  if (startsWith(bytes, [...zeros(8), 0xff, 0xff, 0, 0])) return [dottedQuad(last)];
+  // ::/96, but not :: and ::1 themselves (judged as IPv6 below).
+  if (startsWith(bytes, zeros(12)) && !(startsWith(bytes, zeros(15)) && (bytes[15] ?? 0) <= 1))
+    return [dottedQuad(last)];
+  if (startsWith(bytes, [0, 0x64, 0xff, 0x9b, ...zeros(8)])) return [dottedQuad(last)];
+  if (startsWith(bytes, [0x20, 0x02])) return [dottedQuad(bytes.subarray(2, 6))];
+  if (startsWith(bytes, [0x20, 0x01, 0, 0]))
+    return [dottedQuad(bytes.subarray(4, 8)), dottedQuad(Array.from(last, (b) => b ^ 0xff))];
+  return [];
+}
+
 /** Why `address` may not be a webhook destination ("loopback", …), or undefined when it may. */
 export function blockedReason(address: string): string | undefined {
   const family = net.isIP(address);
   if (family === 4) return V4.find((r) => r.list.check(address, "ipv4"))?.label;
-  if (family !== 6) return "not an IP address";
-  // IPv4-mapped (::ffff:127.0.0.1) and IPv4-compatible forms are judged as the IPv4 inside.
-  const mapped = /^(?:::ffff:|::)(\d+\.\d+\.\d+\.\d+)$/i.exec(address);
-  if (mapped?.[1]) return blockedReason(mapped[1]);
-  const hexMapped = /^::ffff:([0-9a-f]{1,4}):([0-9a-f]{1,4})$/i.exec(address);
-  if (hexMapped?.[1] && hexMapped[2]) {
-    const hi = Number.parseInt(hexMapped[1], 16);
-    const lo = Number.parseInt(hexMapped[2], 16);
-    return blockedReason(`${hi >> 8}.${hi & 255}.${lo >> 8}.${lo & 255}`);
+  const bytes = ipv6Bytes(address);
+  if (!bytes) return "not an IP address";
+  // An IPv6 spelling of an IPv4 address is judged as the IPv4 inside.
+  for (const v4 of embeddedIpv4(bytes)) {
+    const reason = blockedReason(v4);
+    if (reason) return reason;
   }
-  return V6.find((r) => r.list.check(address, "ipv6"))?.label;
+  const canonical = Array.from({ length: 8 }, (_, i) =>
+    (((bytes[2 * i] ?? 0) << 8) | (bytes[2 * i + 1] ?? 0)).toString(16),
+  ).join(":");
+  return V6.find((r) => r.list.check(canonical, "ipv6"))?.label;
 }
 
 export class BlockedAddressError extends Error {
