@@ -108,7 +108,7 @@ export async function buildApp(config: ServiceConfig, deps: AppDeps): Promise<Fa
   });
   await app.register(swaggerUi, { routePrefix: "/docs" });
 
-  const auth = registerAuth(app, deps.db, config.adminToken);
+  const auth = registerAuth(app, deps.db, config.adminToken, now);
   registerIdempotency(app, deps.db, {
     ttlSeconds: config.idempotencyTtlSeconds,
     leaseSeconds: config.idempotencyLeaseSeconds,

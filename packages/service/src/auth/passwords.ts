@@ -4,6 +4,10 @@
  */
 import { randomBytes, scrypt, timingSafeEqual } from "node:crypto";
 
+/** Password verifications done by this process (tests count them: the lockout bounds them). */
+let verifications = 0;
+export const passwordVerifications = (): number => verifications;
+
 const SCRYPT_N = 16384; // 2^14: 16 MiB of memory per hash with r = 8
 const SCRYPT_R = 8;
 const SCRYPT_P = 1;
@@ -24,6 +28,7 @@ export async function hashPassword(password: string): Promise<string> {
 }
 
 export async function verifyPassword(password: string, stored: string): Promise<boolean> {
+  verifications += 1;
   const [scheme, n, r, p, salt, hash] = stored.split("$");
   if (scheme !== "scrypt" || !n || !r || !p || !salt || !hash) return false;
   const expected = Buffer.from(hash, "base64");
@@ -36,4 +41,15 @@ export function passwordProblem(password: string): string | undefined {
   if (password.length < 10) return "must be at least 10 characters";
   if (password.length > 200) return "must be at most 200 characters";
   return undefined;
+}
+
+let dummy: Promise<string> | undefined;
+/**
+ * A hash of a random password with the current parameters: verifying against it when the user
+ * does not exist costs what verifying a real user's costs, so response times do not tell which
+ * usernames exist.
+ */
+export function dummyPasswordHash(): Promise<string> {
+  dummy ??= hashPassword(randomBytes(16).toString("hex"));
+  return dummy;
 }

@@ -6,7 +6,7 @@ import type { Permission } from "@svc/protocol";
 import type { FastifyInstance, FastifyReply, FastifyRequest } from "fastify";
 import type { ServiceConfig } from "../config.js";
 import { layout, type PageFrame } from "./html.js";
-import type { Lockout } from "./lockout.js";
+import type { Lockout } from "../auth/lockout.js";
 import type { DashboardSession, Flash, SessionStore } from "./session.js";
 
 declare module "fastify" {

@@ -14,7 +14,7 @@ import { DASHBOARD_CSS, DASHBOARD_JS } from "./assets.js";
 import { CSP, type DashboardContext, DashboardError, sendHtml } from "./context.js";
 import { allowedOrigins, csrfProblem } from "./csrf.js";
 import { esc, layout } from "./html.js";
-import { createLockout } from "./lockout.js";
+import { createLockout } from "../auth/lockout.js";
 import { deliveryPages } from "./pages/deliveries.js";
 import { discrepancyPages } from "./pages/discrepancies.js";
 import { keysPages } from "./pages/keys.js";

@@ -7,9 +7,10 @@
  */
 import { createHash, timingSafeEqual } from "node:crypto";
 import type { Permission } from "@svc/protocol";
-import type { FastifyInstance, FastifyRequest } from "fastify";
+import type { FastifyInstance, FastifyReply, FastifyRequest } from "fastify";
 import { hashApiKey, keyKindOf } from "../auth/keys.js";
-import { verifyPassword } from "../auth/passwords.js";
+import { createLockout } from "../auth/lockout.js";
+import { dummyPasswordHash, verifyPassword } from "../auth/passwords.js";
 import type { Db } from "../db/client.js";
 import { API_KEYS_CHANNEL } from "../merchants/merchants.repo.js";
 import { AppError } from "./problem.js";
@@ -70,7 +71,9 @@ export function registerAuth(
   app: FastifyInstance,
   db: Db,
   adminToken: string,
+  now: () => Date = () => new Date(),
 ): { forgetKey(keyHash: string): void } {
+  const lockout = createLockout(db, now);
   const basicCache = new Map<string, { user: AuthUser; merchantId: string; until: number }>();
   type KeyPrincipal = { kind: "private" | "public"; merchantId: string; credential: string };
   // Known keys only: an unknown key always costs a lookup, so guessing gains nothing.
@@ -108,22 +111,35 @@ export function registerAuth(
     return entry;
   }
 
-  async function fromBasic(encoded: string) {
-    const cacheKey = createHash("sha256").update(encoded).digest("base64");
-    const cached = basicCache.get(cacheKey);
-    if (cached && cached.until > Date.now()) return cached;
+  /**
+   * A dashboard user's Basic credentials, under the lockout the sign-in form uses: while the
+   * username or the address is locked, even the right password is refused (`locked`); otherwise
+   * an attempt is claimed before the password is checked. An unknown user costs one verification
+   * against a dummy hash, as a known one does.
+   */
+  async function fromBasic(encoded: string, ip: string) {
     const decoded = Buffer.from(encoded, "base64").toString("utf8");
     const colon = decoded.indexOf(":");
     if (colon < 1) return undefined;
     const username = decoded.slice(0, colon);
     const password = decoded.slice(colon + 1);
+    const cacheKey = createHash("sha256").update(encoded).digest("base64");
+    const cached = basicCache.get(cacheKey);
+    if (cached && cached.until > Date.now()) {
+      const wait = await lockout.retryAfterSeconds(username, ip);
+      return wait > 0 ? { locked: wait } : cached;
+    }
+    const claim = await lockout.claim(username, ip);
+    if (!claim.ok) return { locked: claim.retryAfterSeconds };
     const rows = await db.query<AuthUser & { merchant_id: string; password_hash: string }>(
       `select id, merchant_id, username, email, first_name, last_name, phone, permissions, password_hash
          from users where username = $1 and disabled_at is null`,
       [username],
     );
     const row = rows[0];
-    if (!row || !(await verifyPassword(password, row.password_hash))) return undefined;
+    const ok = await verifyPassword(password, row?.password_hash ?? (await dummyPasswordHash()));
+    if (!row || !ok) return undefined;
+    await lockout.recordSuccess(username, ip);
     const { merchant_id, password_hash: _hash, ...user } = row;
     const entry = { user, merchantId: merchant_id, until: Date.now() + BASIC_CACHE_MS };
     if (basicCache.size >= BASIC_CACHE_MAX) basicCache.clear();
@@ -132,7 +148,7 @@ export function registerAuth(
   }
 
   app.decorateRequest("principal", null as never);
-  app.addHook("onRequest", async (request: FastifyRequest) => {
+  app.addHook("onRequest", async (request: FastifyRequest, reply: FastifyReply) => {
     const mode = request.routeOptions.config.auth ?? "none";
     request.principal = { kind: "anonymous" };
     if (mode === "none") return;
@@ -173,8 +189,15 @@ export function registerAuth(
       }
       request.principal = { kind: found.kind, merchantId: found.merchantId, credential: found.credential };
     } else if (scheme.toLowerCase() === "basic") {
-      const found = await fromBasic(credential);
+      const found = await fromBasic(credential, request.ip);
       if (!found) throw new AppError("invalid_credentials", "The username or password is wrong.");
+      if ("locked" in found) {
+        reply.header("retry-after", String(found.locked));
+        throw new AppError(
+          "rate_limited",
+          `Too many failed sign-ins for this user or from this address. Wait ${found.locked} seconds, then try again.`,
+        );
+      }
       request.principal = {
         kind: "user",
         merchantId: found.merchantId,

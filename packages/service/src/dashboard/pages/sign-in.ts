@@ -5,14 +5,12 @@
  */
 import type { Permission } from "@svc/protocol";
 import type { FastifyInstance, FastifyReply, FastifyRequest } from "fastify";
-import { hashPassword, verifyPassword } from "../../auth/passwords.js";
+import { dummyPasswordHash, verifyPassword } from "../../auth/passwords.js";
 import { merchantsRepo } from "../../merchants/merchants.repo.js";
 import { type DashboardContext, formOf, queryOf, sendHtml } from "../context.js";
 import { allowedOrigins, csrfProblem } from "../csrf.js";
 import { can, csrfInput, errorSummary, esc, field, layout, PAGE_PERMISSIONS } from "../html.js";
 import { cookieHeader, newToken, PRE_SESSION_COOKIE, readCookie, SESSION_COOKIE } from "../session.js";
-
-let dummyHash: Promise<string> | undefined;
 
 /** Only a path inside the dashboard may be the target after sign-in (no open redirect). */
 export function safeNext(value: string | undefined): string | undefined {
@@ -69,21 +67,21 @@ export function signInPages(scope: FastifyInstance, ctx: DashboardContext): void
         problem: "Enter your username and your password.",
       });
 
-    const waitSeconds = await ctx.lockout.retryAfterSeconds(username, request.ip);
-    if (waitSeconds > 0) {
-      reply.header("retry-after", String(waitSeconds));
+    // Claimed before the password is checked (atomically, shared with Basic auth on the API).
+    const claim = await ctx.lockout.claim(username, request.ip);
+    if (!claim.ok) {
+      reply.header("retry-after", String(claim.retryAfterSeconds));
       return signInPage(reply, secure, {
         status: 429,
         username,
         next,
-        problem: `Too many failed sign-ins. Wait ${waitSeconds} seconds, then try again.`,
+        problem: `Too many failed sign-ins. Wait ${claim.retryAfterSeconds} seconds, then try again.`,
       });
     }
     const user = await merchantsRepo.findUserForSignIn(ctx.services().db, username);
-    dummyHash ??= hashPassword(newToken());
-    const ok = await verifyPassword(password, user?.password_hash ?? (await dummyHash));
+    // An unknown user costs one verification against a hash of the same parameters, as a known one does.
+    const ok = await verifyPassword(password, user?.password_hash ?? (await dummyPasswordHash()));
     if (!user || !ok) {
-      await ctx.lockout.recordFailure(username, request.ip);
       return signInPage(reply, secure, {
         status: 401,
         username,
@@ -91,7 +89,7 @@ export function signInPages(scope: FastifyInstance, ctx: DashboardContext): void
         problem: "The username or password is wrong.",
       });
     }
-    await ctx.lockout.recordSuccess(username);
+    await ctx.lockout.recordSuccess(username, request.ip);
     const { token } = await ctx.sessions.create(user, user.merchant_id);
     reply.header("set-cookie", [
       cookieHeader(SESSION_COOKIE, token, { secure }),
