@@ -23,6 +23,7 @@ import { createNotificationsService } from "./gateways/notifications.service.js"
 import type { GatewayRegistry } from "./gateways/registry.js";
 import { registerAuth } from "./http/auth.js";
 import { registerIdempotency } from "./http/idempotency.js";
+import { registerInputGuard } from "./http/input-guard.js";
 import { AppError, errorHandler, sendProblem } from "./http/problem.js";
 import { adminRoutes } from "./merchants/admin.routes.js";
 import { createMerchantsService } from "./merchants/merchants.service.js";
@@ -71,6 +72,8 @@ export async function buildApp(config: ServiceConfig, deps: AppDeps): Promise<Fa
   const now = deps.now ?? (() => new Date());
 
   app.setErrorHandler(errorHandler);
+  // Before any route: text every store can hold, bounded nesting, JSON for the API (input-guard.ts).
+  registerInputGuard(app);
   // JSON (and forms, for hosted pages) only: anything else is 415 with a clear message.
   app.removeContentTypeParser("text/plain");
   app.setNotFoundHandler((request, reply) =>

@@ -5,6 +5,7 @@
  */
 import { Type } from "@sinclair/typebox";
 import type { FastifyInstance } from "fastify";
+import { AppError } from "../http/problem.js";
 import type { NotificationsService } from "./notifications.service.js";
 
 export function notificationsRoutes(app: FastifyInstance, notifications: NotificationsService): void {
@@ -24,6 +25,9 @@ export function notificationsRoutes(app: FastifyInstance, notifications: Notific
         },
       },
       async (request) => {
+        // Only a raw JSON body can be verified (a form body is parsed into fields before it arrives).
+        if (!Buffer.isBuffer(request.body))
+          throw new AppError("unsupported_media_type", "Send the notification as application/json.");
         const answer = await notifications.receive(
           (request.params as { pg_code: string }).pg_code,
           request.body as Buffer,

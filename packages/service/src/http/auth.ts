@@ -13,6 +13,7 @@ import { createLockout } from "../auth/lockout.js";
 import { dummyPasswordHash, verifyPassword } from "../auth/passwords.js";
 import type { Db } from "../db/client.js";
 import { API_KEYS_CHANNEL } from "../merchants/merchants.repo.js";
+import { textProblem } from "./input-guard.js";
 import { AppError } from "./problem.js";
 
 export type AuthMode = "private" | "public" | "admin" | "none";
@@ -123,6 +124,8 @@ export function registerAuth(
     if (colon < 1) return undefined;
     const username = decoded.slice(0, colon);
     const password = decoded.slice(colon + 1);
+    // No user can be named with a NUL or a control character (nor store one): wrong, not a fault.
+    if (textProblem(username) || username.length > 150) return undefined;
     const cacheKey = createHash("sha256").update(encoded).digest("base64");
     const cached = basicCache.get(cacheKey);
     if (cached && cached.until > Date.now()) {

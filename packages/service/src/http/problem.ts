@@ -37,15 +37,27 @@ export class AppError extends Error {
   }
 }
 
-/** A validation failure naming each offending field. */
-export function validationError(errors: Record<string, string[]>): AppError {
+/** A 422 names at most this many fields (and says how many more): its size never grows with the input. */
+export const MAX_REPORTED_FIELDS = 20;
+const MAX_MESSAGES_PER_FIELD = 3;
+
+/** A validation failure naming each offending field (the first {@link MAX_REPORTED_FIELDS}). */
+export function validationError(all: Record<string, string[]>): AppError {
+  const names = Object.keys(all);
+  const errors: Record<string, string[]> = Object.create(null);
+  for (const name of names.slice(0, MAX_REPORTED_FIELDS))
+    errors[name.slice(0, 200)] = all[name]!.slice(0, MAX_MESSAGES_PER_FIELD);
+  const omitted = names.length - Object.keys(errors).length;
   const fields = Object.keys(errors);
   const first = fields[0] ?? "body";
   const detail =
     fields.length === 1
       ? `Fix the field "${first}": ${errors[first]?.[0] ?? "it is invalid"}.`
-      : `Fix the fields ${fields.map((f) => `"${f}"`).join(", ")}; see "errors" for each.`;
-  return new AppError("validation_failed", detail, { errors });
+      : `Fix the fields ${fields.map((f) => `"${f}"`).join(", ")}${omitted > 0 ? ` and ${omitted} more` : ""}; see "errors" for each.`;
+  return new AppError("validation_failed", detail, {
+    errors,
+    ...(omitted > 0 ? { extra: { errors_omitted: omitted } } : {}),
+  });
 }
 
 export class FieldErrors {

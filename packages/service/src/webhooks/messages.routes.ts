@@ -13,11 +13,15 @@ const config = { auth: "private" as const, permission: "webhooks.manage" as cons
 const STATUSES = ["pending", "retrying", "succeeded", "failed"] as const;
 const MAX_PAGE = 200;
 
+/** An ISO 8601 time from 1970 to 9999 (what every store holds and `toISOString` writes plainly). */
 function sinceOf(value: string | undefined, field = "since"): Date | undefined {
   if (value === undefined) return undefined;
-  const at = new Date(value);
-  if (Number.isNaN(at.getTime()))
-    throw validationError({ [field]: ["must be an ISO 8601 time such as 2026-11-21T10:00:00Z"] });
+  const at = /^\d{4}-\d{2}-\d{2}/.test(value) ? new Date(value) : new Date(Number.NaN);
+  const year = at.getUTCFullYear();
+  if (Number.isNaN(at.getTime()) || year < 1970 || year > 9999)
+    throw validationError({
+      [field]: ["must be an ISO 8601 time from 1970 to 9999, such as 2026-11-21T10:00:00Z"],
+    });
   return at;
 }
 

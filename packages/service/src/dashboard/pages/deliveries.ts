@@ -21,7 +21,8 @@ type Message = Awaited<
 function dayStart(value: string | undefined): Date | undefined {
   if (!value || !/^\d{4}-\d{2}-\d{2}$/.test(value)) return undefined;
   const d = new Date(`${value}T00:00:00Z`);
-  return Number.isNaN(d.getTime()) ? undefined : d;
+  // Years outside 1970–9999 are no filter any store can take: ignored like a malformed date.
+  return Number.isNaN(d.getTime()) || d.getUTCFullYear() < 1970 ? undefined : d;
 }
 
 /** The end of a date filter: the start of the next day, so "until 2026-11-21" includes that day. */

@@ -11,7 +11,8 @@ const DATE = /^\d{4}-\d{2}-\d{2}$/;
 function day(value: string | undefined, plusDays = 0): Date | undefined {
   if (!value || !DATE.test(value)) return undefined;
   const d = new Date(`${value}T00:00:00Z`);
-  if (Number.isNaN(d.getTime())) return undefined;
+  // Years outside 1970–9999 are no filter any store can take: ignored like a malformed date.
+  if (Number.isNaN(d.getTime()) || d.getUTCFullYear() < 1970) return undefined;
   return new Date(d.getTime() + plusDays * 86_400_000);
 }
 

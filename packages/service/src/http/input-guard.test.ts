@@ -1,0 +1,133 @@
+/**
+ * The input rules every route shares (input-guard.ts), one finding of the hostile-client review
+ * each: NUL and control characters, lone surrogates, deep and wide JSON, a form body to the API,
+ * query integers, out-of-range dates, the size of a 422.
+ */
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import {
+  api,
+  apiKey,
+  createMerchant,
+  createTransaction,
+  type TestMerchant,
+} from "../../../../test/support/merchant.js";
+import { type Stack, startStack } from "../../../../test/support/stack.js";
+import { STORES } from "../../../../test/support/stores.js";
+import { inputProblem, MAX_DEPTH, textProblem } from "./input-guard.js";
+import { MAX_REPORTED_FIELDS } from "./problem.js";
+
+describe("textProblem and inputProblem", () => {
+  it.each([
+    ["a\u0000b", "NUL"],
+    ["\u0007", "U+0007"],
+    ["\u001b[31m", "U+001B"],
+    ["\u007f", "U+007F"],
+    ["\ud800", "unpaired surrogate"],
+    ["x\udc00", "unpaired surrogate"],
+  ])("%j is refused (%s)", (value, words) => {
+    expect(textProblem(value)).toContain(words);
+  });
+  it.each(["plain", "tab\there", "lines\r\nand more", "😀 paired surrogates", "عربي", ""])(
+    "%j is text",
+    (value) => {
+      expect(textProblem(value)).toBeUndefined();
+    },
+  );
+  it("names the field, keys included, and bounds depth without recursion", () => {
+    expect(inputProblem({ customer: { first_name: "a\u0000" } }, "body")?.[0]).toBe("customer.first_name");
+    expect(inputProblem({ ["bad\u0000key"]: 1 }, "body")?.[1]).toContain("field name");
+    let deep: unknown = [];
+    for (let i = 0; i < 20_000; i++) deep = [deep];
+    expect(inputProblem(deep, "body")?.[1]).toContain(`deeper than ${MAX_DEPTH}`);
+  });
+});
+
+describe.each(STORES)("input rules over HTTP on %s", (store) => {
+  let stack: Stack;
+  let m: TestMerchant;
+  beforeAll(async () => {
+    stack = await startStack(store);
+    m = await createMerchant(stack);
+  });
+  afterAll(() => stack?.close());
+
+  const expect422 = (
+    r: { status: number; json: { code: string; errors: Record<string, string[]> } },
+    field: string,
+  ) => {
+    expect(r.status).toBe(422);
+    expect(r.json.code).toBe("validation_failed");
+    expect(Object.keys(r.json.errors)).toContain(field);
+  };
+
+  it("a NUL in a body field, a path parameter or a query is a 422 naming it, and nothing is stored", async () => {
+    const before = await stack.db.query("select session_id from transactions where merchant_id = $1", [m.id]);
+    expect422(await createTransaction(stack, m, { order_no: "A-\u0000-1" }), "order_no");
+    expect422(await createTransaction(stack, m, { customer_first_name: "\ud800" }), "customer_first_name");
+    expect(
+      await stack.db.query("select session_id from transactions where merchant_id = $1", [m.id]),
+    ).toEqual(before);
+    expect422(await api(stack, "GET", "/v1/payments/%00", { auth: apiKey(m.privateKey) }), "session_id");
+    expect422(
+      await api(stack, "GET", "/v1/payments?order_no=%00", { auth: apiKey(m.privateKey) }),
+      "order_no",
+    );
+  });
+
+  it("92,000 unknown fields get a small 422, cheaply; deep JSON is refused before validation", async () => {
+    const wide = `{${Array.from({ length: 92_000 }, (_, i) => `"f${i}":1`).join(",")}}`;
+    expect(wide.length).toBeLessThan(1024 * 1024);
+    const r = await api(stack, "POST", `/v1/checkout/sess_x/payments`, {
+      auth: apiKey(m.publicKey),
+      body: wide,
+    });
+    expect(r.status).toBe(422);
+    expect(r.text.length).toBeLessThan(2_000);
+    const deep = await api(stack, "POST", "/v1/checkout", {
+      auth: apiKey(m.privateKey),
+      body: `${"[".repeat(20_000)}${"]".repeat(20_000)}`,
+    });
+    expect(deep.status).toBe(422);
+    expect(deep.json.detail).toContain("deeper than");
+  });
+
+  it(`a 422 reports at most ${MAX_REPORTED_FIELDS} fields and says how many more`, async () => {
+    const body = Object.fromEntries(Array.from({ length: 150 }, (_, i) => [`unknown_${i}`, i]));
+    const r = await api(stack, "POST", "/v1/checkout", { auth: apiKey(m.privateKey), body });
+    expect(r.status).toBe(422);
+    expect(Object.keys(r.json.errors)).toHaveLength(MAX_REPORTED_FIELDS);
+    expect(r.json.errors_omitted).toBeGreaterThan(100);
+    expect(r.json.detail).toMatch(/and \d+ more/);
+  });
+
+  it("the API takes JSON only: a form body is 415, on the notification endpoint too", async () => {
+    const form = await api(stack, "POST", "/v1/checkout", {
+      auth: apiKey(m.privateKey),
+      body: "type=e_commerce&amount=1",
+      headers: { "content-type": "application/x-www-form-urlencoded" },
+    });
+    expect(form.status).toBe(415);
+    expect(form.json.code).toBe("unsupported_media_type");
+    const notification = await api(stack, "POST", `/v1/gateways/${m.pg.sandbox}/notifications`, {
+      body: "type=operation",
+      headers: { "content-type": "application/x-www-form-urlencoded" },
+    });
+    expect(notification.status).toBe(415);
+  });
+
+  it("query integers are read as numbers; dates outside 1970–9999 are 422", async () => {
+    const five = await api(stack, "GET", "/v1/webhooks/messages?limit=5", { auth: apiKey(m.privateKey) });
+    expect(five.status).toBe(200);
+    expect422(
+      await api(stack, "GET", "/v1/webhooks/messages?limit=five", { auth: apiKey(m.privateKey) }),
+      "limit",
+    );
+    for (const since of ["0000-01-01T00:00:00Z", "10000-01-01T00:00:00Z", "yesterday"])
+      expect422(
+        await api(stack, "GET", `/v1/webhooks/messages?since=${encodeURIComponent(since)}`, {
+          auth: apiKey(m.privateKey),
+        }),
+        "since",
+      );
+  });
+});
