@@ -55,6 +55,8 @@ export interface AppDeps {
 }
 
 export const BODY_LIMIT_BYTES = 1024 * 1024;
+/** How often Node checks open connections against the request and headers timeouts. */
+const CONNECTION_CHECK_MS = 1_000;
 
 export async function buildApp(config: ServiceConfig, deps: AppDeps): Promise<FastifyInstance> {
   const app = Fastify({
@@ -63,6 +65,11 @@ export async function buildApp(config: ServiceConfig, deps: AppDeps): Promise<Fa
         ? false
         : { level: config.logLevel, redact: ["req.headers.authorization"] },
     bodyLimit: BODY_LIMIT_BYTES,
+    // Slow and silent clients are cut (config.ts, docs/security.md).
+    requestTimeout: config.requestTimeoutMs,
+    keepAliveTimeout: config.keepAliveTimeoutMs,
+    connectionTimeout: config.idleTimeoutMs,
+    http: { headersTimeout: config.headersTimeoutMs, connectionsCheckingInterval: CONNECTION_CHECK_MS },
     genReqId: () => `req_${Math.random().toString(36).slice(2, 12)}`,
     ajv: {
       customOptions: { allErrors: true, coerceTypes: false, removeAdditional: false, useDefaults: true },

@@ -55,6 +55,18 @@ export interface ServiceConfig {
   idempotencyLeaseSeconds: number;
   logLevel: "silent" | "error" | "warn" | "info" | "debug";
   /**
+   * Connection hygiene (docs/security.md): the whole request, headers and body, must arrive within
+   * `requestTimeoutMs` (30 s) and its headers within `headersTimeoutMs` (10 s); a keep-alive
+   * connection idle between requests is closed after `keepAliveTimeoutMs` (10 s; set it above a
+   * load balancer's idle timeout when behind one); a socket with no traffic at all for
+   * `idleTimeoutMs` (60 s) is closed. Node checks the first two every second, so a client that
+   * trickles or withholds its request is cut at most a second past its bound.
+   */
+  requestTimeoutMs: number;
+  headersTimeoutMs: number;
+  keepAliveTimeoutMs: number;
+  idleTimeoutMs: number;
+  /**
    * Bearer token `/metrics` requires (SVC_METRICS_TOKEN). Empty: `/metrics` is open, as
    * Prometheus scrapers expect on a private network; set it whenever the service port is reachable
    * from outside (the metrics name no merchant data, but show volumes and failures).
@@ -122,10 +134,16 @@ export function loadConfig(env: Env = process.env, overrides: Partial<ServiceCon
     reservationTimeoutSeconds: intFrom(env, "SVC_RESERVATION_TIMEOUT_SECONDS", 120, 1, 24 * 3600),
     logLevel: oneOf(env, "SVC_LOG_LEVEL", ["silent", "error", "warn", "info", "debug"] as const, "info"),
     metricsToken: env.SVC_METRICS_TOKEN || "",
+    requestTimeoutMs: intFrom(env, "SVC_REQUEST_TIMEOUT_MS", 30_000, 1_000, 600_000),
+    headersTimeoutMs: intFrom(env, "SVC_HEADERS_TIMEOUT_MS", 10_000, 1_000, 600_000),
+    keepAliveTimeoutMs: intFrom(env, "SVC_KEEP_ALIVE_TIMEOUT_MS", 10_000, 1_000, 600_000),
+    idleTimeoutMs: intFrom(env, "SVC_IDLE_TIMEOUT_MS", 60_000, 1_000, 3_600_000),
     // No variable turns it on: only `svc dev` does, by override.
     exampleShop: false,
     ...overrides,
   };
+  if (config.headersTimeoutMs > config.requestTimeoutMs)
+    throw new Error("SVC_HEADERS_TIMEOUT_MS must not be more than SVC_REQUEST_TIMEOUT_MS");
   if (!/^https?:\/\//.test(config.publicUrl))
     throw new Error("SVC_PUBLIC_URL must start with http:// or https://");
   return config;
