@@ -73,6 +73,9 @@ describe.skipIf(!POSTGRES)("a gateway that answers after svc's timeout, and a SI
       SVC_ADMIN_TOKEN: ADMIN_TOKEN,
       SVC_WEBHOOK_ALLOW_PRIVATE: "true",
       SVC_LOG_LEVEL: "warn",
+      // One key from one address at test speed: far past a client's limits, which are tested apart.
+      SVC_RATE_LIMIT_PER_ADDRESS: "0",
+      SVC_RATE_LIMIT_PER_CREDENTIAL: "0",
       SVC_RESERVATION_TIMEOUT_SECONDS: "2",
       SVC_IDEMPOTENCY_LEASE_SECONDS: "2",
     };

@@ -68,6 +68,9 @@ describe.skipIf(!POSTGRES)("two delivery worker processes on one PostgreSQL", ()
       SVC_ADMIN_TOKEN: ADMIN_TOKEN,
       SVC_WEBHOOK_ALLOW_PRIVATE: "true",
       SVC_LOG_LEVEL: "warn",
+      // One key from one address at test speed: far past a client's limits, which are tested apart.
+      SVC_RATE_LIMIT_PER_ADDRESS: "0",
+      SVC_RATE_LIMIT_PER_CREDENTIAL: "0",
     };
     // The API process first: it migrates the database before the workers open it.
     services.push(await startServe({ ...env, SVC_ROLE: "api", SVC_PORT: String(apiPort) }));

@@ -24,6 +24,7 @@ import type { GatewayRegistry } from "./gateways/registry.js";
 import { registerAuth } from "./http/auth.js";
 import { registerIdempotency } from "./http/idempotency.js";
 import { registerInputGuard } from "./http/input-guard.js";
+import { registerRateLimits } from "./http/rate-limit.js";
 import { AppError, errorHandler, sendProblem } from "./http/problem.js";
 import { adminRoutes } from "./merchants/admin.routes.js";
 import { createMerchantsService } from "./merchants/merchants.service.js";
@@ -118,7 +119,10 @@ export async function buildApp(config: ServiceConfig, deps: AppDeps): Promise<Fa
   });
   await app.register(swaggerUi, { routePrefix: "/docs" });
 
-  const auth = registerAuth(app, deps.db, config.adminToken, now);
+  // The per-address limit runs before authentication; the per-credential one after it.
+  const limits = await registerRateLimits(app, config.rateLimits);
+  const auth = registerAuth(app, deps.db, config.adminToken, now, limits);
+  limits.registerPerCredential();
   registerIdempotency(app, deps.db, {
     ttlSeconds: config.idempotencyTtlSeconds,
     leaseSeconds: config.idempotencyLeaseSeconds,

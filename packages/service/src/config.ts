@@ -55,6 +55,13 @@ export interface ServiceConfig {
   idempotencyLeaseSeconds: number;
   logLevel: "silent" | "error" | "warn" | "info" | "debug";
   /**
+   * Rate limits per fixed window (http/rate-limit.ts, docs/security.md): requests per client
+   * address (2,000 per 10 s), per credential (1,000 per 10 s: 100/s sustained, like the large
+   * providers' defaults; a public key counts per address) and failed authentications per address
+   * (50 per 10 s). 0 turns one off. `svc dev` multiplies each by 10 unless set. Per process.
+   */
+  rateLimits: { windowSeconds: number; perAddress: number; perCredential: number; authFailures: number };
+  /**
    * Connection hygiene (docs/security.md): the whole request, headers and body, must arrive within
    * `requestTimeoutMs` (30 s) and its headers within `headersTimeoutMs` (10 s); a keep-alive
    * connection idle between requests is closed after `keepAliveTimeoutMs` (10 s; set it above a
@@ -134,6 +141,12 @@ export function loadConfig(env: Env = process.env, overrides: Partial<ServiceCon
     reservationTimeoutSeconds: intFrom(env, "SVC_RESERVATION_TIMEOUT_SECONDS", 120, 1, 24 * 3600),
     logLevel: oneOf(env, "SVC_LOG_LEVEL", ["silent", "error", "warn", "info", "debug"] as const, "info"),
     metricsToken: env.SVC_METRICS_TOKEN || "",
+    rateLimits: {
+      windowSeconds: intFrom(env, "SVC_RATE_LIMIT_WINDOW_SECONDS", 10, 1, 3600),
+      perAddress: intFrom(env, "SVC_RATE_LIMIT_PER_ADDRESS", 2_000, 0, 1_000_000_000),
+      perCredential: intFrom(env, "SVC_RATE_LIMIT_PER_CREDENTIAL", 1_000, 0, 1_000_000_000),
+      authFailures: intFrom(env, "SVC_RATE_LIMIT_AUTH_FAILURES", 50, 0, 1_000_000_000),
+    },
     requestTimeoutMs: intFrom(env, "SVC_REQUEST_TIMEOUT_MS", 30_000, 1_000, 600_000),
     headersTimeoutMs: intFrom(env, "SVC_HEADERS_TIMEOUT_MS", 10_000, 1_000, 600_000),
     keepAliveTimeoutMs: intFrom(env, "SVC_KEEP_ALIVE_TIMEOUT_MS", 10_000, 1_000, 600_000),

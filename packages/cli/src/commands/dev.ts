@@ -25,6 +25,19 @@ export async function devCommand(env: Record<string, string | undefined>): Promi
     webhookAllowPrivate: env.SVC_WEBHOOK_ALLOW_PRIVATE !== "false",
     // The example shop reads the demo credentials: local development only, never `svc serve`.
     exampleShop: true,
+    // Loose enough for local work (a test suite against svc dev, a script looping): 10× unless set.
+    rateLimits: {
+      ...base.rateLimits,
+      perAddress: env.SVC_RATE_LIMIT_PER_ADDRESS
+        ? base.rateLimits.perAddress
+        : base.rateLimits.perAddress * 10,
+      perCredential: env.SVC_RATE_LIMIT_PER_CREDENTIAL
+        ? base.rateLimits.perCredential
+        : base.rateLimits.perCredential * 10,
+      authFailures: env.SVC_RATE_LIMIT_AUTH_FAILURES
+        ? base.rateLimits.authFailures
+        : base.rateLimits.authFailures * 10,
+    },
   });
 
   const gateway = await startSandboxGateway({

@@ -15,6 +15,7 @@ import type { Db } from "../db/client.js";
 import { API_KEYS_CHANNEL } from "../merchants/merchants.repo.js";
 import { textProblem } from "./input-guard.js";
 import { AppError } from "./problem.js";
+import type { RateLimits } from "./rate-limit.js";
 
 export type AuthMode = "private" | "public" | "admin" | "none";
 
@@ -73,6 +74,7 @@ export function registerAuth(
   db: Db,
   adminToken: string,
   now: () => Date = () => new Date(),
+  limits?: Pick<RateLimits, "refuseIfFailing" | "failed">,
 ): { forgetKey(keyHash: string): void } {
   const lockout = createLockout(db, now);
   const basicCache = new Map<string, { user: AuthUser; merchantId: string; until: number }>();
@@ -155,6 +157,21 @@ export function registerAuth(
     const mode = request.routeOptions.config.auth ?? "none";
     request.principal = { kind: "anonymous" };
     if (mode === "none") return;
+    // An address that keeps failing is refused before its credentials are looked up.
+    await limits?.refuseIfFailing(request, reply);
+    try {
+      await authenticate(request, reply, mode);
+    } catch (error) {
+      if (
+        error instanceof AppError &&
+        (error.code === "invalid_credentials" || error.code === "unauthenticated")
+      )
+        await limits?.failed(request);
+      throw error;
+    }
+  });
+
+  async function authenticate(request: FastifyRequest, reply: FastifyReply, mode: AuthMode): Promise<void> {
     const header = request.headers.authorization ?? "";
     const [scheme = "", credential = ""] = header.split(/\s+/, 2);
     if (mode === "admin") {
@@ -212,7 +229,7 @@ export function registerAuth(
     }
     const permission = request.routeOptions.config.permission;
     if (permission) assertPermission(request, permission);
-  });
+  }
   // After validation and before idempotency's preHandler (registered after this one): a refused
   // request never claims, reads or stores an idempotency key.
   app.addHook("preHandler", async (request: FastifyRequest) => {
