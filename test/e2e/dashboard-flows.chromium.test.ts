@@ -10,12 +10,16 @@ import { readFileSync } from "node:fs";
 import { createRequire } from "node:module";
 import type { Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import {
+  sandboxSettingSecret,
+  signSandboxPayload,
+} from "../../packages/service/src/gateways/sandbox/signature.js";
 import { launchBrowser } from "../support/browser.js";
 import { seedDemo } from "../support/dashboard.js";
 import { api, apiKey, bearer, type TestMerchant } from "../support/merchant.js";
 import { paidParent } from "../support/payments.js";
 import { type Receiver, startReceiver } from "../support/receiver.js";
-import { type Stack, startStack } from "../support/stack.js";
+import { GATEWAY_SECRET, type Stack, startStack } from "../support/stack.js";
 import { expectedPayloadSignature, verifyWithStandardWebhooks } from "../support/webhooks.js";
 
 const axeSource = readFileSync(createRequire(import.meta.url).resolve("axe-core/axe.min.js"), "utf8");
@@ -283,31 +287,82 @@ describe("merchant dashboard in Chromium", () => {
     await page.waitForURL(`${stack.url}/dashboard/payments`);
   });
 
-  it("has no axe violations on any page, light and dark, and no CSP violations", async () => {
-    const queued = await paidParent(stack, demo, "queued", { amount: "4.000" });
-    const request = await api(stack, "POST", "/v1/checkout", {
-      auth: apiKey(demo.privateKey),
-      body: { type: "payment_request", pg_codes: [demo.pg.sandbox], amount: "1.500", currency_code: "KWD" },
+  it("the discrepancies page and a payment with an open discrepancy have no axe violations, light and dark", async () => {
+    const parent = await paidParent(stack, demo, "sandbox", { amount: "10.000" });
+    const [row] = await stack.db.query<{ pg_reference: string }>(
+      "select pg_reference from transactions where session_id = $1",
+      [parent.session_id],
+    );
+    const body = JSON.stringify({
+      type: "operation",
+      notification_id: `ntf_axe_${Date.now()}`,
+      created_at: new Date().toISOString(),
+      is_sandbox: true,
+      operation: "refund",
+      pg_reference: row!.pg_reference,
+      gateway_operation_id: `op_axe_${Date.now()}`,
+      amount: "25.000",
+      currency: "KWD",
+      pg_response: {},
     });
-    const pages = [
-      "/dashboard/payments",
-      `/dashboard/payments/${queued.session_id}`,
-      `/dashboard/payments/${request.json.session_id}`,
-      "/dashboard/payments/new",
-      "/dashboard/webhooks",
-      "/dashboard/deliveries",
-      "/dashboard/sdk",
-      "/dashboard/keys",
-      "/dashboard/account",
-      "/dashboard/no-such-page",
-    ];
+    const reported = await fetch(`${stack.url}/v1/gateways/${demo.pg.sandbox}/notifications`, {
+      method: "POST",
+      headers: {
+        "content-type": "application/json",
+        "sandbox-signature": signSandboxPayload(sandboxSettingSecret(GATEWAY_SECRET, demo.pg.sandbox), body),
+      },
+      body,
+    });
+    expect(await reported.json()).toMatchObject({ outcome: "discrepancy" });
     for (const colorScheme of ["light", "dark"] as const) {
       await page.emulateMedia({ colorScheme });
-      for (const path of pages) {
+      for (const path of ["/dashboard/discrepancies", `/dashboard/payments/${parent.session_id}`]) {
         await page.goto(`${stack.url}${path}`);
+        expect(await page.getByText("25.000 KWD").first().isVisible()).toBe(true);
         expect(await axeViolations(page), `${path} ${colorScheme}`).toEqual([]);
       }
-      // States after actions: form errors, a shown key, a revealed secret, a 403, sign-in.
+    }
+  });
+
+  // One test per page (both colour schemes), so none comes near its timeout on a busy machine.
+  let sweepPages: Promise<Record<string, string | undefined>> | undefined;
+  const pagesToSweep = () =>
+    (sweepPages ??= (async (): Promise<Record<string, string | undefined>> => {
+      const queued = await paidParent(stack, demo, "queued", { amount: "4.000" });
+      const request = await api(stack, "POST", "/v1/checkout", {
+        auth: apiKey(demo.privateKey),
+        body: { type: "payment_request", pg_codes: [demo.pg.sandbox], amount: "1.500", currency_code: "KWD" },
+      });
+      return {
+        "queued payment": `/dashboard/payments/${queued.session_id}`,
+        "payment request": `/dashboard/payments/${request.json.session_id}`,
+      };
+    })());
+  it.each([
+    "/dashboard/payments",
+    "queued payment",
+    "payment request",
+    "/dashboard/payments/new",
+    "/dashboard/webhooks",
+    "/dashboard/deliveries",
+    "/dashboard/sdk",
+    "/dashboard/keys",
+    "/dashboard/account",
+    "/dashboard/discrepancies",
+    "/dashboard/no-such-page",
+  ])("%s has no axe violations, light and dark", async (name) => {
+    const path = name.startsWith("/") ? name : (await pagesToSweep())[name]!;
+    for (const colorScheme of ["light", "dark"] as const) {
+      await page.emulateMedia({ colorScheme });
+      await page.goto(`${stack.url}${path}`);
+      expect(await axeViolations(page), `${path} ${colorScheme}`).toEqual([]);
+    }
+  });
+
+  it.each(["light", "dark"] as const)(
+    "states after actions have no axe violations (%s): form errors, a shown key, a revealed secret",
+    async (colorScheme) => {
+      await page.emulateMedia({ colorScheme });
       await page.goto(`${stack.url}/dashboard/payments/new`);
       await page.getByLabel("Amount", { exact: true }).fill("abc");
       await submit();
@@ -321,7 +376,10 @@ describe("merchant dashboard in Chromium", () => {
       await activate(page.getByRole("button", { name: "Reveal signing secret" }));
       expect(await page.locator("code.secret").first().textContent()).toMatch(/^whsec_/);
       expect(await axeViolations(page), `secret ${colorScheme}`).toEqual([]);
-    }
+    },
+  );
+
+  it("the sign-in page has no axe violations, and no page had a CSP violation", async () => {
     const anonymous = await browser.context.newPage();
     await anonymous.context().clearCookies();
     await anonymous.goto(`${stack.url}/dashboard/sign-in`);

@@ -164,7 +164,7 @@ describe.each(STORES)("gateway discrepancies on %s", (store) => {
 
     const client = await signedIn(stack, m.admin);
     const page = await client.get(`/dashboard/payments/${parent.session_id}`);
-    expect(page.text).toContain("reported an operation that breaks the money rules");
+    expect(page.text).toContain("The gateway reported an operation that breaks the money rules");
     const list = await client.get("/dashboard/discrepancies");
     expect(list.status).toBe(200);
     expect(list.text).toContain(id);

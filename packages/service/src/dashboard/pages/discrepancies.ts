@@ -16,29 +16,29 @@ export function discrepancyPages(scope: FastifyInstance, ctx: DashboardContext):
     const session = sessionOf(request);
     const { discrepancies } = await ctx.services().discrepancies.list(session.merchantId, { limit: 100 });
     const mayResolve = can(session.user, "payment.refund");
-    const rows = discrepancies
+    const items = discrepancies
       .map((d) => {
         const resolution = d.resolution
-          ? `Resolved by ${esc(d.resolution.resolved_by ?? "—")}, ${time(d.resolution.resolved_at)}: ${esc(d.resolution.note ?? "")}`
+          ? `<p><span class="badge good">Resolved</span> by ${esc(d.resolution.resolved_by ?? "—")}, ${time(d.resolution.resolved_at)}: ${esc(d.resolution.note ?? "")}</p>`
           : mayResolve
             ? postForm(
                 `/dashboard/discrepancies/${d.id}/resolve`,
                 session.csrfToken,
                 `${field({ name: "note", label: "What was done about it", hint: "For the record, e.g. “reversed on the gateway’s dashboard”.", attrs: 'required maxlength="1000"' }).replace(/f-note/g, `f-note-${d.id}`)}<button type="submit">Mark resolved</button>`,
               )
-            : "Open";
-        return `<tr><td>${time(d.created_at)}</td><td><a href="/dashboard/payments/${esc(d.session_id)}"><code>${esc(d.session_id)}</code></a><br><code>${esc(d.id)}</code></td><td>${esc(d.operation)} ${esc(d.amount)} ${esc(d.currency_code)}<br><span class="muted">${esc(d.pg_code)} · ${esc(d.gateway_operation_id)}</span></td><td>${esc(d.detail)} <span class="muted">(${esc(d.rule)})</span></td><td>${resolution}</td></tr>`;
+            : `<p><span class="badge bad">Open</span></p>`;
+        return `<article aria-labelledby="h-${d.id}"><h2 id="h-${d.id}">${esc(d.operation)} of ${esc(d.amount)} ${esc(d.currency_code)} ${d.status === "open" ? '<span class="badge bad">Open</span>' : ""}</h2><p>${esc(d.detail)}</p><dl class="facts"><dt>Payment</dt><dd><a href="/dashboard/payments/${esc(d.session_id)}"><code>${esc(d.session_id)}</code></a></dd><dt>Gateway</dt><dd>${esc(d.pg_code)}, operation <code>${esc(d.gateway_operation_id)}</code></dd><dt>Rule</dt><dd><code>${esc(d.rule)}</code></dd><dt>Reported</dt><dd>${time(d.created_at)}</dd><dt>Reference</dt><dd><code>${esc(d.id)}</code></dd></dl>${resolution}</article>`;
       })
       .join("");
-    const table = discrepancies.length
-      ? `<table><caption>The latest ${discrepancies.length} discrepancies, newest first</caption><thead><tr><th scope="col">Reported</th><th scope="col">Payment</th><th scope="col">Operation at the gateway</th><th scope="col">Rule broken</th><th scope="col">Resolution</th></tr></thead><tbody>${rows}</tbody></table>`
+    const list = discrepancies.length
+      ? `<p role="status">The latest ${discrepancies.length} ${discrepancies.length === 1 ? "discrepancy" : "discrepancies"}, newest first.</p>${items}`
       : `<p role="status">No discrepancies: every operation your gateways reported obeyed the money rules.</p>`;
     return render(
       ctx,
       request,
       reply,
       { title: "Discrepancies", current: "discrepancies" },
-      `<p>A gateway reported these operations from its own dashboard, but each would refund or capture more than is left, or does not fit the payment's state or currency. They were <strong>not applied</strong> to the payments' totals and no webhook was sent. Check each with the gateway, put the money right there (or with the customer), then mark it resolved with what you did.</p>${table}`,
+      `<p>A gateway reported these operations from its own dashboard, but each would refund or capture more than is left, or does not fit the payment's state or currency. They were <strong>not applied</strong> to the payments' totals and no webhook was sent. Check each with the gateway, put the money right there (or with the customer), then mark it resolved with what you did.</p>${list}`,
     );
   });
 

@@ -86,11 +86,13 @@ export async function renderPayment(
     limit: 20,
   });
   const discrepancies = open.discrepancies.length
-    ? `<div class="notice error" role="alert"><h2>The gateway reported an operation that breaks the money rules</h2><p>${open.discrepancies
-        .map((d) => `${esc(d.operation)} of ${esc(d.amount)} ${esc(d.currency_code)}: ${esc(d.detail)}`)
+    ? `<div class="notice error" role="alert"><h2>The gateway reported ${open.discrepancies.length === 1 ? "an operation that breaks" : "operations that break"} the money rules</h2><ul>${open.discrepancies
+        .map(
+          (d) => `<li>${esc(d.operation)} of ${esc(d.amount)} ${esc(d.currency_code)}: ${esc(d.detail)}</li>`,
+        )
         .join(
-          "<br>",
-        )} It was not applied to the totals below. <a href="/dashboard/discrepancies">Review the discrepancies</a>.</p></div>`
+          "",
+        )}</ul><p>Not applied to the totals below. <a href="/dashboard/discrepancies">Review the discrepancies</a>.</p></div>`
     : "";
   return render(
     ctx,
