@@ -66,6 +66,11 @@ export async function buildApp(config: ServiceConfig, deps: AppDeps): Promise<Fa
         ? false
         : { level: config.logLevel, redact: ["req.headers.authorization"] },
     bodyLimit: BODY_LIMIT_BYTES,
+    // A number of hops: trust that many proxies in front of the service.
+    trustProxy:
+      typeof config.trustProxy === "number"
+        ? (_address: string, hop: number) => hop < (config.trustProxy as number)
+        : config.trustProxy,
     // Slow and silent clients are cut (config.ts, docs/security.md).
     requestTimeout: config.requestTimeoutMs,
     keepAliveTimeout: config.keepAliveTimeoutMs,

@@ -22,4 +22,12 @@ describe("loadConfig", () => {
       'SVC_WEBHOOK_POLL_MS must be an integer between 50 and 3600000, got "soon"',
     );
   });
+
+  it("SVC_TRUST_PROXY: off by default; true, a number of hops or proxy addresses; anything else is refused", () => {
+    expect(loadConfig({}).trustProxy).toBe(false);
+    expect(loadConfig({ SVC_TRUST_PROXY: "true" }).trustProxy).toBe(true);
+    expect(loadConfig({ SVC_TRUST_PROXY: "2" }).trustProxy).toBe(2);
+    expect(loadConfig({ SVC_TRUST_PROXY: "10.0.0.0/8, 127.0.0.1" }).trustProxy).toBe("10.0.0.0/8, 127.0.0.1");
+    expect(() => loadConfig({ SVC_TRUST_PROXY: "the load balancer" })).toThrow(/SVC_TRUST_PROXY must be/);
+  });
 });

@@ -55,6 +55,13 @@ export interface ServiceConfig {
   idempotencyLeaseSeconds: number;
   logLevel: "silent" | "error" | "warn" | "info" | "debug";
   /**
+   * Whom to believe about the client's address (X-Forwarded-For), which the rate limits and the
+   * lockout count by: `false` (the default: the socket's peer), `true` (any proxy), a number of
+   * proxy hops, or a comma-separated list of proxy addresses/CIDRs (SVC_TRUST_PROXY). Behind a
+   * load balancer, set it, or every client shares the balancer's address and its limits.
+   */
+  trustProxy: boolean | number | string;
+  /**
    * Rate limits per fixed window (http/rate-limit.ts, docs/security.md): requests per client
    * address (2,000 per 10 s), per credential (1,000 per 10 s: 100/s sustained, like the large
    * providers' defaults; a public key counts per address) and failed authentications per address
@@ -116,6 +123,16 @@ function oneOf<T extends string>(env: Env, key: string, allowed: readonly T[], f
   return raw as T;
 }
 
+function trustProxyFrom(raw: string | undefined): boolean | number | string {
+  if (raw === undefined || raw === "" || raw === "false") return false;
+  if (raw === "true") return true;
+  if (/^\d{1,2}$/.test(raw)) return Number(raw);
+  if (/^[0-9a-fA-F.:/, ]+$/.test(raw)) return raw;
+  throw new Error(
+    `SVC_TRUST_PROXY must be true, false, a number of proxy hops, or proxy addresses/CIDRs separated by commas, got "${raw}"`,
+  );
+}
+
 /** Reads the configuration from `env` (default: process.env), throwing a clear error on bad values. */
 export function loadConfig(env: Env = process.env, overrides: Partial<ServiceConfig> = {}): ServiceConfig {
   const port = intFrom(env, "SVC_PORT", 8080, 0, 65535);
@@ -141,6 +158,7 @@ export function loadConfig(env: Env = process.env, overrides: Partial<ServiceCon
     reservationTimeoutSeconds: intFrom(env, "SVC_RESERVATION_TIMEOUT_SECONDS", 120, 1, 24 * 3600),
     logLevel: oneOf(env, "SVC_LOG_LEVEL", ["silent", "error", "warn", "info", "debug"] as const, "info"),
     metricsToken: env.SVC_METRICS_TOKEN || "",
+    trustProxy: trustProxyFrom(env.SVC_TRUST_PROXY),
     rateLimits: {
       windowSeconds: intFrom(env, "SVC_RATE_LIMIT_WINDOW_SECONDS", 10, 1, 3600),
       perAddress: intFrom(env, "SVC_RATE_LIMIT_PER_ADDRESS", 2_000, 0, 1_000_000_000),

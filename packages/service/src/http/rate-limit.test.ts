@@ -16,9 +16,10 @@ describe("rate limits", () => {
     await stack?.close();
     stack = undefined;
   });
-  const start = async (limits: Partial<RateLimitConfig>) => {
+  const start = async (limits: Partial<RateLimitConfig>, trustProxy: boolean = false) => {
     stack = await startStack("pglite", {
       config: {
+        trustProxy,
         rateLimits: {
           windowSeconds: 60,
           perAddress: UNLIMITED,
@@ -76,6 +77,15 @@ describe("rate limits", () => {
     expectLimited(limited);
     expect(limited.headers.get("ratelimit-limit")).toBe("10");
     expect((await api(s, "GET", "/v1/discrepancies", { auth: apiKey(other.privateKey) })).status).toBe(200);
+  });
+
+  it("behind a trusted proxy, each client address (X-Forwarded-For) has its own limit", async () => {
+    const s = await start({ perAddress: 5 }, true);
+    const from = (address: string) =>
+      api(s, "GET", "/openapi.json", { headers: { "x-forwarded-for": address } });
+    for (let i = 0; i < 5; i++) expect((await from("203.0.113.1")).status).toBe(200);
+    expectLimited(await from("203.0.113.1"));
+    expect((await from("203.0.113.2")).status).toBe(200);
   });
 
   it("reads its settings from SVC_RATE_LIMIT_*, and 0 turns a limit off", async () => {

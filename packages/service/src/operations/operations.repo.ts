@@ -140,34 +140,40 @@ export interface ChildInsert {
 // The children in `v`; `parent` bumps the version of each parent whose condition holds. When
 // several children of one parent come in one statement, the parent row is updated once, for one
 // of them (RETURNING names which): only that one is inserted, as if they had come one by one.
-// `claim` makes the child the recovery point of its idempotency key, if it has one and the key
-// has none yet; a child whose key was already linked (a retry that took the key over got there
-// first) is not inserted.
-const INSERT_CHILDREN = `with v as (
+// With idempotency keys, `claim` makes each child the recovery point of its key, if the key has
+// none yet; a child whose key was already linked (a retry that took the key over got there
+// first) is not inserted. A batch without keys uses the statement without `claim`.
+const insertChildren = (withKeys: boolean) => `with v as (
     select * from unnest($1::text[], $2::text[], $3::text[], $4::text[], $5::int8[], $6::text[], $7::text[],
       $8::text[], $9::text[], $10::text[], $11::jsonb[], $12::text[], $13::jsonb[], $14::text[],
-      $15::timestamptz[], $16::int4[], $17::text[], $18::text[])
+      $15::timestamptz[], $16::int4[]${withKeys ? ", $17::text[], $18::text[]" : ""})
       with ordinality as v(session_id, parent_session_id, merchant_id, operation, amount_minor, currency_code, state,
         reference_number, source, via, initiator, pg_code, pg_response, gateway_operation_id, operated_at,
-        expected_version, idem_credential, idem_key, i)),
+        expected_version, ${withKeys ? "idem_credential, idem_key, " : ""}i)),
   parent as (
     update transactions t set ops_version = t.ops_version + 1
       from v
      where t.session_id = v.parent_session_id and (v.expected_version is null or t.ops_version = v.expected_version)
-    returning v.i),
+    returning v.i)${
+      withKeys
+        ? `,
   claim as (
     update idempotency_keys k set recovery_id = v.session_id
       from v join parent on parent.i = v.i
      where v.idem_key is not null and k.merchant_id = v.merchant_id and k.credential = v.idem_credential
        and k.key = v.idem_key and k.recovery_id is null and k.status = 'in_progress'
-    returning v.i)
+    returning v.i)`
+        : ""
+    }
   insert into operations (session_id, parent_session_id, merchant_id, operation, amount_minor, currency_code, state,
     reference_number, source, via, initiator, pg_code, pg_response, gateway_operation_id, operated_at)
   select v.session_id, v.parent_session_id, v.merchant_id, v.operation, v.amount_minor, v.currency_code, v.state,
     v.reference_number, v.source, v.via, v.initiator, v.pg_code, v.pg_response, v.gateway_operation_id, v.operated_at
     from v join parent on parent.i = v.i
-   where v.idem_key is null or v.i in (select i from claim)
+   ${withKeys ? "where v.idem_key is null or v.i in (select i from claim)" : ""}
   on conflict do nothing returning session_id, created_at`;
+const INSERT_CHILDREN = insertChildren(false);
+const INSERT_CHILDREN_WITH_KEYS = insertChildren(true);
 
 /** Settles a child read or inserted before, from the state it was read in to `state`. */
 export interface ChildFinish {
@@ -268,26 +274,35 @@ export const operationsRepo = {
   /** {@link insert} of many children in one statement; the result at each position is that child's. */
   async insertMany(q: Queryable, items: ChildInsert[]): Promise<(OperationRow | undefined)[]> {
     const column = <T>(pick: (op: NewOperation) => T) => items.map((item) => pick(item.op));
-    const rows = await q.query<{ session_id: string; created_at: Date }>(INSERT_CHILDREN, [
-      column((op) => op.session_id),
-      column((op) => op.parent_session_id),
-      column((op) => op.merchant_id),
-      column((op) => op.operation),
-      column((op) => op.amount_minor),
-      column((op) => op.currency_code),
-      column((op) => op.state),
-      column((op) => op.reference_number),
-      column((op) => op.source),
-      column((op) => op.via),
-      column((op) => (op.initiator === null ? null : JSON.stringify(op.initiator))),
-      column((op) => op.pg_code),
-      column((op) => JSON.stringify(op.pg_response)),
-      column((op) => op.gateway_operation_id),
-      column((op) => op.operated_at ?? null),
-      items.map((item) => item.expectedVersion),
-      items.map((item) => item.idempotency?.credential ?? null),
-      items.map((item) => item.idempotency?.key ?? null),
-    ]);
+    const withKeys = items.some((item) => item.idempotency);
+    const keyColumns = withKeys
+      ? [
+          items.map((item) => item.idempotency?.credential ?? null),
+          items.map((item) => item.idempotency?.key ?? null),
+        ]
+      : [];
+    const rows = await q.query<{ session_id: string; created_at: Date }>(
+      withKeys ? INSERT_CHILDREN_WITH_KEYS : INSERT_CHILDREN,
+      [
+        column((op) => op.session_id),
+        column((op) => op.parent_session_id),
+        column((op) => op.merchant_id),
+        column((op) => op.operation),
+        column((op) => op.amount_minor),
+        column((op) => op.currency_code),
+        column((op) => op.state),
+        column((op) => op.reference_number),
+        column((op) => op.source),
+        column((op) => op.via),
+        column((op) => (op.initiator === null ? null : JSON.stringify(op.initiator))),
+        column((op) => op.pg_code),
+        column((op) => JSON.stringify(op.pg_response)),
+        column((op) => op.gateway_operation_id),
+        column((op) => op.operated_at ?? null),
+        items.map((item) => item.expectedVersion),
+        ...keyColumns,
+      ],
+    );
     // Each row is what was sent, with the default created_at (no need to read every column back).
     const created = new Map(rows.map((row) => [row.session_id, row.created_at]));
     return items.map(({ op }) => {
