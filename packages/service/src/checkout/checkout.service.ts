@@ -18,6 +18,7 @@ import { AppError, FieldErrors } from "../http/problem.js";
 import { merchantsRepo } from "../merchants/merchants.repo.js";
 import type { PaymentsService } from "../payments/payments.service.js";
 import { checkoutRepo, type TransactionRow } from "./checkout.repo.js";
+import { createHostedPageService } from "./hosted-page.service.js";
 import { createPaymentFlow } from "./payment-flow.js";
 import { paymentMethodsFor } from "./payment-methods.js";
 
@@ -242,7 +243,10 @@ export function createCheckoutService(db: Db, deps: CheckoutDeps) {
   /** The expiry sweep the server runs periodically (reads also expire lazily, so this is for listings). */
   const expireDueSessions = () => checkoutRepo.expireDue(db, now());
 
-  return { create, sdkDetails, load, expireDueSessions, ...flow };
+  /** The hosted card page's merchant name and cancel action. */
+  const hostedPage = createHostedPageService(db, { now, payments: deps.payments });
+
+  return { create, sdkDetails, load, expireDueSessions, ...flow, ...hostedPage };
 }
 
 export type CheckoutService = ReturnType<typeof createCheckoutService>;

@@ -1,30 +1,36 @@
 /**
- * The hosted card page (`svc_pg`) at /pay/{session_id}, and the return point of gateway pages at
- * /pay/{session_id}/return. The unguessable session id is the capability: no key is needed, as
- * with any hosted payment page. Post/redirect/get: a submitted form redirects to a page that shows
- * the stored state, so reloading never pays twice.
+ * The hosted card page (`svc_pg`) at /pay/{session_id}, its cancel action, and the return point
+ * of gateway pages at /pay/{session_id}/return. The unguessable session id is the capability: no
+ * key is needed, as with any hosted payment page. Post/redirect/get: a submitted form redirects
+ * to a page that shows the stored state, so reloading never pays twice.
  */
-import { formatAmount } from "@svc/protocol";
+import { randomBytes } from "node:crypto";
+import { FINAL_PARENT_STATES, type Language, LANGUAGES, formatAmount } from "@svc/protocol";
 import type { FastifyInstance, FastifyReply } from "fastify";
 import { AppError } from "../http/problem.js";
 import { parseCardForm } from "./card-input.js";
 import type { TransactionRow } from "./checkout.repo.js";
 import type { CheckoutService } from "./checkout.service.js";
 import { type CardFormView, cardFormPage, messagePage } from "./hosted-page.html.js";
+import type { TextKey } from "./i18n.js";
 
 const SESSION_ID = /^sess_[a-z2-7]{1,40}$/;
+const FINAL = new Set<string>(FINAL_PARENT_STATES);
 
-function html(reply: FastifyReply, status: number, body: string): FastifyReply {
+/** The page's one script and one stylesheet run under this response's nonce; nothing else runs. */
+function csp(nonce: string): string {
+  return `default-src 'none'; script-src 'nonce-${nonce}'; style-src 'nonce-${nonce}'; form-action 'self' http: https:; frame-ancestors 'none'; base-uri 'none'`;
+}
+
+function html(reply: FastifyReply, status: number, render: (nonce: string) => string): FastifyReply {
+  const nonce = randomBytes(16).toString("base64");
   return reply
     .status(status)
     .type("text/html; charset=utf-8")
     .header("cache-control", "no-store")
-    .header(
-      "content-security-policy",
-      "default-src 'none'; style-src 'unsafe-inline'; form-action 'self' http: https:; frame-ancestors 'none'; base-uri 'none'",
-    )
+    .header("content-security-policy", csp(nonce))
     .header("referrer-policy", "no-referrer")
-    .send(body);
+    .send(render(nonce));
 }
 
 function merchantReturn(tx: TransactionRow): string | undefined {
@@ -35,83 +41,125 @@ function merchantReturn(tx: TransactionRow): string | undefined {
   return url.toString();
 }
 
+/** `?lang=` (or the form's `lang` field) overrides the transaction's language; other values are ignored. */
+function langOf(source: unknown): Language | undefined {
+  const lang =
+    typeof source === "object" && source !== null ? (source as { lang?: unknown }).lang : undefined;
+  return LANGUAGES.includes(lang as Language) ? (lang as Language) : undefined;
+}
+
+function pagePath(sessionId: string, lang: Language | undefined): string {
+  return `/pay/${sessionId}${lang ? `?lang=${lang}` : ""}`;
+}
+
+function formOf(body: unknown): Record<string, string> {
+  const raw = (typeof body === "object" && body !== null ? body : {}) as Record<string, unknown>;
+  const form: Record<string, string> = {};
+  for (const key of ["number", "expiry", "cvc", "holder", "pg_code", "save_card", "lang"]) {
+    const value = raw[key];
+    if (typeof value === "string") form[key] = value.slice(0, 200);
+  }
+  return form;
+}
+
 export function hostedPageRoutes(app: FastifyInstance, checkout: CheckoutService): void {
   const schema = { hide: true };
 
   async function formView(
     tx: TransactionRow,
+    lang: Language | undefined,
     selected: string | undefined,
     values: Record<string, string>,
     errors: CardFormView["errors"],
-  ): Promise<CardFormView> {
-    const settings = await checkout.gatewaySettingsFor(tx);
+  ): Promise<Omit<CardFormView, "nonce">> {
+    const [settings, merchantName] = await Promise.all([
+      checkout.gatewaySettingsFor(tx),
+      checkout.merchantName(tx.merchant_id),
+    ]);
     const gateways = settings.filter(
       (s) => s.currencies.includes(tx.currency_code) && checkout.supportsCard(s.kind),
     );
     return {
-      language: tx.language,
+      language: lang ?? tx.language,
+      langOverride: lang,
       sessionId: tx.session_id,
+      merchantName: merchantName ?? "",
       amount: formatAmount(tx.amount_minor, tx.currency_code),
       currency: tx.currency_code,
       orderNo: tx.order_no,
       gateways: gateways.map((g) => ({ pg_code: g.pg_code, name: g.name })),
       selectedPgCode: selected,
       canSaveCard: tx.customer_id !== null,
+      returnsToShop: tx.redirect_url !== null,
       values,
       errors,
     };
   }
 
-  function statePage(reply: FastifyReply, tx: TransactionRow): FastifyReply {
+  function message(
+    reply: FastifyReply,
+    status: number,
+    language: Language,
+    title: TextKey,
+    body: TextKey,
+    link?: { href: string; text: TextKey },
+  ): FastifyReply {
+    return html(reply, status, (nonce) => messagePage(language, nonce, title, body, link));
+  }
+
+  function notFound(reply: FastifyReply, lang: Language | undefined): FastifyReply {
+    return message(reply, 404, lang ?? "en", "not_found_title", "not_found_body");
+  }
+
+  function statePage(reply: FastifyReply, tx: TransactionRow, lang: Language | undefined): FastifyReply {
     const back = merchantReturn(tx);
     const link = back ? { href: back, text: "back_to_shop" as const } : undefined;
+    const L = lang ?? tx.language;
     switch (tx.state) {
       case "paid":
-        return html(reply, 200, messagePage(tx.language, "paid_title", "paid_body", link));
+        return message(reply, 200, L, "paid_title", "paid_body", link);
       case "authorized":
-        return html(reply, 200, messagePage(tx.language, "paid_title", "authorized_body", link));
+        return message(reply, 200, L, "paid_title", "authorized_body", link);
       case "failed":
-        return html(reply, 200, messagePage(tx.language, "failed_title", "failed_body", link));
+        return message(reply, 200, L, "failed_title", "failed_body", link);
       case "canceled":
-        return html(reply, 200, messagePage(tx.language, "canceled_title", "canceled_body", link));
+        return message(reply, 200, L, "canceled_title", "canceled_body", link);
       case "expired":
-        return html(reply, 410, messagePage(tx.language, "expired_title", "expired_body", link));
+        return message(reply, 410, L, "expired_title", "expired_body", link);
       default:
-        return html(reply, 409, messagePage(tx.language, "in_progress_title", "in_progress_body", link));
+        return message(reply, 409, L, "in_progress_title", "in_progress_body", link);
     }
+  }
+
+  async function loadPage(sessionId: string): Promise<TransactionRow | undefined> {
+    return SESSION_ID.test(sessionId) ? checkout.loadForPage(sessionId) : undefined;
   }
 
   app.get("/pay/:session_id", { schema }, async (request, reply) => {
     const { session_id } = request.params as { session_id: string };
-    const tx = SESSION_ID.test(session_id) ? await checkout.loadForPage(session_id) : undefined;
-    if (!tx) return html(reply, 404, messagePage("en", "not_found_title", "not_found_body"));
-    if (tx.state !== "created" && tx.state !== "pending") return statePage(reply, tx);
+    const lang = langOf(request.query);
+    const tx = await loadPage(session_id);
+    if (!tx) return notFound(reply, lang);
+    if (tx.state !== "created" && tx.state !== "pending") return statePage(reply, tx, lang);
     const pgCode = (request.query as { pg_code?: string }).pg_code;
-    const view = await formView(tx, pgCode, {}, {});
-    if (view.gateways.length === 0)
-      return html(reply, 404, messagePage(tx.language, "not_found_title", "not_found_body"));
-    return html(reply, 200, cardFormPage(view));
+    const view = await formView(tx, lang, pgCode, {}, {});
+    if (view.gateways.length === 0) return notFound(reply, view.language);
+    return html(reply, 200, (nonce) => cardFormPage({ ...view, nonce }));
   });
 
   app.post("/pay/:session_id", { schema }, async (request, reply) => {
     const { session_id } = request.params as { session_id: string };
-    const tx = SESSION_ID.test(session_id) ? await checkout.loadForPage(session_id) : undefined;
-    if (!tx) return html(reply, 404, messagePage("en", "not_found_title", "not_found_body"));
-    if (tx.state !== "created" && tx.state !== "pending") return reply.redirect(`/pay/${session_id}`, 303);
-    const raw = (typeof request.body === "object" && request.body !== null ? request.body : {}) as Record<
-      string,
-      unknown
-    >;
-    const form: Record<string, string> = {};
-    for (const key of ["number", "expiry", "cvc", "holder", "pg_code", "save_card"]) {
-      const value = raw[key];
-      if (typeof value === "string") form[key] = value.slice(0, 200);
-    }
+    const form = formOf(request.body);
+    const lang = langOf(form);
+    const tx = await loadPage(session_id);
+    if (!tx) return notFound(reply, lang);
+    if (tx.state !== "created" && tx.state !== "pending")
+      return reply.redirect(pagePath(session_id, lang), 303);
     const parsed = parseCardForm(form, new Date());
-    const view = await formView(tx, form.pg_code, { ...form, cvc: "" }, parsed.ok ? {} : parsed.errors);
+    const view = await formView(tx, lang, form.pg_code, { ...form, cvc: "" }, parsed.ok ? {} : parsed.errors);
     const pgCode = view.gateways.find((g) => g.pg_code === form.pg_code)?.pg_code;
     if (!pgCode) view.errors.pg_code = "err_gateway";
-    if (!parsed.ok || !pgCode) return html(reply, 422, cardFormPage(view));
+    if (!parsed.ok || !pgCode) return html(reply, 422, (nonce) => cardFormPage({ ...view, nonce }));
     try {
       const outcome = await checkout.payByCard(session_id, pgCode, {
         ...parsed.card,
@@ -119,20 +167,36 @@ export function hostedPageRoutes(app: FastifyInstance, checkout: CheckoutService
       });
       if (outcome.kind === "redirect") return reply.redirect(outcome.redirectUrl, 303);
       const back = outcome.kind === "final" ? merchantReturn(outcome.tx) : undefined;
-      return reply.redirect(back ?? `/pay/${session_id}`, 303);
+      return reply.redirect(back ?? pagePath(session_id, lang), 303);
     } catch (error) {
-      if (error instanceof AppError) return reply.redirect(`/pay/${session_id}`, 303);
+      if (error instanceof AppError) return reply.redirect(pagePath(session_id, lang), 303);
       throw error;
     }
   });
 
+  /**
+   * "Cancel and return to the shop": a POST, so a link prefetcher cannot cancel. Cancels only an
+   * open transaction with no payment attempt (decided in one conditional statement). A final
+   * transaction returns to the shop with its state; without a redirect_url, or while a payment
+   * is in flight, the page shows the stored state (303 to the GET: reloading posts nothing).
+   */
+  app.post("/pay/:session_id/cancel", { schema }, async (request, reply) => {
+    const { session_id } = request.params as { session_id: string };
+    const lang = langOf(formOf(request.body));
+    const tx = SESSION_ID.test(session_id) ? await checkout.cancelOnPage(session_id) : undefined;
+    if (!tx) return notFound(reply, lang);
+    const back = FINAL.has(tx.state) ? merchantReturn(tx) : undefined;
+    return reply.redirect(back ?? pagePath(session_id, lang), 303);
+  });
+
   app.get("/pay/:session_id/return", { schema }, async (request, reply) => {
     const { session_id } = request.params as { session_id: string };
+    const lang = langOf(request.query);
     const tx = SESSION_ID.test(session_id)
       ? await checkout.handleReturn(session_id).catch(() => checkout.loadForPage(session_id))
       : undefined;
-    if (!tx) return html(reply, 404, messagePage("en", "not_found_title", "not_found_body"));
+    if (!tx) return notFound(reply, lang);
     const back = tx.state !== "attempted" ? merchantReturn(tx) : undefined;
-    return back ? reply.redirect(back, 303) : statePage(reply, tx);
+    return back ? reply.redirect(back, 303) : statePage(reply, tx, lang);
   });
 }

@@ -2,6 +2,8 @@
 import type { Language } from "@svc/protocol";
 
 export interface PageText {
+  /** Who shows the page, above its title. */
+  gateway: string;
   title: { challenge: string; redirect: string };
   intro: { challenge: string; redirect: string };
   merchantReference: string;
@@ -15,6 +17,7 @@ export interface PageText {
 
 export const PAGE_TEXT: Record<Language, PageText> = {
   en: {
+    gateway: "Sandbox bank",
     title: { challenge: "Confirm your card", redirect: "Confirm your payment" },
     intro: {
       challenge: "Your bank asks you to confirm this card payment.",
@@ -29,6 +32,7 @@ export const PAGE_TEXT: Record<Language, PageText> = {
     done: "This payment is already finished.",
   },
   ar: {
+    gateway: "البنك التجريبي",
     title: { challenge: "تأكيد بطاقتك", redirect: "تأكيد الدفع" },
     intro: {
       challenge: "يطلب منك البنك تأكيد هذه الدفعة بالبطاقة.",

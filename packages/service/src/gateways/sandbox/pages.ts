@@ -1,8 +1,10 @@
 /**
- * The gateway pages a customer visits: the card challenge and the redirect page. Plain HTML
- * forms so they work without JavaScript; English or Arabic (right to left) per the payment.
+ * The gateway pages a customer visits: the card challenge and the redirect (bank) page. Plain
+ * HTML forms so they work without JavaScript; English or Arabic (right to left) per the payment;
+ * the same look as svc's hosted card page, light and dark (pages/page-style.ts).
  */
 import type { IncomingMessage, ServerResponse } from "node:http";
+import { PAGE_CSS } from "../../pages/page-style.js";
 import type { SandboxContext } from "./context.js";
 import { HttpError, readBody, redirectTo, sendHtml } from "./http.js";
 import { PAGE_TEXT } from "./page-text.js";
@@ -22,10 +24,11 @@ export function renderPage(payment: SandboxPayment): string {
   const pending = payment.result.status === "action_required";
   const dir = payment.language === "ar" ? "rtl" : "ltr";
   const buttons = ACTIONS.map(
-    (action) => `<button type="submit" name="action" value="${action}">${escapeHtml(text[action])}</button>`,
+    (action) =>
+      `<button type="submit" name="action" value="${action}"${action === "approve" ? "" : ' class="secondary"'}>${escapeHtml(text[action])}</button>`,
   ).join("\n        ");
   const body = pending
-    ? `<form method="post" aria-labelledby="title">
+    ? `<form method="post" class="actions" aria-labelledby="title">
         ${buttons}
       </form>`
     : `<p role="status">${escapeHtml(text.done)}</p>`;
@@ -35,19 +38,20 @@ export function renderPage(payment: SandboxPayment): string {
     <meta charset="utf-8">
     <meta name="viewport" content="width=device-width, initial-scale=1">
     <title>${escapeHtml(text.title[page])}</title>
-    <style>body{font-family:system-ui,sans-serif;max-width:28rem;margin:2rem auto;padding:0 1rem}button{font-size:1rem;padding:.6rem 1rem;margin:.25rem}</style>
+    <style>${PAGE_CSS}</style>
   </head>
   <body>
     <main>
+      <p class="overline">${escapeHtml(text.gateway)}</p>
       <h1 id="title">${escapeHtml(text.title[page])}</h1>
       <p>${escapeHtml(text.intro[page])}</p>
       <!-- The form has no action: it posts back to this page, wherever the sandbox is mounted. -->
       <dl>
-        <dt>${escapeHtml(text.merchantReference)}</dt><dd>${escapeHtml(payment.sessionId)}</dd>
-        <dt>${escapeHtml(text.amount)}</dt><dd dir="ltr">${escapeHtml(`${payment.amount} ${payment.currency}`)}</dd>
+        <dt>${escapeHtml(text.merchantReference)}</dt><dd><span dir="ltr">${escapeHtml(payment.sessionId)}</span></dd>
+        <dt>${escapeHtml(text.amount)}</dt><dd class="total"><span dir="ltr">${escapeHtml(`${payment.amount} ${payment.currency}`)}</span></dd>
       </dl>
       ${body}
-      <p><small>${escapeHtml(text.sandboxNotice)}</small></p>
+      <p class="notice">${escapeHtml(text.sandboxNotice)}</p>
     </main>
   </body>
 </html>
