@@ -519,6 +519,19 @@ export function createPaymentFlow(db: Db, deps: PaymentFlowDeps) {
     ): Promise<{ kind: "final"; callback: CallbackData } | { kind: "pending"; tx: TransactionRow }> {
       const tx = await deps.load(merchantId, sessionId);
       const attempt = await checkoutRepo.findAttempt(db, sessionId);
+      // Canceled on the hosted card page before any payment: the SDK's cancel callback.
+      if (!attempt && tx.state === "canceled") {
+        return {
+          kind: "final",
+          callback: {
+            status: "canceled",
+            message: t(tx.language, "msg_canceled"),
+            form_of_payment: (tx.form_of_payment as FormOfPayment | null) ?? "svc_pg",
+            session_id: tx.session_id,
+            ...(tx.order_no ? { order_no: tx.order_no } : {}),
+          },
+        };
+      }
       if (!attempt || !FINAL_PARENT_STATES.includes(tx.state as ParentState)) return { kind: "pending", tx };
       const setting = (await merchantsRepo.findGatewayByCode(db, attempt.pg_code))!;
       return {
