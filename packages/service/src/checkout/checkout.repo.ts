@@ -213,6 +213,10 @@ export const checkoutRepo = {
       ],
     );
   },
+  /**
+   * The customer's saved cards, one per card: the newest row per gateway fingerprint (or, for
+   * cards saved before fingerprints, per brand, last digits and expiry), oldest first.
+   */
   async savedCards(q: Queryable, merchantId: string, customerId: string, pgCodes: string[]) {
     return q.query<{
       token: string;
@@ -222,7 +226,13 @@ export const checkoutRepo = {
       pg_code: string;
       gateway_token: string;
     }>(
-      "select token, brand, last4, expiry, pg_code, gateway_token from saved_cards where merchant_id = $1 and customer_id = $2 and pg_code = any($3) order by created_at",
+      `select token, brand, last4, expiry, pg_code, gateway_token from (
+         select distinct on (pg_code, coalesce(fingerprint, brand || '|' || last4 || '|' || expiry))
+                token, brand, last4, expiry, pg_code, gateway_token, created_at
+           from saved_cards
+          where merchant_id = $1 and customer_id = $2 and pg_code = any($3)
+          order by pg_code, coalesce(fingerprint, brand || '|' || last4 || '|' || expiry), updated_at desc, created_at desc
+       ) one_per_card order by created_at, token`,
       [merchantId, customerId, pgCodes],
     );
   },
@@ -237,11 +247,28 @@ export const checkoutRepo = {
       brand: string;
       last4: string;
       expiry: string;
+      fingerprint?: string;
     },
   ) {
+    // Saving a card the customer already saved (same fingerprint) refreshes that card: its svc
+    // token stays, the gateway's token and the expiry are the new ones.
     await q.query(
-      "insert into saved_cards (token, merchant_id, customer_id, pg_code, gateway_token, brand, last4, expiry) values ($1, $2, $3, $4, $5, $6, $7, $8)",
-      [c.token, c.merchantId, c.customerId, c.pgCode, c.gatewayToken, c.brand, c.last4, c.expiry],
+      `insert into saved_cards (token, merchant_id, customer_id, pg_code, gateway_token, brand, last4, expiry, fingerprint)
+       values ($1, $2, $3, $4, $5, $6, $7, $8, $9)
+       on conflict (merchant_id, customer_id, pg_code, fingerprint) where fingerprint is not null
+       do update set gateway_token = excluded.gateway_token, brand = excluded.brand, last4 = excluded.last4,
+                     expiry = excluded.expiry, updated_at = now()`,
+      [
+        c.token,
+        c.merchantId,
+        c.customerId,
+        c.pgCode,
+        c.gatewayToken,
+        c.brand,
+        c.last4,
+        c.expiry,
+        c.fingerprint ?? null,
+      ],
     );
   },
 };

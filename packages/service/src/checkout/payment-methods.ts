@@ -2,6 +2,10 @@
  * The `payment_methods` of a transaction: one entry per (pg_code, form of payment) the merchant's
  * gateway settings offer for the transaction's currency. Sandbox gateways charge no fee; a real
  * gateway adapter would price its fee here, in the transaction's language.
+ *
+ * Names are what a customer reads: the form of payment ("Credit or debit card"), never the
+ * gateway setting's name, unless two gateways offer the same form — then the setting's name
+ * tells them apart.
  */
 import {
   type FormOfPayment,
@@ -50,7 +54,7 @@ export function paymentMethodsFor(
       if (form === "token_pay" && !tx.customer_id) continue;
       methods.push({
         pg_code: code,
-        name: `${methodName(tx.language, form)} · ${setting.name}`,
+        name: methodName(tx.language, form),
         form_of_payment: form,
         amount: formatAmount(tx.amount_minor, tx.currency_code),
         currency_code: tx.currency_code,
@@ -61,5 +65,9 @@ export function paymentMethodsFor(
       });
     }
   }
-  return methods;
+  const count = (form: FormOfPayment) => methods.filter((m) => m.form_of_payment === form).length;
+  const nameOf = new Map(settings.map((s) => [s.pg_code, s.name]));
+  return methods.map((m) =>
+    count(m.form_of_payment) > 1 ? { ...m, name: `${m.name} (${nameOf.get(m.pg_code)})` } : m,
+  );
 }

@@ -51,6 +51,8 @@ export interface SavedCard {
   last4: string;
   /** "MM/YY" */
   expiry: string;
+  /** The gateway's fingerprint of the card (same card, same value), when it gives one. */
+  fingerprint?: string;
 }
 
 /** pg_response is always a JSON object (a non-JSON gateway reply is wrapped as {raw}). */

@@ -2,6 +2,7 @@
  * The sandbox's card rules. Test numbers pick the outcome; anything else that passes Luhn and is
  * not expired is approved, so hand-typed test cards behave like a forgiving real acquirer.
  */
+import { createHmac } from "node:crypto";
 import type { PgResponse } from "../adapter.js";
 import { HttpError } from "./http.js";
 import type { WireSavedCard } from "./wire.js";
@@ -39,6 +40,11 @@ function brandOf(digits: string): string {
   return "card";
 }
 
+/** The card's fingerprint, as gateways give one: a keyed hash, so the number cannot be found from it. */
+export function cardFingerprint(key: Buffer, digits: string): string {
+  return `fp_${createHmac("sha256", key).update(digits).digest("base64url").slice(0, 27)}`;
+}
+
 /** Expiry years may be two digits ("27") or four ("2027"). */
 function fullYear(year: number): number {
   return year < 100 ? 2000 + year : year;
@@ -54,7 +60,11 @@ export function isExpired(month: number, year: number, now: Date): boolean {
  * Decides a card payment. Wrong JSON types are a 400 (a bug in the caller); wrong card data is a
  * decline with a pg_response saying why (a customer's typo).
  */
-export function evaluateCard(instrument: Record<string, unknown>, now: Date): CardOutcome {
+export function evaluateCard(
+  instrument: Record<string, unknown>,
+  now: Date,
+  fingerprintKey?: Buffer,
+): CardOutcome {
   const { number, expiry_month: month, expiry_year: year, cvc, save } = instrument;
   if (typeof number !== "string" || typeof cvc !== "string") {
     throw new HttpError(400, "invalid_request", "instrument.number and instrument.cvc must be strings");
@@ -77,6 +87,7 @@ export function evaluateCard(instrument: Record<string, unknown>, now: Date): Ca
     brand: brandOf(digits),
     last4: digits.slice(-4),
     expiry: `${String(expiryMonth).padStart(2, "0")}/${String(fullYear(expiryYear) % 100).padStart(2, "0")}`,
+    ...(fingerprintKey ? { fingerprint: cardFingerprint(fingerprintKey, digits) } : {}),
   };
   const decline = (result: string, reason: string): CardOutcome => ({
     decision: "declined",

@@ -15,7 +15,7 @@ export function isOperation(value: unknown): value is Operation {
 
 function toSavedCard(value: unknown): SavedCard | undefined {
   if (!isObject(value)) return undefined;
-  const { gateway_token, brand, last4, expiry } = value;
+  const { gateway_token, brand, last4, expiry, fingerprint } = value;
   if (
     typeof gateway_token !== "string" ||
     typeof brand !== "string" ||
@@ -24,7 +24,13 @@ function toSavedCard(value: unknown): SavedCard | undefined {
   ) {
     return undefined;
   }
-  return { gatewayToken: gateway_token, brand, last4, expiry };
+  return {
+    gatewayToken: gateway_token,
+    brand,
+    last4,
+    expiry,
+    ...(typeof fingerprint === "string" && fingerprint ? { fingerprint } : {}),
+  };
 }
 
 export function toPaymentResult(value: unknown): GatewayPaymentResult | undefined {

@@ -130,7 +130,7 @@ function decide(ctx: SandboxContext, payment: SandboxPayment, instrument: Record
   const pageUrl = `${ctx.publicUrl()}/pages/${payment.pgReference}`;
   switch (instrument.type) {
     case "card": {
-      const outcome = evaluateCard(instrument, new Date());
+      const outcome = evaluateCard(instrument, new Date(), ctx.state.fingerprintKey);
       if (outcome.decision === "declined") {
         decline(payment, outcome.pgResponse);
       } else if (outcome.decision === "challenge") {

@@ -1,3 +1,4 @@
+import { randomBytes } from "node:crypto";
 /**
  * The sandbox's memory. A restart forgets every payment, saved card and operation: fine for a
  * test gateway, and it keeps the sandbox free of any database. Documented in docs/gateways.md.
@@ -43,6 +44,8 @@ export class SandboxState {
   readonly paymentsByAttempt = new Map<string, string>();
   /** gateway token → the card it stands for. */
   readonly savedCards = new Map<string, WireSavedCard>();
+  /** The key of card fingerprints (HMAC-SHA-256 of the number), one per sandbox instance. */
+  readonly fingerprintKey = randomBytes(32);
   /** svc referenceNumber → the first answer given, replayed on a repeat. */
   readonly operationsByReference = new Map<
     string,

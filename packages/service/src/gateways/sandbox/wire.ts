@@ -12,6 +12,8 @@ export interface WireSavedCard {
   brand: string;
   last4: string;
   expiry: string;
+  /** A keyed hash of the card number: the same card gives the same fingerprint. */
+  fingerprint?: string;
 }
 
 /** Body of every payment answer (pay, otp, status) and of `payment_result.result`. */
