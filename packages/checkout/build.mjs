@@ -16,13 +16,23 @@ const TARGET = "es2020";
 const reporterOutside = {
   name: "reporter-outside",
   setup(b) {
-    b.onResolve({ filter: /^\.\/reporter\.js$/ }, (args) => ({ path: args.path, external: true }));
+    b.onResolve({ filter: /^\.\/(reporter|popup-view)\.js$/ }, (args) => ({
+      path: args.path,
+      external: true,
+    }));
   },
 };
 
 export async function buildSdk({ esm = true, script = true, outdir = path.join(here, "dist") } = {}) {
   const { build } = await import("esbuild");
-  const common = { bundle: true, target: TARGET, logLevel: "warning", legalComments: "none" };
+  // UTF-8 output: Arabic texts as 2-byte characters instead of 6-byte \\u escapes (the service sends charset=utf-8).
+  const common = {
+    bundle: true,
+    target: TARGET,
+    logLevel: "warning",
+    legalComments: "none",
+    charset: "utf8",
+  };
   const jobs = [];
   if (esm)
     jobs.push(
@@ -50,6 +60,13 @@ export async function buildSdk({ esm = true, script = true, outdir = path.join(h
         ...common,
         entryPoints: [path.join(here, "src/reporter/reporter.ts")],
         outfile: path.join(outdir, "svc-checkout-reporter.js"),
+        format: "esm",
+        minify: true,
+      }),
+      build({
+        ...common,
+        entryPoints: [path.join(here, "src/popup/popup-view.ts")],
+        outfile: path.join(outdir, "svc-checkout-popup.js"),
         format: "esm",
         minify: true,
       }),

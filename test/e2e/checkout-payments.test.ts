@@ -3,7 +3,7 @@
  * gateway, from a merchant page on another origin: success and failure, exact callback data.
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { CheckoutEnv, callback, option } from "./support/checkout-env.js";
+import { CheckoutEnv, callback, choose, option } from "./support/checkout-env.js";
 
 let env: CheckoutEnv;
 beforeAll(async () => {
@@ -20,11 +20,12 @@ const gatewayInfo = (pgCode: string, pgName: string, response: Record<string, un
 describe("walletBPay", () => {
   it("number then code 123456 → successCallback with the contract's data", async () => {
     const { page, tx } = await env.mount();
+    await choose(page, "wallet_b_pay");
     const wallet = option(page, "wallet_b_pay");
     await wallet.locator("input[name=mobile_number]").fill("96551234567");
     await wallet.getByRole("button", { name: "Send code" }).click();
     await wallet.locator("input[name=otp]").fill("123456");
-    await wallet.getByRole("button", { name: "Pay" }).click();
+    await wallet.getByRole("button", { name: "Pay 10.500 KWD" }).click();
     expect(await callback(page)).toEqual([
       "success",
       {
@@ -43,14 +44,15 @@ describe("walletBPay", () => {
 
   it("a number ending 0000 is declined → cancelCallback; a wrong code first asks again", async () => {
     const { page, tx } = await env.mount({ tx: { customer_phone: "+96551230000" } });
+    await choose(page, "wallet_b_pay");
     const wallet = option(page, "wallet_b_pay");
     expect(await wallet.locator("input[name=mobile_number]").inputValue()).toBe("+96551230000");
     await wallet.getByRole("button", { name: "Send code" }).click();
     await wallet.locator("input[name=otp]").fill("000000");
-    await wallet.getByRole("button", { name: "Pay" }).click();
+    await wallet.getByRole("button", { name: "Pay 10.500 KWD" }).click();
     await wallet.getByText("The code is not correct. Try again.").waitFor();
     await wallet.locator("input[name=otp]").fill("123456");
-    await wallet.getByRole("button", { name: "Pay" }).click();
+    await wallet.getByRole("button", { name: "Pay 10.500 KWD" }).click();
     expect(await callback(page)).toEqual([
       "cancel",
       {
@@ -62,10 +64,11 @@ describe("walletBPay", () => {
         payment_gateway_info: gatewayInfo(env.merchant.pg.sandbox, "sandbox", { result: "DECLINED" }),
       },
     ]);
-    await expect
-      .poll(() => page.getByRole("alert").textContent())
-      .toContain("start again with a new checkout");
-    expect(await wallet.getByRole("button", { name: "Pay" }).isDisabled()).toBe(true);
+    // The outcome screen replaces the options: what happened, and the way forward.
+    const outcome = page.locator(".svc-checkout .out.declined");
+    await outcome.waitFor();
+    expect(await outcome.textContent()).toContain("start again with a new checkout");
+    expect(await wallet.isVisible()).toBe(false);
     await page.close();
   });
 });
@@ -73,6 +76,7 @@ describe("walletBPay", () => {
 describe("walletAPay (a device wallet faked in the page)", () => {
   it("supported with cards: the wallet's token pays → successCallback", async () => {
     const { page, tx } = await env.mount({ wallet: "supported" });
+    await choose(page, "wallet_a_pay");
     await option(page, "wallet_a_pay").getByRole("button", { name: "Pay with device wallet" }).click();
     expect(await callback(page)).toEqual([
       "success",
@@ -100,6 +104,7 @@ describe("walletAPay (a device wallet faked in the page)", () => {
     await page.evaluate(() => {
       (window as unknown as { __walletA: { token: string } }).__walletA.token = "decline";
     });
+    await choose(page, "wallet_a_pay");
     await option(page, "wallet_a_pay").getByRole("button", { name: "Pay with device wallet" }).click();
     expect(await callback(page)).toEqual([
       "cancel",
@@ -122,6 +127,7 @@ describe("walletAPay (a device wallet faked in the page)", () => {
 
   it("no cards: a Setup button opens the wallet's setup, then the pay button shows", async () => {
     const { page } = await env.mount({ wallet: "nocards" });
+    await choose(page, "wallet_a_pay");
     const wallet = option(page, "wallet_a_pay");
     await wallet.getByText("Add a card to your device wallet to pay with it.").waitFor();
     expect(await wallet.getByRole("button", { name: "Pay with device wallet" }).count()).toBe(0);
@@ -135,18 +141,20 @@ describe("walletAPay (a device wallet faked in the page)", () => {
     await page.close();
   });
 
-  it("unsupported: no button, a message says the device does not support it", async () => {
+  it("unsupported: one line, no button and nothing to select", async () => {
     const { page } = await env.mount({ wallet: "unsupported" });
     const wallet = option(page, "wallet_a_pay");
-    await wallet.getByText("This device does not support device wallet payments.").waitFor();
-    expect(await wallet.getByRole("button").count()).toBe(0);
+    expect(await wallet.textContent()).toBe("Device wallet: not supported on this device.");
+    expect(await wallet.getAttribute("data-wallet-status")).toBe("unsupported");
+    expect(await wallet.locator("button, input").count()).toBe(0);
     await page.close();
   });
 });
 
 async function payOnCardPage(page: import("playwright-core").Page, number: string, save = false) {
   const popupOpened = page.waitForEvent("popup");
-  await option(page, "svc_pg").getByRole("button", { name: "Pay by card" }).click();
+  await choose(page, "svc_pg");
+  await option(page, "svc_pg").getByRole("button", { name: "Continue to card payment" }).click();
   const popup = await popupOpened;
   await popup.waitForURL(/\/pay\/sess_/);
   await popup.locator("input[name=number]").fill(number);
@@ -226,8 +234,10 @@ describe("tokenPay (saved cards of the customer)", () => {
     await first.page.close();
 
     const { page, tx } = await env.mount({ tx: customer });
-    const saved = option(page, "token_pay").getByRole("button", { name: /ending 4242/ });
-    await saved.click();
+    // The saved card is the first option, already selected: one button pays.
+    expect(await page.locator(".op").first().getAttribute("data-form-of-payment")).toBe("token_pay");
+    expect(await page.locator(".op").first().locator(".t").textContent()).toBe("VISA ending 4242");
+    await option(page, "token_pay").getByRole("button", { name: "Pay 10.500 KWD" }).click();
     expect(await callback(page)).toEqual([
       "success",
       {
@@ -258,9 +268,7 @@ describe("tokenPay (saved cards of the customer)", () => {
     await other.locator("input[name=cvc]").fill("123");
     await other.locator("form button[type=submit]").click();
     await expect.poll(() => env.state(tx.session_id)).toBe("paid");
-    await option(page, "token_pay")
-      .getByRole("button", { name: /ending 4242/ })
-      .click();
+    await option(page, "token_pay").getByRole("button", { name: "Pay 10.500 KWD" }).click();
     expect(await callback(page)).toEqual([
       "error",
       {
@@ -281,6 +289,7 @@ describe("redirect (national debit gateway page)", () => {
   async function onGatewayPage(action: "approve" | "decline") {
     const mounted = await env.mount({ tx: { pg_codes: [env.merchant.pg.ndebit] } });
     const popupOpened = mounted.page.waitForEvent("popup");
+    await choose(mounted.page, "redirect");
     await option(mounted.page, "redirect").getByRole("button", { name: "Continue to payment page" }).click();
     const popup = await popupOpened;
     await popup.waitForURL((url) => url.href.startsWith(env.stack.gatewayUrl));
@@ -326,8 +335,11 @@ describe("redirect (national debit gateway page)", () => {
     }, data);
     const dialog = page.locator("dialog[open]");
     await dialog.waitFor();
-    const text = (await dialog.locator("pre").textContent()) ?? "";
-    expect(JSON.parse(text)).toEqual((data.payment_gateway_info as { pg_response: unknown }).pg_response);
+    // A receipt: pg_response as translated label/value rows, never raw JSON.
+    const rows = await dialog.locator("dt").allTextContents();
+    expect(rows).toEqual(expect.arrayContaining(["Result", "Authorization code", "Test payment"]));
+    expect(await dialog.locator("dd").allTextContents()).toContain("NOT CAPTURED");
+    expect(await dialog.textContent()).not.toContain("{");
     await page.keyboard.press("Escape");
     await expect.poll(() => page.locator("dialog").count()).toBe(0);
     await page.close();
@@ -355,6 +367,7 @@ describe("coming back to a finished session", () => {
     ]);
     expect(requests.filter((r) => r.url().includes("/payments") && r.method() === "POST")).toHaveLength(0);
     expect(await page.locator("[data-form-of-payment]").count()).toBe(0);
+    expect(await page.locator(".svc-checkout .out.success").textContent()).toContain("Payment successful");
     await page.close();
   });
 });

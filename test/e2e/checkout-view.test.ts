@@ -6,7 +6,7 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { api, apiKey } from "../support/merchant.js";
 import { type Browser, launchBrowser } from "../support/browser.js";
-import { axeViolations, CheckoutEnv, callback, option, styleAudit } from "./support/checkout-env.js";
+import { axeViolations, CheckoutEnv, callback, choose, option, styleAudit } from "./support/checkout-env.js";
 
 let env: CheckoutEnv;
 let arabic: Browser;
@@ -90,8 +90,7 @@ describe("appearance and theme", () => {
           padding: [cs(".r").paddingTop, cs(".r").paddingLeft, cs(".r").paddingBottom, cs(".r").paddingRight],
           title: [cs(".mt").color, cs(".mt").fontFamily],
           button: [cs("button.b").backgroundColor, cs("button.b").color, cs("button.b").fontFamily],
-          input: [cs("input").backgroundColor, cs("input").color],
-          fees: cs(".fs").color,
+          input: [cs("input[name=mobile_number]").backgroundColor, cs("input[name=mobile_number]").color],
           details: root.querySelectorAll("dl").length,
         };
       });
@@ -101,7 +100,6 @@ describe("appearance and theme", () => {
         title: ["rgb(170, 0, 0)", "Georgia"],
         button: ["rgb(10, 125, 56)", "rgb(255, 255, 255)", "Verdana"],
         input: ["rgb(255, 255, 238)", "rgb(17, 17, 17)"],
-        fees: "rgb(51, 51, 102)",
         details: 0,
       });
       expect(await styleAudit(page)).toEqual({ inlineStyles: 0, violations: [] });
@@ -110,24 +108,48 @@ describe("appearance and theme", () => {
   });
 });
 
+describe("fees", () => {
+  it("a zero fee is not shown; a real fee is, with the fee theme", async () => {
+    const { page, tx } = await env.mount();
+    expect(await page.locator(".svc-checkout .f").count()).toBe(0);
+    await page.close();
+    const preload = tx.sdk_setup_preload_payload as {
+      payment_methods: { fee: string; fee_description: string }[];
+    };
+    for (const m of preload.payment_methods) Object.assign(m, { fee: "0.250", fee_description: "0.250 KWD" });
+    const feeTheme = `new SvcCheckout.CheckoutTheme({ feesSubtitle: new SvcCheckout.LabelComponent({ color: "#333366" }) })`;
+    const fresh = await env.transaction();
+    const withFee = await env.mount({
+      existing: { ...fresh, sdk_setup_preload_payload: { ...preload, session_id: fresh.session_id } },
+      themeJs: feeTheme,
+    });
+    const fee = withFee.page.locator('.svc-checkout .op[data-form-of-payment="svc_pg"] .f');
+    expect(await fee.textContent()).toBe("Fee:0.250 KWD");
+    expect(await fee.locator(".fs").evaluate((el) => getComputedStyle(el).color)).toBe("rgb(51, 51, 102)");
+    await withFee.page.close();
+  });
+});
+
 describe("languages", () => {
   it("Arabic browser: right-to-left, Arabic texts, backend texts in the transaction's language, digits left-to-right", async () => {
     const { page } = await env.mount({ browser: arabic, tx: { language: "ar" } });
     expect(await host(page).getAttribute("dir")).toBe("rtl");
     expect(await host(page).getAttribute("lang")).toBe("ar");
+    await choose(page, "wallet_b_pay");
     const wallet = option(page, "wallet_b_pay");
     await wallet.getByRole("button", { name: "أرسل الرمز" }).waitFor();
     const input = wallet.locator("input[name=mobile_number]");
     expect(await input.getAttribute("dir")).toBe("ltr");
     expect(await input.evaluate((el) => getComputedStyle(el).direction)).toBe("ltr");
-    expect(await wallet.locator("h3").evaluate((el) => getComputedStyle(el).direction)).toBe("rtl");
-    expect(await wallet.locator("h3").textContent()).toMatch(/[\u0600-\u06ff]/);
+    expect(await wallet.locator(".t").evaluate((el) => getComputedStyle(el).direction)).toBe("rtl");
+    expect(await wallet.locator(".t").textContent()).toBe("محفظة الجوال");
     await page.close();
   });
 
   it("English browser: left-to-right English texts", async () => {
     const { page } = await env.mount();
     expect(await host(page).getAttribute("dir")).toBe("ltr");
+    await choose(page, "wallet_b_pay");
     await option(page, "wallet_b_pay").getByRole("button", { name: "Send code" }).waitFor();
     await page.close();
   });
@@ -147,9 +169,11 @@ describe("accessibility and CSP", () => {
         wallet: "nocards",
         ...(c.ar ? { browser: arabic, tx: { language: "ar" } } : {}),
       });
+      await choose(page, "wallet_a_pay");
       await option(page, "wallet_a_pay").getByRole("button").waitFor();
       expect(await axeViolations(page)).toEqual([]);
       // the OTP step too
+      await choose(page, "wallet_b_pay");
       await option(page, "wallet_b_pay").locator("input[name=mobile_number]").fill("96551234567");
       await option(page, "wallet_b_pay").locator("form button").first().click();
       await option(page, "wallet_b_pay").locator("input[name=otp]").waitFor();
@@ -162,9 +186,10 @@ describe("accessibility and CSP", () => {
 
   it("axe sees inside the view's shadow root (a label removed there is reported)", async () => {
     const { page } = await env.mount();
+    await choose(page, "wallet_b_pay");
     await page.evaluate(() => {
       const root = document.querySelector(".svc-checkout")!.shadowRoot!;
-      for (const label of root.querySelectorAll("label")) label.remove();
+      for (const label of root.querySelectorAll("form label")) label.remove();
     });
     expect((await axeViolations(page)).map((v) => v.id)).toContain("label");
     await page.close();
@@ -178,8 +203,11 @@ describe("accessibility and CSP", () => {
         while (el?.shadowRoot?.activeElement) el = el.shadowRoot.activeElement;
         return el?.getAttribute("name") ?? el?.tagName ?? null;
       });
-    for (let i = 0; i < 10 && (await focusedName()) !== "mobile_number"; i++)
-      await page.keyboard.press("Tab");
+    // Tab to the option list, arrow keys to the mobile wallet (a radio group), Tab into its form.
+    for (let i = 0; i < 10 && (await focusedName()) !== "method"; i++) await page.keyboard.press("Tab");
+    expect(await focusedName()).toBe("method");
+    await page.keyboard.press("ArrowDown");
+    await page.keyboard.press("Tab");
     expect(await focusedName()).toBe("mobile_number");
     await page.keyboard.type("96551234567");
     await page.keyboard.press("Enter");
@@ -200,6 +228,7 @@ describe("error reporting", () => {
       auth: apiKey(env.merchant.publicKey),
       body: { form_of_payment: "wallet_a_pay", pg_code: env.merchant.pg.sandbox, payment_token: "t" },
     });
+    // a single wallet: the minified view, the form shown without a choice
     await option(mounted.page, "wallet_b_pay").locator("input[name=mobile_number]").fill("96551234567");
     await option(mounted.page, "wallet_b_pay").getByRole("button", { name: "Send code" }).click();
     expect((await callback(mounted.page))[0]).toBe("error");
@@ -238,6 +267,7 @@ describe("error reporting", () => {
 describe("integration styles", () => {
   it("new Checkout({delegate}) with paymentView() appended anywhere", async () => {
     const { page, tx } = await env.mount({ delegateObject: true, wallet: "supported" });
+    await choose(page, "wallet_a_pay");
     await option(page, "wallet_a_pay").getByRole("button", { name: "Pay with device wallet" }).click();
     expect(await callback(page)).toMatchObject(["success", { session_id: tx.session_id }]);
     await page.close();
@@ -290,7 +320,23 @@ describe("integration styles", () => {
     };
     await show(other);
     const dialog = page.locator("dialog[open]");
-    expect(JSON.parse((await dialog.locator("pre").textContent())!)).toEqual(other);
+    // the whole data as receipt rows, translated labels, no JSON
+    expect(await dialog.locator("dt").allTextContents()).toEqual([
+      "Status",
+      "Message",
+      "Payment method",
+      "Gateway code",
+      "Gateway",
+      "Result",
+    ]);
+    expect(await dialog.locator("dd").allTextContents()).toEqual([
+      "canceled",
+      "declined",
+      "svc_pg",
+      "x",
+      "sandbox",
+      "DECLINED",
+    ]);
     const active = () =>
       page.evaluate(() => {
         const a = document.activeElement;
@@ -301,7 +347,7 @@ describe("integration styles", () => {
     await expect.poll(() => page.locator("dialog").count()).toBe(0);
     expect(await active()).toBe("H1");
     await show({ status: "canceled", message: "m", form_of_payment: "svc_pg" });
-    expect(await page.locator("dialog[open] pre").textContent()).toBe("Payment was cancelled.");
+    expect(await page.locator("dialog[open] p").textContent()).toBe("Payment was cancelled.");
     await page.close();
   });
 });

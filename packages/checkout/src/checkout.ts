@@ -4,7 +4,13 @@
  */
 import type { ApiContext } from "./api/http.js";
 import { PaymentView } from "./components/PaymentView/index.js";
-import { type PopupOptions, popupText, showPopup } from "./components/Popup/index.js";
+import {
+  type PopupOptions,
+  type PopupRow,
+  popupText,
+  showPopup,
+  showResultPopup,
+} from "./components/Popup/index.js";
 import { baseUrlOf, type CheckoutOptions, FORM_OF, validateOptions } from "./options.js";
 import { createReporter } from "./reporter/load.js";
 import type { CallbackData, CancelCallbackData } from "./types.js";
@@ -56,7 +62,7 @@ export class Checkout {
    * @example
    * await Checkout.showPopup("Payment was cancelled.");
    */
-  static showPopup(message: string, options?: PopupOptions): Promise<void> {
+  static showPopup(message: string | PopupRow[], options?: PopupOptions): Promise<void> {
     return showPopup(message, options);
   }
 
@@ -71,6 +77,15 @@ export class Checkout {
   }
 
   /**
+   * Shows callback data under the national-debit rule as a receipt; resolves when it is closed.
+   * @example
+   * await Checkout.showResultPopup(data);
+   */
+  static showResultPopup(data: CallbackData | undefined, options?: PopupOptions): Promise<void> {
+    return showResultPopup(data, options);
+  }
+
+  /**
    * A ready `cancelCallback` that applies the national-debit popup rule, then calls `then`.
    * @example
    * delegate.cancelCallback = Checkout.cancelPopupHandler((data) => console.log("cancelled", data));
@@ -80,7 +95,7 @@ export class Checkout {
     options?: PopupOptions,
   ): (data: CancelCallbackData) => void {
     return (data) => {
-      void showPopup(popupText(data), options).then(() => then?.(data));
+      void showResultPopup(data, options).then(() => then?.(data));
     };
   }
 }

@@ -8,7 +8,14 @@
  */
 export { ApiProblem } from "./api/http.js";
 export { Checkout } from "./checkout.js";
-export { NATIONAL_DEBIT_PG_NAME, type PopupOptions, popupText, showPopup } from "./components/Popup/index.js";
+export {
+  NATIONAL_DEBIT_PG_NAME,
+  type PopupOptions,
+  type PopupRow,
+  popupText,
+  showPopup,
+  showResultPopup,
+} from "./components/Popup/index.js";
 export { CheckoutError } from "./errors.js";
 export { baseUrlOf, type CheckoutOptions } from "./options.js";
 export {

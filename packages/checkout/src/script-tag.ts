@@ -7,6 +7,7 @@ import { Checkout } from "./checkout.js";
 import { CheckoutError } from "./errors.js";
 import * as sdk from "./index.js";
 import type { CheckoutOptions } from "./options.js";
+import { setPopupUrl } from "./popup/load.js";
 import { setReporterUrl } from "./reporter/load.js";
 import type { CallbackData, SvcDelegate } from "./types.js";
 
@@ -14,7 +15,10 @@ import type { CallbackData, SvcDelegate } from "./types.js";
 export type InitOptions = Omit<CheckoutOptions, "delegate"> & { selector: string; delegate?: SvcDelegate };
 
 const script = document.currentScript as HTMLScriptElement | null;
-if (script?.src) setReporterUrl(new URL("svc-checkout-reporter.js", script.src).href);
+if (script?.src) {
+  setReporterUrl(new URL("svc-checkout-reporter.js", script.src).href);
+  setPopupUrl(new URL("svc-checkout-popup.js", script.src).href);
+}
 
 function tagCallback(attribute: "success" | "cancel" | "error") {
   return (data: CallbackData) => {

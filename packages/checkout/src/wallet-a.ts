@@ -54,6 +54,15 @@ export async function walletAStatus(
   }
 }
 
+/** The seed's check 2, answered at once: no wallet API, or one that says the device cannot pay. */
+export function walletAUnsupported(api: WalletAApi | undefined): boolean {
+  try {
+    return !api || typeof api.canMakePayments !== "function" || !api.canMakePayments();
+  } catch {
+    return true;
+  }
+}
+
 /** The page's wallet, read only when a checkout is shown (never on import). */
 export function pageWalletA(): WalletAApi | undefined {
   return (globalThis as { WalletASession?: WalletAApi }).WalletASession;

@@ -135,6 +135,15 @@ export async function callback(page: Page): Promise<[string, Record<string, unkn
 
 export const option = (page: Page, form: string) => page.locator(`[data-form-of-payment="${form}"]`);
 
+/** Selects an option (a click on its row, as a customer does); its primary action then shows. */
+export async function choose(page: Page, form: string, token?: string): Promise<void> {
+  const row = token
+    ? page.locator(`[data-token="${token}"].op`)
+    : page.locator(`.op[data-form-of-payment="${form}"]`).first();
+  await row.locator("label.oh").click();
+  await row.locator(".ob").waitFor();
+}
+
 const axeSource = readFileSync(createRequire(import.meta.url).resolve("axe-core/axe.min.js"), "utf8");
 
 /** axe-core's violations on the whole page (evaluated through the devtools protocol, so the CSP stays strict). */

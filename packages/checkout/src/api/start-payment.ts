@@ -1,5 +1,5 @@
 import type { CallbackData, FormOfPayment } from "../types.js";
-import { type ApiContext, request, sessionPath } from "./http.js";
+import { type ApiContext, newIdempotencyKey, request, sessionPath } from "./http.js";
 
 /** What a payment call answers: the final callback data, a one-time code to ask, or a page to open. */
 export type PaymentAnswer =
@@ -15,6 +15,8 @@ export interface StartPaymentBody {
   token?: string;
 }
 
-/** `POST /v1/checkout/{session_id}/payments`. */
+/** `POST /v1/checkout/{session_id}/payments`, with a fresh Idempotency-Key so a lost answer can be asked for again. */
 export const startPayment = (ctx: ApiContext, sessionId: string, body: StartPaymentBody) =>
-  request<PaymentAnswer>(ctx, "POST", `${sessionPath(sessionId)}/payments`, body);
+  request<PaymentAnswer>(ctx, "POST", `${sessionPath(sessionId)}/payments`, body, {
+    idempotencyKey: newIdempotencyKey(),
+  });

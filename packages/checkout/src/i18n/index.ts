@@ -1,14 +1,9 @@
 import { ar } from "./ar.js";
 import { en, type Texts } from "./en.js";
+import type { Language } from "./language.js";
 
 export type { Texts };
-export type Language = "en" | "ar";
-
-/** The browser's language at init: `ar*` → Arabic, anything else → English. */
-export function browserLanguage(): Language {
-  const lang = typeof navigator === "undefined" ? "" : navigator.language || "";
-  return /^ar\b/i.test(lang) ? "ar" : "en";
-}
+export { browserLanguage, type Language } from "./language.js";
 
 export const textsFor = (language: Language): Texts => (language === "ar" ? ar : en);
 

@@ -63,8 +63,13 @@ export type PaymentOutcome =
 
 const OPEN_STATES = ["created", "pending"];
 
+/** How often the result poll may ask the gateway about one session, and how many sessions it remembers. */
+const RESULT_ASK_GAP_MS = 3000;
+const RESULT_ASK_MEMORY = 10_000;
+
 export function createPaymentFlow(db: Db, deps: PaymentFlowDeps) {
   const { config, gateways, now } = deps;
+  const lastAsked = new Map<string, number>();
 
   function returnUrl(sessionId: string) {
     return `${config.publicUrl}/pay/${sessionId}/return`;
@@ -517,8 +522,18 @@ export function createPaymentFlow(db: Db, deps: PaymentFlowDeps) {
       merchantId: string,
       sessionId: string,
     ): Promise<{ kind: "final"; callback: CallbackData } | { kind: "pending"; tx: TransactionRow }> {
-      const tx = await deps.load(merchantId, sessionId);
+      let tx = await deps.load(merchantId, sessionId);
       const attempt = await checkoutRepo.findAttempt(db, sessionId);
+      // A customer on a gateway page (or whose window closed there) may have finished before the
+      // gateway's notification arrives: ask the gateway now and then, never the browser.
+      if (tx.state === "attempted" && attempt?.status === "action_required" && attempt.pg_reference) {
+        const at = now().getTime();
+        if (at - (lastAsked.get(sessionId) ?? 0) >= RESULT_ASK_GAP_MS) {
+          if (lastAsked.size >= RESULT_ASK_MEMORY) lastAsked.clear();
+          lastAsked.set(sessionId, at);
+          tx = (await this.handleReturn(sessionId).catch(() => undefined)) ?? tx;
+        }
+      }
       // Canceled on the hosted card page before any payment: the SDK's cancel callback.
       if (!attempt && tx.state === "canceled") {
         return {

@@ -6,13 +6,25 @@
 import type { FastifyInstance } from "fastify";
 import type { ServiceConfig } from "../config.js";
 import { readCredentials } from "../dev/seed.js";
-import { examplePage } from "./example.html.js";
+import { EXAMPLE_FORMS, type ExampleForms, examplePage } from "./example.html.js";
+import type { SdkAssets } from "./sdk-assets.service.js";
 
 const EXAMPLE_AMOUNT = "10.500";
 const EXAMPLE_CURRENCY = "KWD";
 const EXAMPLE_CUSTOMER = "example-customer";
 
-export function exampleRoutes(app: FastifyInstance, config: ServiceConfig): void {
+/**
+ * The shop's language: `?lang=` when given, else the browser's (Accept-Language), so the
+ * transaction's backend texts match the language the SDK picks from the same browser (the seed:
+ * the transaction's language should be the device's).
+ */
+export function exampleLanguage(query: string | undefined, acceptLanguage: string | undefined): "en" | "ar" {
+  if (query === "ar" || query === "en") return query;
+  const first = (acceptLanguage ?? "").split(",")[0]?.trim() ?? "";
+  return /^ar\b/i.test(first) ? "ar" : "en";
+}
+
+export function exampleRoutes(app: FastifyInstance, config: ServiceConfig, assets: SdkAssets): void {
   app.get("/example/", { schema: { hide: true } }, async (request, reply) => {
     const credentials = await readCredentials(config.dataDir);
     if (!credentials) {
@@ -21,7 +33,11 @@ export function exampleRoutes(app: FastifyInstance, config: ServiceConfig): void
         .type("text/plain; charset=utf-8")
         .send("The example page uses the demo merchant of `svc dev`: start the service with `npm start`.");
     }
-    const language = (request.query as { lang?: string }).lang === "ar" ? "ar" : "en";
+    const query = request.query as { lang?: string; forms?: string };
+    const language = exampleLanguage(query.lang, request.headers["accept-language"]);
+    const forms: ExampleForms =
+      query.forms && query.forms in EXAMPLE_FORMS ? (query.forms as ExampleForms) : "all";
+    const build = await assets.build().catch(() => undefined);
     const created = await app.inject({
       method: "POST",
       url: "/v1/checkout",
@@ -45,6 +61,13 @@ export function exampleRoutes(app: FastifyInstance, config: ServiceConfig): void
       sessionId: tx.session_id,
       preload: tx.sdk_setup_preload_payload,
       language,
+      forms,
+      sdk: build
+        ? {
+            src: `/sdk/${build.version}/svc-checkout.js`,
+            integrity: build.files["svc-checkout.js"].integrity,
+          }
+        : { src: "/sdk/svc-checkout.js" },
     });
     return reply
       .type("text/html; charset=utf-8")

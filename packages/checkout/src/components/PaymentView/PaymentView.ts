@@ -1,13 +1,18 @@
 /**
  * The embeddable view: a host element with an open shadow root (styles adopted, never inline),
- * carrying the stable hooks `dir`, `data-theme`, `data-layout`; one `data-form-of-payment`
- * section per option.
+ * carrying the stable hooks `dir`, `data-theme`, `data-layout` and `data-state`; one
+ * `data-form-of-payment` entry per option.
+ *
+ * States (`data-state`): `loading` (a skeleton while the details load) → `options` (a radio list;
+ * the selected option shows its one primary action) → `waiting` (a payment window is open: a
+ * banner with progress at the top) ⇄ `closed` (the window closed without a result: Reopen,
+ * Choose another way) → `success` | `declined` | `error` (the outcome screen; the checkout ends).
  */
 import { getDetails } from "../../api/get-details.js";
 import { getResult } from "../../api/get-result.js";
 import type { ApiContext } from "../../api/http.js";
 import type { ErrorReport } from "../../api/post-error.js";
-import { browserLanguage, type Texts, textsFor } from "../../i18n/index.js";
+import { browserLanguage, fill, type Texts, textsFor } from "../../i18n/index.js";
 import { adoptStyles } from "../../theme/adopt.js";
 import type { CheckoutTheme } from "../../theme/checkout-theme.js";
 import { BASE_CSS } from "../../theme/styles.js";
@@ -16,17 +21,25 @@ import type {
   CallbackData,
   FormOfPayment,
   PaymentMethod,
+  SavedCard,
   SvcDelegate,
   TransactionDetails,
 } from "../../types.js";
-import type { WalletAApi } from "../../wallet-a.js";
-import { errorData, type OptionComponent, type ViewContext } from "../context.js";
-import { h } from "../dom.js";
+import { type WalletAApi, walletAUnsupported } from "../../wallet-a.js";
+import {
+  type ClosedActions,
+  customerMessage,
+  errorData,
+  type OptionComponent,
+  type ViewContext,
+} from "../context.js";
+import { h, uid } from "../dom.js";
+import { brandMark, icon } from "../icons/icons.js";
 import { PageRedirect } from "../PageRedirect/index.js";
 import { TokenPay } from "../TokenPay/index.js";
 import { WalletA } from "../WalletA/index.js";
 import { WalletB } from "../WalletB/index.js";
-import { availableOptions, isMinified } from "./options.js";
+import { availableOptions, isMinified, savedCardsFirst } from "./options.js";
 
 const COMPONENTS: Record<FormOfPayment, OptionComponent> = {
   wallet_a_pay: WalletA,
@@ -66,38 +79,129 @@ export function PaymentView(input: PaymentViewInput): HTMLElement {
     dir: language === "ar" ? "rtl" : "ltr",
     "data-theme": mode,
     "data-layout": "full",
+    "data-state": "loading",
     "aria-busy": "true",
   });
   const shadow = host.attachShadow({ mode: "open" });
   adoptStyles(shadow, [BASE_CSS, themeRule(input.theme, mode)], input.nonce);
-  const status = h("p", { class: "s", role: "status" });
-  const alert = h("p", { class: "s e", role: "alert" });
-  const root = h("div", { class: "r", part: "root" });
-  shadow.append(root);
+  // Live regions exist from the start, so what is put in them later is announced.
+  const status = h("p", { class: "s vh", role: "status" });
+  const banner = h("div", { class: "bn", hidden: true });
+  const root = h("div", { class: "r", part: "root" }, banner);
+  shadow.append(root, status);
   let finished = false;
-  let disabledByBusy: HTMLButtonElement[] = [];
+  let fieldset: HTMLFieldSetElement | undefined;
+  let details: TransactionDetails | undefined;
+  const setState = (state: string) => host.setAttribute("data-state", state);
 
   function busy(on: boolean, text = "") {
     status.textContent = text;
     host.setAttribute("aria-busy", String(on));
-    if (on) {
-      disabledByBusy = [...shadow.querySelectorAll("button")].filter((b) => !b.disabled);
-      for (const b of disabledByBusy) b.disabled = true;
-    } else if (!finished) {
-      for (const b of disabledByBusy) b.disabled = false;
-      disabledByBusy = [];
+    if (fieldset && !finished) fieldset.disabled = on;
+  }
+
+  function showBanner(kind: "waiting" | "closed", title: string, body: string, actions: HTMLElement[]) {
+    const titleId = uid("banner");
+    banner.replaceChildren(
+      h(
+        "div",
+        { class: `bi ${kind}`, role: "group", "aria-labelledby": titleId },
+        kind === "waiting" ? h("span", { class: "sp", "aria-hidden": "true" }) : icon("closed", "ic bic"),
+        h("div", { class: "bt" }, h("p", { class: "btt", id: titleId }, title), h("p", { class: "h" }, body)),
+      ),
+      ...(kind === "waiting" ? [h("div", { class: "pb", "aria-hidden": "true" }, h("span"))] : []),
+      ...(actions.length ? [h("div", { class: "ba" }, ...actions)] : []),
+    );
+    banner.hidden = false;
+    status.textContent = `${title}. ${body}`;
+    if (typeof banner.scrollIntoView === "function") banner.scrollIntoView({ block: "nearest" });
+  }
+
+  function waiting(win: { focus(): void } | null) {
+    setState("waiting");
+    busy(true);
+    const show = h("button", { class: "sb", type: "button", onclick: () => win?.focus() }, t.showWindow);
+    showBanner("waiting", t.waitingTitle, t.waitingPage, win ? [show] : []);
+    status.textContent = t.waitingPage;
+  }
+
+  function windowClosed(actions: ClosedActions) {
+    setState("closed");
+    busy(true);
+    const reopen = h("button", { class: "b", type: "button", onclick: () => actions.reopen() }, t.reopen);
+    const another = actions.chooseAnother
+      ? [
+          h(
+            "button",
+            { class: "sb", type: "button", onclick: () => actions.chooseAnother?.() },
+            t.chooseAnother,
+          ),
+        ]
+      : [];
+    showBanner("closed", t.closedTitle, actions.chooseAnother ? t.closedBody : t.closedAttempted, [
+      reopen,
+      ...another,
+    ]);
+    reopen.focus();
+  }
+
+  function idle() {
+    banner.hidden = true;
+    banner.replaceChildren();
+    setState("options");
+    busy(false);
+    fieldset?.querySelector<HTMLInputElement>("input[type=radio]:checked")?.focus();
+  }
+
+  /** The outcome screen: what happened, in the customer's words, and what to do next. */
+  function outcome(kind: "success" | "declined" | "error", title: string, body: string, next?: string) {
+    banner.hidden = true;
+    if (fieldset) {
+      fieldset.disabled = true;
+      fieldset.hidden = true;
     }
+    const titleId = uid("outcome");
+    const rows: [string, string][] = [
+      [t.amount, details ? `${details.amount} ${details.currency_code}` : ""],
+    ];
+    if (details?.order_no) rows.push([t.order, details.order_no]);
+    else if (kind === "success") rows.push([t.reference, details?.session_id ?? input.sessionId]);
+    const panel = h(
+      "section",
+      { class: `out ${kind}`, tabindex: "-1", "aria-labelledby": titleId },
+      icon(kind === "success" ? "success" : "failure", "ic oi"),
+      h("h3", { class: "ot", id: titleId }, title),
+      h("p", {}, body),
+      ...(kind === "success" && details
+        ? [
+            h(
+              "dl",
+              { class: "d" },
+              ...rows.flatMap(([k, v]) => [
+                h("dt", { class: "dl" }, k),
+                h("dd", { class: "dv" }, h("bdi", { dir: "ltr" }, v)),
+              ]),
+            ),
+          ]
+        : []),
+      ...(next ? [h("p", { class: "h" }, next)] : []),
+    );
+    root.querySelector(".out")?.remove();
+    root.append(panel);
+    setState(kind);
+    status.textContent = `${title}. ${body}`;
+    const active = document.activeElement;
+    if (!active || active === document.body || active === host) panel.focus();
   }
 
   function finish(data: CallbackData) {
     if (finished) return;
     finished = true;
-    busy(true);
     host.setAttribute("aria-busy", "false");
     host.dataset.outcome = data.status;
-    for (const el of shadow.querySelectorAll("input")) el.disabled = true;
-    if (data.status === "success") status.textContent = data.message || t.success;
-    else alert.textContent = `${data.message} ${t.restart}`;
+    if (data.status === "success") outcome("success", t.successTitle, t.successBody);
+    else if (data.status === "canceled") outcome("declined", t.declinedTitle, data.message, t.declinedNext);
+    else if (!root.querySelector(".out")) outcome("error", t.errorTitle, t.err_generic, t.errorNext);
     try {
       if (data.status === "success") input.delegate.successCallback(data);
       else if (data.status === "canceled") input.delegate.cancelCallback(data);
@@ -112,80 +216,186 @@ export function PaymentView(input: PaymentViewInput): HTMLElement {
     }
   }
 
-  function render(details: TransactionDetails) {
-    const options = availableOptions(details, input.forms);
-    const minified = isMinified(options);
-    host.dataset.layout = minified ? "minified" : "full";
-    const ctx: ViewContext = { t, api: input.api, details, walletA: input.walletA, minified, finish, busy };
-    const showDetails = !minified && input.theme?.showPaymentDetails !== false;
-    const money = `${details.amount} ${details.currency_code}`;
-    root.append(
-      ...(minified ? [] : [h("h2", { class: "mt" }, t.title)]),
-      ...(showDetails ? [detailsList()] : []),
+  function fail(form: FormOfPayment, error: unknown) {
+    if (finished) return;
+    const data = errorData(
+      { details: details ?? ({ session_id: input.sessionId, order_no: null } as TransactionDetails) },
+      form,
+      error,
     );
-    function detailsList() {
-      return h(
-        "dl",
-        { class: "d" },
-        h("dt", { class: "dl" }, t.amount),
-        h("dd", { class: "dv" }, h("bdi", { dir: "ltr" }, money)),
-        ...(details.order_no
-          ? [h("dt", { class: "dl" }, t.order), h("dd", { class: "dv" }, h("bdi", {}, details.order_no))]
-          : []),
-      );
-    }
-    if (FINAL_STATES.includes(details.state)) {
-      alert.textContent = t.restart;
-      // Back from a card or gateway page the whole window went to: report the stored outcome.
-      getResult(input.api, details.session_id).then(
-        (result) => result.status !== "pending" && finish(result),
-        () => undefined,
-      );
-    } else if (!OPEN_STATES.includes(details.state) || options.length === 0) {
-      alert.textContent = options.length === 0 ? t.noOptions : t.restart;
-    } else {
-      root.append(h("ul", { class: "o" }, ...options.map((m) => option(ctx, m))));
-    }
-    root.append(status, alert);
-    host.setAttribute("aria-busy", "false");
+    console.error(`svc-checkout: ${data.message}`);
+    outcome("error", t.errorTitle, customerMessage(t, error), t.errorNext);
+    finish(data);
   }
 
-  function option(ctx: ViewContext, method: PaymentMethod) {
-    const titleId = `svc-${method.form_of_payment}-${method.pg_code}`;
-    return h(
-      "li",
+  function render(loaded: TransactionDetails) {
+    details = loaded;
+    root.querySelector(".sk")?.remove();
+    const options = availableOptions(loaded, input.forms);
+    const minified = isMinified(options);
+    host.dataset.layout = minified ? "minified" : "full";
+    const amountText = `${loaded.amount} ${loaded.currency_code}`;
+    const ctx: ViewContext = {
+      t,
+      language,
+      api: input.api,
+      details: loaded,
+      walletA: input.walletA,
+      minified,
+      amountText,
+      finish,
+      fail,
+      busy,
+      finished: () => finished,
+      waiting,
+      windowClosed,
+      idle,
+    };
+    const showDetails = !minified && input.theme?.showPaymentDetails !== false;
+    if (!minified) root.append(h("h2", { class: "mt" }, t.title));
+    if (showDetails) {
+      root.append(
+        h(
+          "dl",
+          { class: "d" },
+          h("dt", { class: "dl" }, t.amount),
+          h("dd", { class: "dv" }, h("bdi", { dir: "ltr" }, amountText)),
+          ...(loaded.order_no
+            ? [h("dt", { class: "dl" }, t.order), h("dd", { class: "dv" }, h("bdi", {}, loaded.order_no))]
+            : []),
+        ),
+      );
+    }
+    setState("options");
+    host.setAttribute("aria-busy", "false");
+    if (FINAL_STATES.includes(loaded.state)) {
+      // Back from a card or gateway page the whole window went to: report the stored outcome.
+      status.textContent = t.restart;
+      getResult(input.api, loaded.session_id).then(
+        (result) => (result.status !== "pending" ? finish(result) : undefined),
+        (error: unknown) => fail(loaded.payment_methods[0]?.form_of_payment ?? "svc_pg", error),
+      );
+      return;
+    }
+    if (!OPEN_STATES.includes(loaded.state) || options.length === 0) {
+      const message = options.length === 0 ? t.noOptions : t.restart;
+      outcome("error", t.errorTitle, message);
+      return;
+    }
+    fieldset = optionList(ctx, options);
+    root.append(fieldset);
+  }
+
+  function optionList(ctx: ViewContext, methods: PaymentMethod[]): HTMLFieldSetElement {
+    // Radios group per shadow root: one fixed name is enough, however many views a page holds.
+    const name = "method";
+    const entries = savedCardsFirst(methods, ctx.details.cards);
+    const unsupported = (m: PaymentMethod) =>
+      m.form_of_payment === "wallet_a_pay" && walletAUnsupported(ctx.walletA);
+    const selectable = entries.filter((e) => !unsupported(e.method));
+    const list = h("div", { class: "o" });
+    const set = h(
+      "fieldset",
+      { class: "fs0" },
+      h("legend", { class: ctx.minified ? "vh" : "lg" }, t.choose),
+      list,
+    );
+    const rows = selectable.map((entry, index) =>
+      optionRow(ctx, name, entry.method, entry.card, index === 0),
+    );
+    list.append(...rows.map((r) => r.el));
+    // The seed's check 2: a device that cannot pay with its wallet gets one line, no button.
+    for (const entry of entries.filter((e) => unsupported(e.method)))
+      list.append(
+        h(
+          "p",
+          {
+            class: "un",
+            "data-form-of-payment": "wallet_a_pay",
+            "data-pg-code": entry.method.pg_code,
+            "data-wallet-status": "unsupported",
+          },
+          icon("wallet_a"),
+          t.walletAUnsupported,
+        ),
+      );
+    set.addEventListener("change", () => {
+      for (const r of rows) r.sync();
+    });
+    return set;
+  }
+
+  function optionRow(
+    ctx: ViewContext,
+    name: string,
+    method: PaymentMethod,
+    card: SavedCard | undefined,
+    checked: boolean,
+  ) {
+    const id = uid("opt");
+    const body = COMPONENTS[method.form_of_payment](ctx, method, card);
+    const fee = Number(method.fee) > 0 ? method.fee_description : "";
+    const title = card
+      ? fill(t.savedCard, { brand: card.brand.toUpperCase(), last4: card.last4 })
+      : method.name;
+    const subtitle = card ? fill(t.savedCardExpiry, { expiry: card.expiry }) : "";
+    const radio = h("input", {
+      type: "radio",
+      name,
+      id,
+      value: card?.token ?? `${method.form_of_payment}:${method.pg_code}`,
+      checked,
+    });
+    const el = h(
+      "div",
       {
         class: "op",
         "data-form-of-payment": method.form_of_payment,
         "data-pg-code": method.pg_code,
-        "aria-labelledby": titleId,
+        ...(card ? { "data-token": card.token } : {}),
       },
       h(
-        "h3",
-        { class: "t", id: titleId, ...(ctx.minified ? { hidden: true } : {}) },
-        h("span", { class: "ic", "aria-hidden": "true" }, ICONS[method.icon] ?? "•"),
-        method.name,
-      ),
-      !ctx.minified &&
+        "label",
+        { class: "oh", for: id, ...(ctx.minified ? { hidden: true } : {}) },
+        radio,
+        card ? brandMark(card.brand) : icon(method.icon),
         h(
-          "p",
-          { class: "f" },
-          h("span", { class: "ft" }, `${t.fee}:`),
-          h("span", { class: "fs" }, method.fee_description),
+          "span",
+          { class: "tx" },
+          h("span", { class: "t", id: `${id}-t` }, title),
+          ...(subtitle ? [h("span", { class: "st" }, h("bdi", { dir: "ltr" }, subtitle))] : []),
         ),
-      COMPONENTS[method.form_of_payment](ctx, method),
+        ...(fee
+          ? [
+              h(
+                "span",
+                { class: "f" },
+                h("span", { class: "ft" }, `${t.fee}:`),
+                h("span", { class: "fs" }, fee),
+              ),
+            ]
+          : []),
+      ),
+      h("div", { class: "ob", role: "group", "aria-labelledby": `${id}-t` }, body),
     );
+    const sync = () => {
+      el.toggleAttribute("data-selected", radio.checked || ctx.minified);
+      (el.lastElementChild as HTMLElement).hidden = !(radio.checked || ctx.minified);
+    };
+    sync();
+    return { el, sync };
   }
 
   if (input.preload) render(input.preload);
-  else
+  else {
+    root.append(h("div", { class: "sk", "aria-hidden": "true" }, h("span"), h("span"), h("span"), h("span")));
+    status.textContent = t.loading;
     getDetails(input.api, input.sessionId).then(render, (error: unknown) => {
-      root.append(status, alert);
+      root.querySelector(".sk")?.remove();
+      host.setAttribute("aria-busy", "false");
       // No option was chosen yet: the error names the first requested form (svc_pg by default).
-      const details = { session_id: input.sessionId, order_no: null } as TransactionDetails;
-      finish(errorData({ details } as ViewContext, input.forms?.[0] ?? "svc_pg", error));
+      fail(input.forms?.[0] ?? "svc_pg", error);
     });
+  }
   return host;
 }
-
-const ICONS: Record<string, string> = { card: "▭", wallet_a: "◈", wallet_b: "✆", saved_card: "▣", bank: "⌂" };

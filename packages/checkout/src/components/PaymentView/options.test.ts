@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import type { PaymentMethod, TransactionDetails } from "../../types.js";
-import { availableOptions, isMinified } from "./options.js";
+import { availableOptions, isMinified, savedCardsFirst } from "./options.js";
 
 const method = (form: PaymentMethod["form_of_payment"], pg = "sb"): PaymentMethod => ({
   pg_code: pg,
@@ -56,5 +56,35 @@ describe("isMinified", () => {
     expect(isMinified([method("wallet_a_pay")])).toBe(true);
     expect(isMinified([method("svc_pg")])).toBe(false);
     expect(isMinified([method("wallet_b_pay"), method("svc_pg")])).toBe(false);
+  });
+});
+
+describe("savedCardsFirst", () => {
+  const card = (token: string, last4 = "4242", expiry = "12/39", pg_code = "sb") => ({
+    token,
+    brand: "visa",
+    last4,
+    expiry,
+    pg_code,
+  });
+  it("puts one row per saved card first, the same card saved twice once, then the other forms", () => {
+    const methods = [method("wallet_b_pay"), method("token_pay"), method("svc_pg")];
+    const rows = savedCardsFirst(methods, [
+      card("t1"),
+      card("t2"),
+      card("t3", "1881"),
+      card("t4", "4242", "01/40"),
+    ]);
+    expect(rows.map((r) => r.card?.token ?? r.method.form_of_payment)).toEqual([
+      "t1",
+      "t3",
+      "t4",
+      "wallet_b_pay",
+      "svc_pg",
+    ]);
+  });
+  it("cards of another gateway are not offered under this one", () => {
+    const rows = savedCardsFirst([method("token_pay", "sb")], [card("t1", "4242", "12/39", "other")]);
+    expect(rows).toEqual([]);
   });
 });

@@ -1,5 +1,5 @@
-/** Which options the view shows, and whether it is the minified single-wallet view. */
-import type { FormOfPayment, PaymentMethod, TransactionDetails } from "../../types.js";
+/** Which options the view shows, in which order, and whether it is the minified single-wallet view. */
+import type { FormOfPayment, PaymentMethod, SavedCard, TransactionDetails } from "../../types.js";
 
 const WALLETS: FormOfPayment[] = ["wallet_a_pay", "wallet_b_pay"];
 
@@ -18,3 +18,31 @@ export function availableOptions(
 
 export const isMinified = (options: PaymentMethod[]) =>
   options.length === 1 && WALLETS.includes(options[0]!.form_of_payment);
+
+export interface OptionEntry {
+  method: PaymentMethod;
+  /** Set for a saved card: each card is an option of its own. */
+  card?: SavedCard;
+}
+
+/**
+ * The rows of the list: every saved card first (one row per card; the same card saved twice —
+ * same gateway, brand, last digits and expiry — shows once), then the other forms in the
+ * service's order.
+ */
+export function savedCardsFirst(methods: PaymentMethod[], cards: SavedCard[]): OptionEntry[] {
+  const seen = new Set<string>();
+  const saved: OptionEntry[] = [];
+  for (const method of methods.filter((m) => m.form_of_payment === "token_pay")) {
+    for (const card of cards.filter((c) => c.pg_code === method.pg_code)) {
+      const key = [card.pg_code, card.brand.toLowerCase(), card.last4, card.expiry].join("|");
+      if (seen.has(key)) continue;
+      seen.add(key);
+      saved.push({ method, card });
+    }
+  }
+  return [
+    ...saved,
+    ...methods.filter((m) => m.form_of_payment !== "token_pay").map((method) => ({ method })),
+  ];
+}

@@ -1,1 +1,8 @@
-export { NATIONAL_DEBIT_PG_NAME, type PopupOptions, popupText, showPopup } from "./Popup.js";
+export {
+  NATIONAL_DEBIT_PG_NAME,
+  type PopupOptions,
+  type PopupRow,
+  popupText,
+  showPopup,
+  showResultPopup,
+} from "./Popup.js";

@@ -6,7 +6,7 @@
 import { startPayment } from "../../api/start-payment.js";
 import type { PaymentMethod } from "../../types.js";
 import { walletAStatus } from "../../wallet-a.js";
-import { errorData, settle, type ViewContext } from "../context.js";
+import { settle, type ViewContext } from "../context.js";
 import { h } from "../dom.js";
 
 const FORM = "wallet_a_pay";
@@ -49,7 +49,7 @@ export function WalletA(ctx: ViewContext, method: PaymentMethod): HTMLElement {
         total: { label: ctx.details.order_no ?? ctx.details.session_id, amount: method.amount },
       });
     } catch (error) {
-      return ctx.finish(errorData(ctx, FORM, error));
+      return ctx.fail(FORM, error);
     }
     session.oncancel = () => ctx.busy(false);
     session.onpaymentauthorized = async (event) => {
@@ -64,7 +64,7 @@ export function WalletA(ctx: ViewContext, method: PaymentMethod): HTMLElement {
         settle(ctx, answer);
       } catch (error) {
         session.completePayment(false);
-        ctx.finish(errorData(ctx, FORM, error));
+        ctx.fail(FORM, error);
       }
     };
     ctx.busy(true, t.working);

@@ -3,8 +3,9 @@ import { confirmOtp } from "../../api/confirm-otp.js";
 import { ApiProblem } from "../../api/http.js";
 import { startPayment } from "../../api/start-payment.js";
 import type { PaymentMethod } from "../../types.js";
-import { errorData, settle, type ViewContext } from "../context.js";
+import { settle, type ViewContext } from "../context.js";
 import { h, uid } from "../dom.js";
+import { fill } from "../../i18n/index.js";
 
 const FORM = "wallet_b_pay";
 
@@ -56,14 +57,17 @@ export function WalletB(ctx: ViewContext, method: PaymentMethod): HTMLElement {
     "form",
     { novalidate: true, hidden: true, onsubmit: (e) => void submitOtp(e) },
     ...otp.nodes,
-    h("button", { class: "b", type: "submit" }, t.pay),
+    h("button", { class: "b", type: "submit" }, fill(t.payAmount, { amount: ctx.amountText })),
   );
   container.append(numberForm, otpForm);
 
   async function submitNumber(event: Event) {
     event.preventDefault();
     const number = mobile.input.value.replace(/[\s-]/g, "");
-    if (!/^\+?[0-9]{6,15}$/.test(number)) return mobile.setError(t.mobileHint);
+    if (!/^\+?[0-9]{6,15}$/.test(number)) {
+      mobile.setError(t.mobileWrong);
+      return mobile.input.focus();
+    }
     mobile.setError("");
     ctx.busy(true, t.working);
     try {
@@ -83,16 +87,19 @@ export function WalletB(ctx: ViewContext, method: PaymentMethod): HTMLElement {
     } catch (error) {
       if (error instanceof ApiProblem && error.code === "validation_failed") {
         ctx.busy(false);
-        mobile.setError(error.detail);
+        mobile.setError(t.mobileWrong);
         mobile.input.focus();
-      } else ctx.finish(errorData(ctx, FORM, error));
+      } else ctx.fail(FORM, error);
     }
   }
 
   async function submitOtp(event: Event) {
     event.preventDefault();
     const code = otp.input.value.trim();
-    if (!/^[0-9]{4,8}$/.test(code)) return otp.setError(t.otpHint);
+    if (!/^[0-9]{4,8}$/.test(code)) {
+      otp.setError(t.otpFormat);
+      return otp.input.focus();
+    }
     otp.setError("");
     ctx.busy(true, t.working);
     try {
@@ -104,7 +111,7 @@ export function WalletB(ctx: ViewContext, method: PaymentMethod): HTMLElement {
         otp.setError(t.otpWrong);
         otp.input.value = "";
         otp.input.focus();
-      } else ctx.finish(errorData(ctx, FORM, error));
+      } else ctx.fail(FORM, error);
     }
   }
   return container;
