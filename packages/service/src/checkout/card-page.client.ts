@@ -23,7 +23,7 @@ var NAMES = ["number", "expiry", "cvc", "holder"];
 var fields = {};
 NAMES.forEach(function (name) { fields[name] = document.getElementById(name); });
 var brandEl = document.getElementById("number-brand");
-var shownBrand = null, submitting = false;
+var shownBrand = null, submitting = false, pressing = false;
 
 function digitsOf(value) { return value.replace(/[\\s-]/g, ""); }
 function ruleOf(digits) {
@@ -148,11 +148,18 @@ NAMES.forEach(function (name) {
     if (input.getAttribute("aria-invalid") === "true" && !checks[name](input.value)) show(name, undefined);
     if (name === "number" && fields.cvc.getAttribute("aria-invalid") === "true") check("cvc");
   });
-  input.addEventListener("blur", function () {
+  input.addEventListener("blur", function (e) {
     if (!input.value.trim() && input.getAttribute("aria-invalid") !== "true") return;
+    // Leaving for a button (Pay, Cancel): no message now, or the button would move under the pointer.
+    if (pressing || (e.relatedTarget && e.relatedTarget.type === "submit")) return;
     check(name);
   });
 });
+document.addEventListener("pointerdown", function (e) {
+  if (!e.target.closest || !e.target.closest("[type=submit]")) return;
+  pressing = true;
+  setTimeout(function () { pressing = false; }, 1000);
+}, true);
 if (fields.number.value) {
   reformat(fields.number, formatters.number(fields.number.value));
   showBrand();

@@ -1,3 +1,4 @@
+import { gzipSync } from "node:zlib";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import {
   api,
@@ -80,6 +81,9 @@ describe.each(STORES)("hosted card page on %s", (store) => {
       nonces.push(nonce!);
     }
     expect(nonces[0]).not.toBe(nonces[1]);
+    // The whole page (HTML, CSS, script and its data) stays small: under 20 KB gzip, with errors too.
+    const withErrors = await (await submit(tx.session_id, { number: "4242", expiry: "", cvc: "" })).text();
+    expect(gzipSync(withErrors).length).toBeLessThan(20_000);
     // The message pages (no script) carry a nonce'd style too.
     const missing = await fetch(`${stack.url}/pay/sess_unknown`);
     const nonce = /style-src 'nonce-([^']+)'/.exec(missing.headers.get("content-security-policy")!)?.[1];

@@ -1,5 +1,6 @@
 import { request } from "undici";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { PAGE_CSS } from "../../pages/page-style.js";
 import type { GatewayPaymentResult } from "../adapter.js";
 import { type Fixture, startFixture, waitFor } from "./testing.js";
 
@@ -38,11 +39,18 @@ async function notified(pgReference: string): Promise<GatewayPaymentResult> {
 describe("sandbox redirect page", () => {
   it("renders English, left to right, with the amount and three labelled buttons", async () => {
     const started = await startRedirect("sandbox-queued");
-    const html = await (await request(started.redirectUrl)).body.text();
+    const answer = await request(started.redirectUrl);
+    const html = await answer.body.text();
     expect(html).toContain('<html lang="en" dir="ltr">');
     expect(html).toContain("10.000 KWD");
     for (const label of [">Approve<", ">Decline<", ">Cancel<"]) expect(html).toContain(label);
     expect(html).not.toContain("<script");
+    // svc's card page look (one shared stylesheet), light and dark, under the same strict CSP.
+    expect(html).toContain(`<style>${PAGE_CSS}</style>`);
+    expect(html).toContain("@media (prefers-color-scheme:dark)");
+    expect(answer.headers["content-security-policy"]).toBe(
+      "default-src 'none'; style-src 'unsafe-inline'; form-action 'self' *; frame-ancestors 'none'",
+    );
   });
 
   it("renders Arabic right to left", async () => {
