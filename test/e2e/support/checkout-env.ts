@@ -29,6 +29,11 @@ export interface MountOptions {
   existing?: Mounted["tx"];
   /** Another browser (e.g. one launched with an Arabic locale). */
   browser?: Browser;
+  viewport?: { width: number; height: number };
+  /** Runs on the new page before it loads (e.g. to hold a request with page.route). */
+  beforeGoto?: (page: Page) => Promise<unknown>;
+  /** Wait until the view is ready (aria-busy=false); default true. */
+  waitReady?: boolean;
 }
 
 export interface Mounted {
@@ -113,8 +118,10 @@ ${options.themeJs ? `cfg.theme=${options.themeJs};` : ""}${init}window.__t1=perf
     page.on("request", (r) => requests.push(r));
     page.on("pageerror", (e) => errors.push(e));
     await page.emulateMedia({ colorScheme: options.colorScheme ?? "light" });
+    if (options.viewport) await page.setViewportSize(options.viewport);
+    await options.beforeGoto?.(page);
     await page.goto(url);
-    await page.locator(".svc-checkout[aria-busy=false]").waitFor();
+    if (options.waitReady !== false) await page.locator(".svc-checkout[aria-busy=false]").waitFor();
     return { page, tx, requests, errors };
   }
 

@@ -56,6 +56,7 @@ const TEXTS: Record<Language, Record<string, string>> = {
     f_authorized: "Authorized",
     f_captured: "Captured",
     f_error: "Error",
+    f_reason: "Reason",
     f_detail: "Detail",
   },
   ar: {
@@ -84,6 +85,7 @@ const TEXTS: Record<Language, Record<string, string>> = {
     f_authorized: "مفوَّضة",
     f_captured: "محصَّلة",
     f_error: "الخطأ",
+    f_reason: "السبب",
     f_detail: "التفاصيل",
   },
 };

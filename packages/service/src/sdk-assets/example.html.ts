@@ -114,7 +114,7 @@ details{margin-top:12px}ul.v{padding-inline-start:1.25rem;font-size:.875rem}
 <aside>
 <section><h2>${x.order}</h2><dl><dt>${x.item}</dt><dd dir="ltr">10.500 KWD</dd><dt>${x.total}</dt><dd dir="ltr">10.500 KWD</dd></dl></section>
 <section><h2>${x.result}</h2>
-<pre id="result" dir="ltr" aria-live="polite">${x.waiting}</pre>
+<pre id="result" dir="auto" aria-live="polite">${x.waiting}</pre>
 <details><summary>${x.values}</summary>
 <ul class="v" dir="ltr" lang="en">
 <li>Mobile wallet: any number, code <code>123456</code> approves; a number ending in <code>0000</code> is declined.</li>

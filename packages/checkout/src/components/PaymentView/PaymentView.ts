@@ -170,7 +170,8 @@ export function PaymentView(input: PaymentViewInput): HTMLElement {
       "section",
       { class: `out ${kind}`, tabindex: "-1", "aria-labelledby": titleId },
       icon(kind === "success" ? "success" : "failure", "ic oi"),
-      h("h3", { class: "ot", id: titleId }, title),
+      // One level below the view's title, or the view's top heading when it has none (minified, failed load).
+      h(root.querySelector(".mt") ? "h3" : "h2", { class: "ot", id: titleId }, title),
       h("p", {}, body),
       ...(kind === "success" && details
         ? [
@@ -187,6 +188,9 @@ export function PaymentView(input: PaymentViewInput): HTMLElement {
       ...(next ? [h("p", { class: "h" }, next)] : []),
     );
     root.querySelector(".out")?.remove();
+    // The outcome carries the amount and reference itself: the details above would repeat them.
+    const summary = root.querySelector<HTMLElement>(":scope > .d");
+    if (summary && kind === "success") summary.hidden = true;
     root.append(panel);
     setState(kind);
     status.textContent = `${title}. ${body}`;
