@@ -11,7 +11,7 @@ import type { FastifyInstance, FastifyReply, FastifyRequest } from "fastify";
 import type { ServiceConfig } from "../config.js";
 import { AppError } from "../http/problem.js";
 import { exampleRoutes } from "./example.routes.js";
-import { createSdkAssets, manifestOf, SDK_FILES, type SdkBuild, type SdkFile } from "./sdk-assets.service.js";
+import { manifestOf, SDK_FILES, type SdkBuild, type SdkFile, sharedSdkAssets } from "./sdk-assets.service.js";
 
 const CACHE_MAX_AGE_S = 300;
 const IMMUTABLE = "public, max-age=31536000, immutable";
@@ -32,7 +32,7 @@ export function chooseEncoding(header: string | undefined): "br" | "gzip" | "ide
 }
 
 export function sdkAssetRoutes(app: FastifyInstance, config: ServiceConfig): void {
-  const assets = createSdkAssets();
+  const assets = sharedSdkAssets();
 
   async function buildOr503(request: FastifyRequest, reply: FastifyReply): Promise<SdkBuild | undefined> {
     try {

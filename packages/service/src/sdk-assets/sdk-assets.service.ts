@@ -105,3 +105,20 @@ export function createSdkAssets(distDir = path.join(CHECKOUT_DIR, "dist")) {
 }
 
 export type SdkAssets = ReturnType<typeof createSdkAssets>;
+
+let shared: SdkAssets | undefined;
+/** The process's one view of the built SDK: the /sdk/ routes and the dashboard's install snippet. */
+export function sharedSdkAssets(): SdkAssets {
+  shared ??= createSdkAssets();
+  return shared;
+}
+
+/**
+ * The script tag a merchant copies: the immutable URL of the running build with its integrity.
+ * @example
+ * scriptTag("https://shop.example.com", build) // '<script src="…/sdk/0123…/svc-checkout.js" integrity="sha384-…" crossorigin="anonymous"></script>'
+ */
+export function scriptTag(origin: string, build: SdkBuild): string {
+  const file = build.files["svc-checkout.js"];
+  return `<script src="${origin}/sdk/${build.version}/svc-checkout.js" integrity="${file.integrity}" crossorigin="anonymous"></script>`;
+}

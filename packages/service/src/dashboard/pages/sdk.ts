@@ -1,6 +1,7 @@
 /** SDK settings: error reporting on or off (`is_enabled` of the studio configuration) and the reports. */
 import type { FastifyInstance } from "fastify";
 import { type DashboardContext, formOf, redirectWithFlash, render, sessionOf } from "../context.js";
+import { scriptTag, sharedSdkAssets } from "../../sdk-assets/sdk-assets.service.js";
 import { checkbox, esc, PAGE_PERMISSIONS, postForm, time } from "../html.js";
 
 interface ReportRow {
@@ -18,10 +19,16 @@ export function sdkPages(scope: FastifyInstance, ctx: DashboardContext): void {
   scope.get("/sdk", { config }, async (request, reply) => {
     const session = sessionOf(request);
     const { sdk } = ctx.services();
-    const [studio, reports] = await Promise.all([
+    const [studio, reports, build] = await Promise.all([
       sdk.config(session.merchantId),
       sdk.list(session.merchantId, 100) as Promise<unknown[]> as Promise<ReportRow[]>,
+      sharedSdkAssets()
+        .build()
+        .catch(() => undefined),
     ]);
+    const install = build
+      ? `<p>This build's script at its immutable URL, with its Subresource Integrity hash (the browser refuses a file that differs by one byte). The values change with each svc release: copy them again after an upgrade, or read <code>/sdk/manifest.json</code>.</p><pre><code>${esc(scriptTag(ctx.config.publicUrl, build))}</code></pre>`
+      : "<p>The checkout SDK is not built on this server.</p>";
     const enabled = studio.error_reporting.is_enabled;
     const form = postForm(
       "/dashboard/sdk",
@@ -41,7 +48,8 @@ export function sdkPages(scope: FastifyInstance, ctx: DashboardContext): void {
       request,
       reply,
       { title: "SDK settings", current: "sdk" },
-      `<section aria-labelledby="rep-h"><h2 id="rep-h">Error reporting</h2><p>Currently <strong>${enabled ? "on" : "off"}</strong>. The SDK reads this as <code>error_reporting.is_enabled</code> from <code>GET /v1/sdk/config</code>.</p>${form}</section>
+      `<section aria-labelledby="inst-h"><h2 id="inst-h">Script tag</h2>${install}</section>
+<section aria-labelledby="rep-h"><h2 id="rep-h">Error reporting</h2><p>Currently <strong>${enabled ? "on" : "off"}</strong>. The SDK reads this as <code>error_reporting.is_enabled</code> from <code>GET /v1/sdk/config</code>.</p>${form}</section>
 <section aria-labelledby="list-h"><h2 id="list-h">Error reports</h2>${table}</section>`,
     );
   });
