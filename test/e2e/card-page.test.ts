@@ -285,34 +285,39 @@ describe("the card page in Chromium", () => {
     await page.close();
   });
 
-  for (const lang of ["en", "ar"] as const) {
-    it(`axe: the sandbox's challenge and bank pages have no violations in ${lang}, light and dark`, async () => {
-      const { page } = await open(auditor, { language: lang });
+  /** The sandbox's challenge page (card 4000 0000 0000 3220) or bank page (a redirect payment). */
+  async function sandboxPage(kind: "challenge" | "bank", language: "en" | "ar"): Promise<Page> {
+    if (kind === "challenge") {
+      const { page } = await open(auditor, { language });
       await page.locator("#number").fill("4000 0000 0000 3220");
       await page.locator("#expiry").fill(`12${YY}`);
       await page.locator("#cvc").fill("123");
       await page.locator("form#card-form button[type=submit]").click();
       await page.waitForURL((url) => url.href.startsWith(stack.gatewayUrl));
-      const bankTx = (await createTransaction(stack, m, { language: lang, pg_codes: [m.pg.ndebit] })).json;
-      const started = await api(stack, "POST", `/v1/checkout/${bankTx.session_id}/payments`, {
-        auth: apiKey(m.publicKey),
-        body: { form_of_payment: "redirect", pg_code: m.pg.ndebit },
-      });
-      const bank = await auditor.newPage();
-      await bank.goto(started.json.redirect_url);
-      for (const [name, p] of [
-        ["challenge", page],
-        ["bank", bank],
-      ] as const) {
-        expect(await p.getAttribute("html", "dir")).toBe(lang === "ar" ? "rtl" : "ltr");
-        for (const colorScheme of ["light", "dark"] as const) {
-          await p.emulateMedia({ colorScheme });
-          expect(await axeViolations(p), `${name} ${lang} ${colorScheme}`).toEqual([]);
-        }
-      }
-      await page.close();
-      await bank.close();
+      return page;
+    }
+    const tx = (await createTransaction(stack, m, { language, pg_codes: [m.pg.ndebit] })).json;
+    const started = await api(stack, "POST", `/v1/checkout/${tx.session_id}/payments`, {
+      auth: apiKey(m.publicKey),
+      body: { form_of_payment: "redirect", pg_code: m.pg.ndebit },
     });
+    const page = await auditor.newPage();
+    await page.goto(started.json.redirect_url);
+    return page;
+  }
+
+  for (const kind of ["challenge", "bank"] as const) {
+    for (const lang of ["en", "ar"] as const) {
+      it(`axe: the sandbox's ${kind} page has no violations in ${lang}, light and dark`, async () => {
+        const page = await sandboxPage(kind, lang);
+        expect(await page.getAttribute("html", "dir")).toBe(lang === "ar" ? "rtl" : "ltr");
+        for (const colorScheme of ["light", "dark"] as const) {
+          await page.emulateMedia({ colorScheme });
+          expect(await axeViolations(page), `${kind} ${lang} ${colorScheme}`).toEqual([]);
+        }
+        await page.close();
+      });
+    }
   }
 
   for (const lang of ["en", "ar"] as const) {
