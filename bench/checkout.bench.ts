@@ -1,7 +1,9 @@
 /**
- * The checkout SDK: size of everything a page may download (the single-file script and its
- * reporter chunk, minified, brotli and gzip), and the time from script start to the options
- * rendered with setupPreload, in headless Chromium (median of several fresh page loads).
+ * The checkout SDK: size of what a checkout page downloads (the single-file script and its
+ * reporter chunk, minified, brotli and gzip; the popup chunk, loaded only when a popup is shown,
+ * apart), and the time from script start to the options rendered with setupPreload, in headless
+ * Chromium (median of several fresh page loads). The hosted card page: its HTML with the inline
+ * CSS and script, compressed, as the real service renders it.
  */
 import { mkdtempSync, readFileSync, rmSync } from "node:fs";
 import http from "node:http";
@@ -11,10 +13,13 @@ import path from "node:path";
 import { pathToFileURL } from "node:url";
 import { brotliCompressSync, constants, gzipSync } from "node:zlib";
 import { launchBrowser } from "../test/support/browser.js";
+import { createMerchant, createTransaction } from "../test/support/merchant.js";
+import { startStack } from "../test/support/stack.js";
 import type { BenchResult } from "./run.js";
 
 const RENDER_RUNS = 15;
-const SIZE_TARGET_BROTLI_BYTES = 20 * 1024;
+const SIZE_TARGET_BROTLI_BYTES = 12 * 1024;
+const CARD_PAGE_TARGET_BYTES = 20 * 1024;
 const FIRST_RENDER_TARGET_MS = 50;
 
 const PRELOAD = {
@@ -44,6 +49,29 @@ const PRELOAD = {
   wallet_a: { merchant_identifier: "merchant.bench", pg_code: "sandbox" },
 };
 
+/** The hosted card page as the real service renders it: one HTML response with its CSS and script inline. */
+async function cardPageSize(brotli: (b: Buffer) => number, gzip: (b: Buffer) => number): Promise<BenchResult[]> {
+  const stack = await startStack("pglite");
+  try {
+    const merchant = await createMerchant(stack);
+    const tx = (await createTransaction(stack, merchant, { customer_id: "bench-customer", order_no: "bench-1" }))
+      .json as { session_id: string };
+    const html = Buffer.from(await (await fetch(`${stack.url}/pay/${tx.session_id}`)).text());
+    if (!html.includes("<script")) throw new Error("the card page has no script: nothing to measure");
+    return [
+      {
+        name: "checkout.card_page_brotli_bytes",
+        value: brotli(html),
+        unit: "B",
+        target: `≤ ${CARD_PAGE_TARGET_BYTES} (HTML + CSS + JS)`,
+      },
+      { name: "checkout.card_page_gzip_bytes", value: gzip(html), unit: "B" },
+    ];
+  } finally {
+    await stack.close();
+  }
+}
+
 const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)]!;
 
 export default async function checkoutBench(): Promise<BenchResult[]> {
@@ -56,6 +84,7 @@ export default async function checkoutBench(): Promise<BenchResult[]> {
     await buildSdk({ esm: false, outdir });
     const main = readFileSync(path.join(outdir, "svc-checkout.js"));
     const reporter = readFileSync(path.join(outdir, "svc-checkout-reporter.js"));
+    const popup = readFileSync(path.join(outdir, "svc-checkout-popup.js"));
     const brotli = (b: Buffer) =>
       brotliCompressSync(b, { params: { [constants.BROTLI_PARAM_QUALITY]: 11 } }).length;
     const gzip = (b: Buffer) => gzipSync(b, { level: 9 }).length;
@@ -112,6 +141,13 @@ var now=performance.now();window.__ms=now-window.__ts;window.__fetchMs=now-windo
       { name: "checkout.size_gzip_bytes", value: gzip(main) + gzip(reporter), unit: "B" },
       { name: "checkout.size_minified_bytes", value: main.length + reporter.length, unit: "B" },
       { name: "checkout.reporter_brotli_bytes", value: brotli(reporter), unit: "B" },
+      {
+        name: "checkout.popup_brotli_bytes",
+        value: brotli(popup),
+        unit: "B",
+        target: "loaded only when a popup is shown",
+      },
+      ...(await cardPageSize(brotli, gzip)),
       {
         name: "checkout.first_render_ms",
         value: Math.round(median(times) * 10) / 10,
