@@ -34,6 +34,8 @@ export async function startStack(
     operationAnswerDelayMs?: number;
     /** The same for payments. */
     paymentAnswerDelayMs?: number;
+    /** Waits before the sandbox's notification tries (default 50, 100, 200 ms); a long one keeps them away. */
+    notificationRetryDelaysMs?: readonly number[];
     config?: Partial<ServiceConfig>;
     db?: Db;
   } = {},
@@ -45,7 +47,7 @@ export async function startStack(
     queuedDelayMs: options.queuedDelayMs ?? 100,
     operationAnswerDelayMs: options.operationAnswerDelayMs ?? 0,
     paymentAnswerDelayMs: options.paymentAnswerDelayMs ?? 0,
-    notificationRetryDelaysMs: [50, 100, 200],
+    notificationRetryDelaysMs: options.notificationRetryDelaysMs ?? [50, 100, 200],
   });
   let offsetMs = 0;
   const now = () => new Date(Date.now() + offsetMs);

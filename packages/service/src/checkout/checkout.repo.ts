@@ -42,6 +42,8 @@ export interface AttemptRow {
   pg_response: Record<string, unknown> | null;
   otp_failures: number;
   save_card: boolean;
+  /** The gateway page or challenge an `action_required` attempt waits on. */
+  redirect_url: string | null;
 }
 
 export type NewTransaction = Omit<
@@ -198,11 +200,18 @@ export const checkoutRepo = {
   async updateAttempt(
     q: Queryable,
     id: string,
-    patch: { status: string; pg_reference?: string | null; pg_response?: unknown; otp_failures?: number },
+    patch: {
+      status: string;
+      pg_reference?: string | null;
+      pg_response?: unknown;
+      otp_failures?: number;
+      redirect_url?: string;
+    },
   ): Promise<void> {
     await q.query(
       `update payment_attempts set status = $2, pg_reference = coalesce($3, pg_reference),
-              pg_response = coalesce($4, pg_response), otp_failures = coalesce($5, otp_failures), updated_at = now()
+              pg_response = coalesce($4, pg_response), otp_failures = coalesce($5, otp_failures),
+              redirect_url = coalesce($6, redirect_url), updated_at = now()
         where id = $1`,
       [
         id,
@@ -210,6 +219,7 @@ export const checkoutRepo = {
         patch.pg_reference ?? null,
         patch.pg_response === undefined ? null : JSON.stringify(patch.pg_response),
         patch.otp_failures ?? null,
+        patch.redirect_url ?? null,
       ],
     );
   },

@@ -140,6 +140,11 @@ export function hostedPageRoutes(app: FastifyInstance, checkout: CheckoutService
     const lang = langOf(request.query);
     const tx = await loadPage(session_id);
     if (!tx) return notFound(reply, lang);
+    if (tx.state === "attempted") {
+      // Back after closing the window on a challenge or gateway page: that page, not a dead end.
+      const next = await checkout.continueUrl(session_id);
+      if (next) return reply.header("cache-control", "no-store").redirect(next, 303);
+    }
     if (tx.state !== "created" && tx.state !== "pending") return statePage(reply, tx, lang);
     const pgCode = (request.query as { pg_code?: string }).pg_code;
     const view = await formView(tx, lang, pgCode, {}, {});

@@ -210,6 +210,7 @@ export function createPaymentFlow(db: Db, deps: PaymentFlowDeps) {
             status: result.status,
             pg_reference: result.pgReference,
             pg_response: result.pgResponse,
+            ...(result.status === "action_required" ? { redirect_url: result.redirectUrl } : {}),
           });
           return result.status === "otp_required"
             ? { kind: "otp_required" as const, otpReference: attemptId, tx }
@@ -553,6 +554,17 @@ export function createPaymentFlow(db: Db, deps: PaymentFlowDeps) {
         kind: "final",
         callback: storedCallback(tx, setting, attempt.form_of_payment as FormOfPayment),
       };
+    },
+
+    /**
+     * Where a customer who left an unfinished payment should go back to: the gateway page or card
+     * challenge the session's attempt waits on (the SDK's Reopen after that window was closed).
+     */
+    async continueUrl(sessionId: string): Promise<string | undefined> {
+      const tx = await checkoutRepo.findBySession(db, sessionId);
+      if (tx?.state !== "attempted") return undefined;
+      const attempt = await checkoutRepo.findAttempt(db, sessionId);
+      return attempt?.status === "action_required" ? (attempt.redirect_url ?? undefined) : undefined;
     },
 
     /** The hosted card page's submit. */
