@@ -371,3 +371,32 @@ describe("coming back to a finished session", () => {
     await page.close();
   });
 });
+
+describe("a network blip", () => {
+  it("a payment call that fails to connect is sent again with the same Idempotency-Key, and pays once", async () => {
+    const { page, tx } = await env.mount();
+    const keys: string[] = [];
+    let dropped = false;
+    await page.route(`**/v1/checkout/${tx.session_id}/payments`, async (route) => {
+      keys.push(route.request().headers()["idempotency-key"] ?? "");
+      // The first try never reaches the service, as when the connection drops.
+      if (!dropped) {
+        dropped = true;
+        return route.abort("connectionreset");
+      }
+      return route.continue();
+    });
+    await choose(page, "wallet_b_pay");
+    const wallet = option(page, "wallet_b_pay");
+    await wallet.locator("input[name=mobile_number]").fill("96551234567");
+    await wallet.getByRole("button", { name: "Send code" }).click();
+    await wallet.locator("input[name=otp]").fill("123456");
+    await wallet.getByRole("button", { name: "Pay 10.500 KWD" }).click();
+    expect((await callback(page))[0]).toBe("success");
+    expect(keys).toHaveLength(2);
+    expect(keys[0]).toMatch(/^[0-9a-f-]{32,36}$/);
+    expect(keys[1]).toBe(keys[0]);
+    expect(await env.state(tx.session_id)).toBe("paid");
+    await page.close();
+  });
+});
