@@ -50,12 +50,16 @@ const PRELOAD = {
 };
 
 /** The hosted card page as the real service renders it: one HTML response with its CSS and script inline. */
-async function cardPageSize(brotli: (b: Buffer) => number, gzip: (b: Buffer) => number): Promise<BenchResult[]> {
+async function cardPageSize(
+  brotli: (b: Buffer) => number,
+  gzip: (b: Buffer) => number,
+): Promise<BenchResult[]> {
   const stack = await startStack("pglite");
   try {
     const merchant = await createMerchant(stack);
-    const tx = (await createTransaction(stack, merchant, { customer_id: "bench-customer", order_no: "bench-1" }))
-      .json as { session_id: string };
+    const tx = (
+      await createTransaction(stack, merchant, { customer_id: "bench-customer", order_no: "bench-1" })
+    ).json as { session_id: string };
     const html = Buffer.from(await (await fetch(`${stack.url}/pay/${tx.session_id}`)).text());
     if (!html.includes("<script")) throw new Error("the card page has no script: nothing to measure");
     return [

@@ -62,3 +62,27 @@ it("the Arabic example is right-to-left with the transaction's texts in Arabic",
   expect(title).toBe("محفظة الجوال");
   await page.close();
 });
+
+it("an Arabic browser without ?lang gets an Arabic transaction; the switch reaches the minified view; the SDK tag carries its integrity", async () => {
+  const arabic = await launchBrowser({ locale: "ar-KW" });
+  try {
+    const page = await arabic.context.newPage();
+    await page.goto(`${stack.url}/example/`);
+    expect(await page.locator("html").getAttribute("lang")).toBe("ar");
+    // The backend texts (option names) are Arabic too: the transaction was created in Arabic.
+    expect(await page.locator('[data-form-of-payment="wallet_b_pay"] .t').textContent()).toBe("محفظة الجوال");
+    const tag = page.locator("script[integrity]");
+    expect(await tag.getAttribute("src")).toMatch(/^\/sdk\/[0-9a-f]{16}\/svc-checkout\.js$/);
+    expect(await tag.getAttribute("integrity")).toMatch(/^sha384-/);
+    await page.getByRole("link", { name: "محفظة الجوال (عرض مصغّر)" }).click();
+    await page.waitForURL(/forms=walletBPay/);
+    expect(await page.locator(".svc-checkout").getAttribute("data-layout")).toBe("minified");
+    const border = await page
+      .locator(".svc-checkout")
+      .evaluate((h) => getComputedStyle(h.shadowRoot!.querySelector(".o")!).borderTopWidth);
+    expect(border).toBe("0px");
+    await page.close();
+  } finally {
+    await arabic.close();
+  }
+});

@@ -146,6 +146,20 @@ describe("languages", () => {
     await page.close();
   });
 
+  it("Arabic browser, English transaction: the card page opens in Arabic, the SDK's language", async () => {
+    const { page } = await env.mount({ browser: arabic, tx: { language: "en" } });
+    await choose(page, "svc_pg");
+    const opened = page.waitForEvent("popup");
+    await option(page, "svc_pg").locator("button.b").click();
+    const popup = await opened;
+    await popup.waitForURL(/\/pay\/sess_/);
+    expect(new URL(popup.url()).searchParams.get("lang")).toBe("ar");
+    expect(await popup.locator("html").getAttribute("dir")).toBe("rtl");
+    expect(await popup.locator("h1").textContent()).toBe("الدفع بالبطاقة");
+    await popup.close();
+    await page.close();
+  });
+
   it("English browser: left-to-right English texts", async () => {
     const { page } = await env.mount();
     expect(await host(page).getAttribute("dir")).toBe("ltr");
