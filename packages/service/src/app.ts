@@ -34,6 +34,7 @@ import { operationsRoutes } from "./operations/operations.routes.js";
 import { createOperationsService } from "./operations/operations.service.js";
 import { paymentsRoutes } from "./payments/payments.routes.js";
 import { createPaymentsService } from "./payments/payments.service.js";
+import { sandboxSettingSecret } from "./gateways/sandbox/signature.js";
 import { sdkAssetRoutes } from "./sdk-assets/sdk-assets.routes.js";
 import { emitPaymentWebhook } from "./webhooks/emit.js";
 import { messagesRoutes } from "./webhooks/messages.routes.js";
@@ -134,7 +135,8 @@ export async function buildApp(config: ServiceConfig, deps: AppDeps): Promise<Fa
   });
 
   const merchants = createMerchantsService(deps.db, {
-    gatewayNotificationSecret: config.gatewayNotificationSecret,
+    defaultNotificationSecret: (pgCode) =>
+      config.gatewayNotificationSecret ? sandboxSettingSecret(config.gatewayNotificationSecret, pgCode) : undefined,
     onKeyRevoked: (keyHash) => auth.forgetKey(keyHash),
   });
   const outbox =

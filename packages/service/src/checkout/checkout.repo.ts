@@ -1,36 +1,8 @@
 import type { Queryable } from "../db/client.js";
+import { type TransactionRow, transactionsRepo } from "../payments/transactions.repo.js";
 
-export interface TransactionRow {
-  session_id: string;
-  merchant_id: string;
-  order_no: string | null;
-  type: "e_commerce" | "payment_request";
-  created_via: "api" | "dashboard";
-  state: string;
-  amount_minor: number;
-  currency_code: string;
-  operation: "purchase" | "authorize";
-  pg_codes: string[];
-  language: "en" | "ar";
-  customer_id: string | null;
-  customer_email: string | null;
-  customer_phone: string | null;
-  customer_first_name: string | null;
-  customer_last_name: string | null;
-  redirect_url: string | null;
-  webhook_url: string | null;
-  expires_at: Date;
-  pg_code: string | null;
-  form_of_payment: string | null;
-  pg_reference: string | null;
-  pg_response: Record<string, unknown> | null;
-  challenge_occurred: boolean;
-  completed_at: Date | null;
-  /** Bumped by every statement that adds a child (optimistic concurrency of operations). */
-  ops_version: number;
-  created_at: Date;
-  updated_at: Date;
-}
+export type { TransactionRow };
+
 
 export interface AttemptRow {
   id: string;
@@ -82,6 +54,7 @@ const COLUMNS: (keyof NewTransaction)[] = [
 ];
 
 export const checkoutRepo = {
+  ...transactionsRepo,
   /** Inserts the parent; returns undefined when the order_no is taken (the unique index decides, not a prior read). */
   async insertTransaction(q: Queryable, t: NewTransaction): Promise<TransactionRow | undefined> {
     const rows = await q.query<TransactionRow>(
@@ -91,40 +64,9 @@ export const checkoutRepo = {
     );
     return rows[0];
   },
-  async find(
-    q: Queryable,
-    merchantId: string,
-    sessionId: string,
-    lock = false,
-  ): Promise<TransactionRow | undefined> {
-    return (
-      await q.query<TransactionRow>(
-        `select * from transactions where session_id = $1 and merchant_id = $2${lock ? " for update" : ""}`,
-        [sessionId, merchantId],
-      )
-    )[0];
-  },
-  /** For hosted pages, which know only the session id. */
-  async findBySession(q: Queryable, sessionId: string, lock = false): Promise<TransactionRow | undefined> {
-    return (
-      await q.query<TransactionRow>(
-        `select * from transactions where session_id = $1${lock ? " for update" : ""}`,
-        [sessionId],
-      )
-    )[0];
-  },
-  async findByOrderNo(
-    q: Queryable,
-    merchantId: string,
-    orderNo: string,
-  ): Promise<TransactionRow | undefined> {
-    return (
-      await q.query<TransactionRow>("select * from transactions where merchant_id = $1 and order_no = $2", [
-        merchantId,
-        orderNo,
-      ])
-    )[0];
-  },
+
+
+
   async setState(
     q: Queryable,
     sessionId: string,
@@ -149,15 +91,7 @@ export const checkoutRepo = {
       await q.query<TransactionRow>("select * from transactions where session_id = $1", [sessionId])
     )[0];
   },
-  /** Marks due open sessions expired (never one with a payment in flight). */
-  async expireDue(q: Queryable, now: Date, sessionId?: string): Promise<number> {
-    const rows = await q.query(
-      `update transactions set state = 'expired', updated_at = now(), completed_at = $1
-        where state in ('created', 'pending') and expires_at <= $1 ${sessionId ? "and session_id = $2" : ""} returning session_id`,
-      sessionId ? [now, sessionId] : [now],
-    );
-    return rows.length;
-  },
+
   async insertAttempt(
     q: Queryable,
     a: { id: string; sessionId: string; pgCode: string; formOfPayment: string; saveCard: boolean },

@@ -12,7 +12,7 @@ import { hashApiKey, keyKindOf } from "../auth/keys.js";
 import { createLockout } from "../auth/lockout.js";
 import { dummyPasswordHash, verifyPassword } from "../auth/passwords.js";
 import type { Db } from "../db/client.js";
-import { API_KEYS_CHANNEL } from "../merchants/merchants.repo.js";
+import { API_KEYS_CHANNEL } from "./api-keys-channel.js";
 import { textProblem } from "./input-guard.js";
 import { AppError } from "./problem.js";
 import type { RateLimits } from "./rate-limit.js";

@@ -1,5 +1,6 @@
 import type { GatewayKind } from "@svc/protocol";
 import type { Queryable } from "../db/client.js";
+import { API_KEYS_CHANNEL } from "../http/api-keys-channel.js";
 
 export interface MerchantRow {
   id: string;
@@ -21,8 +22,6 @@ export interface GatewaySettingRow {
   wallet_a_merchant_identifier: string | null;
 }
 
-/** NOTIFY channel of revoked keys' hashes: API processes drop them from their key cache. */
-export const API_KEYS_CHANNEL = "svc_api_keys";
 
 export const merchantsRepo = {
   async insertMerchant(

@@ -14,7 +14,6 @@ import {
 import { generateApiKey, hashApiKey, type KeyKind, keyHint } from "../auth/keys.js";
 import { hashPassword, passwordProblem } from "../auth/passwords.js";
 import type { Db, Queryable } from "../db/client.js";
-import { sandboxSettingSecret } from "../gateways/sandbox/signature.js";
 import { AppError, FieldErrors } from "../http/problem.js";
 import { merchantsRepo } from "./merchants.repo.js";
 
@@ -30,7 +29,12 @@ export function newWebhookSecret(): string {
 export function createMerchantsService(
   db: Db,
   options: {
-    gatewayNotificationSecret: string;
+    /**
+     * The notification secret of a new gateway setting given without one (the sandbox derives one
+     * per pg_code from its master secret); undefined: the merchant must give it. Wired in app.ts,
+     * so merchants/ knows no gateway.
+     */
+    defaultNotificationSecret?: (pgCode: string) => string | undefined;
     /** This process forgets a revoked key at once (other processes hear of it by NOTIFY). */
     onKeyRevoked?: (keyHash: string) => void;
   },
@@ -184,11 +188,7 @@ export function createMerchantsService(
         throw new AppError("not_found", `No merchant ${merchantId}.`);
       // The sandbox signs each setting's notifications with a secret of its own, derived from
       // its master secret (SVC_GATEWAY_SECRET) and the pg_code: no two settings share one.
-      const secret =
-        input.notification_secret ||
-        (options.gatewayNotificationSecret
-          ? sandboxSettingSecret(options.gatewayNotificationSecret, input.pg_code)
-          : "");
+      const secret = input.notification_secret || options.defaultNotificationSecret?.(input.pg_code) || "";
       if (!secret)
         throw new AppError(
           "validation_failed",

@@ -1,6 +1,6 @@
 /** SQL of operations (child transactions): reservations, finalisation, lookups by reference. */
 import type { GatewayKind, Operation } from "@svc/protocol";
-import type { TransactionRow } from "../checkout/checkout.repo.js";
+import type { TransactionRow } from "../payments/transactions.repo.js";
 import type { Queryable } from "../db/client.js";
 import type { PgResponse } from "../gateways/adapter.js";
 import type { IdempotencyClaim } from "../http/idempotency.js";

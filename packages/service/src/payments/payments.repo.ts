@@ -1,4 +1,4 @@
-import type { TransactionRow } from "../checkout/checkout.repo.js";
+import type { TransactionRow } from "./transactions.repo.js";
 import type { Queryable } from "../db/client.js";
 
 export interface ChildRow {

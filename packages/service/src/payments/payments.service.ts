@@ -3,8 +3,8 @@
  * `transactions` array the payment webhook carries).
  */
 import { formatAmount } from "@svc/protocol";
-import type { TransactionRow } from "../checkout/checkout.repo.js";
-import { checkoutRepo } from "../checkout/checkout.repo.js";
+import type { TransactionRow } from "./transactions.repo.js";
+import { transactionsRepo } from "./transactions.repo.js";
 import type { Db, Queryable } from "../db/client.js";
 import { AppError } from "../http/problem.js";
 import { type PaymentListFilter, paymentsRepo } from "./payments.repo.js";
@@ -79,12 +79,12 @@ export function createPaymentsService(db: Db, deps: { now: () => Date; events?: 
     async status(merchantId: string, by: { sessionId?: string; orderNo?: string }) {
       let tx: TransactionRow | undefined;
       if (by.sessionId) {
-        await checkoutRepo.expireDue(db, deps.now(), by.sessionId);
-        tx = await checkoutRepo.find(db, merchantId, by.sessionId);
+        await transactionsRepo.expireDue(db, deps.now(), by.sessionId);
+        tx = await transactionsRepo.find(db, merchantId, by.sessionId);
       } else if (by.orderNo) {
-        tx = await checkoutRepo.findByOrderNo(db, merchantId, by.orderNo);
-        if (tx && (await checkoutRepo.expireDue(db, deps.now(), tx.session_id)))
-          tx = await checkoutRepo.find(db, merchantId, tx.session_id);
+        tx = await transactionsRepo.findByOrderNo(db, merchantId, by.orderNo);
+        if (tx && (await transactionsRepo.expireDue(db, deps.now(), tx.session_id)))
+          tx = await transactionsRepo.find(db, merchantId, tx.session_id);
       }
       if (!tx) {
         throw new AppError(

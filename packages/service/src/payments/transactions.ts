@@ -1,6 +1,6 @@
 /** A parent's children as the Payment Status API and the payment webhook list them. */
 import { formatAmount } from "@svc/protocol";
-import type { TransactionRow } from "../checkout/checkout.repo.js";
+import type { TransactionRow } from "./transactions.repo.js";
 import type { ChildRow } from "./payments.repo.js";
 
 /** Reservations (`<operation>_pending`, a gateway call in flight) are not shown: they may vanish. */

@@ -11,7 +11,7 @@
  */
 import type { OperationWebhook } from "@svc/webhooks";
 import { canonicalJson } from "@svc/webhooks";
-import type { TransactionRow } from "../checkout/checkout.repo.js";
+import type { TransactionRow } from "../payments/transactions.repo.js";
 import type { Queryable } from "../db/client.js";
 import type { OperationRow } from "../operations/operations.repo.js";
 import { paymentsRepo } from "../payments/payments.repo.js";

@@ -6,7 +6,7 @@
 import { formatAmount } from "@svc/protocol";
 import type { OperationWebhook, PaymentWebhook } from "@svc/webhooks";
 import { signPayload } from "@svc/webhooks/sign";
-import type { TransactionRow } from "../checkout/checkout.repo.js";
+import type { TransactionRow } from "../payments/transactions.repo.js";
 import type { InitiatorRecord, OperationRow } from "../operations/operations.repo.js";
 import type { ChildRow } from "../payments/payments.repo.js";
 import { deriveTotals } from "../payments/totals.js";
