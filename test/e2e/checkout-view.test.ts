@@ -82,6 +82,7 @@ describe("appearance and theme", () => {
       showPaymentDetails: false })`;
     for (const scheme of ["light", "dark"] as const) {
       const { page } = await env.mount({ themeJs, colorScheme: scheme });
+      await choose(page, "wallet_b_pay");
       const styles = await page.evaluate(() => {
         const root = document.querySelector(".svc-checkout")!.shadowRoot!;
         const cs = (sel: string) => getComputedStyle(root.querySelector(sel)!);

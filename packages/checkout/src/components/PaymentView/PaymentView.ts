@@ -337,7 +337,6 @@ export function PaymentView(input: PaymentViewInput): HTMLElement {
     checked: boolean,
   ) {
     const id = uid("opt");
-    const body = COMPONENTS[method.form_of_payment](ctx, method, card);
     const fee = Number(method.fee) > 0 ? method.fee_description : "";
     const title = card
       ? fill(t.savedCard, { brand: card.brand.toUpperCase(), last4: card.last4 })
@@ -380,11 +379,21 @@ export function PaymentView(input: PaymentViewInput): HTMLElement {
             ]
           : []),
       ),
-      h("div", { class: "ob", role: "group", "aria-labelledby": `${id}-t` }, body),
     );
+    // An option's form is built when it is first selected: the first render builds one, not all.
+    let body: HTMLElement | undefined;
     const sync = () => {
-      el.toggleAttribute("data-selected", radio.checked || ctx.minified);
-      (el.lastElementChild as HTMLElement).hidden = !(radio.checked || ctx.minified);
+      const selected = radio.checked || ctx.minified;
+      el.toggleAttribute("data-selected", selected);
+      if (selected && !body) {
+        body = h(
+          "div",
+          { class: "ob", role: "group", "aria-labelledby": `${id}-t` },
+          COMPONENTS[method.form_of_payment](ctx, method, card),
+        );
+        el.append(body);
+      }
+      if (body) body.hidden = !selected;
     };
     sync();
     return { el, sync };
