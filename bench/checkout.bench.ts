@@ -18,6 +18,7 @@ import { startStack } from "../test/support/stack.js";
 import type { BenchResult } from "./run.js";
 
 const RENDER_RUNS = 15;
+const RENDER_ROUNDS = 3;
 const SIZE_TARGET_BROTLI_BYTES = 12 * 1024;
 const CARD_PAGE_TARGET_BYTES = 20 * 1024;
 const FIRST_RENDER_TARGET_MS = 50;
@@ -112,27 +113,39 @@ var now=performance.now();window.__ms=now-window.__ts;window.__fetchMs=now-windo
     });
     await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
     const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}/`;
-    const browser = await launchBrowser();
+    // Three rounds, each in a fresh browser (its first load only warms it up), 15 page loads
+    // each; the figure is the median of the rounds' medians: one busy moment on a shared machine
+    // moves one round, not the figure.
     const times: number[] = [];
     const withFetch: number[] = [];
     try {
-      for (let i = 0; i < RENDER_RUNS + 1; i++) {
-        const page = await browser.context.newPage();
-        await page.goto(url);
-        const { ms, fetchMs, options } = await page.evaluate(() => {
-          const w = window as unknown as { __ms: number; __fetchMs: number; __options: number };
-          return { ms: w.__ms, fetchMs: w.__fetchMs, options: w.__options };
-        });
-        if (options !== 4) throw new Error(`expected 4 options rendered, got ${options}`);
-        if (i > 0) {
-          // the first load warms the browser process up
-          times.push(ms);
-          withFetch.push(fetchMs);
+      for (let round = 0; round < RENDER_ROUNDS; round++) {
+        const browser = await launchBrowser();
+        const roundTimes: number[] = [];
+        const roundWithFetch: number[] = [];
+        try {
+          for (let i = 0; i < RENDER_RUNS + 1; i++) {
+            const page = await browser.context.newPage();
+            await page.goto(url);
+            const { ms, fetchMs, options } = await page.evaluate(() => {
+              const w = window as unknown as { __ms: number; __fetchMs: number; __options: number };
+              return { ms: w.__ms, fetchMs: w.__fetchMs, options: w.__options };
+            });
+            if (options !== 4) throw new Error(`expected 4 options rendered, got ${options}`);
+            if (i > 0) {
+              roundTimes.push(ms);
+              roundWithFetch.push(fetchMs);
+            }
+            await page.close();
+          }
+        } finally {
+          await browser.close();
         }
-        await page.close();
+        times.push(median(roundTimes));
+        withFetch.push(median(roundWithFetch));
+        console.error(`  checkout first render, round ${round + 1}: ${median(roundTimes).toFixed(1)} ms`);
       }
     } finally {
-      await browser.close();
       server.close();
     }
     return [
@@ -156,7 +169,7 @@ var now=performance.now();window.__ms=now-window.__ts;window.__fetchMs=now-windo
         name: "checkout.first_render_ms",
         value: Math.round(median(times) * 10) / 10,
         unit: "ms",
-        target: `≤ ${FIRST_RENDER_TARGET_MS} (median of ${RENDER_RUNS}, setupPreload)`,
+        target: `≤ ${FIRST_RENDER_TARGET_MS} (median of ${RENDER_ROUNDS} rounds × ${RENDER_RUNS} loads, setupPreload)`,
       },
       {
         name: "checkout.first_render_with_fetch_ms",

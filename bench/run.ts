@@ -30,14 +30,20 @@ const latestPath = path.join(benchDir, "results", "latest.json");
  * with timers and sockets left by another (the receiver's ratios came out ~10 % lower when it ran
  * after the database benches in one process).
  */
-function runIsolated(file: string): Promise<BenchResult[]> {
+interface ModuleReport {
+  results: BenchResult[];
+  /** The durability settings of the PostgreSQL the module measured on, read from the server. */
+  postgres?: Record<string, string>;
+}
+
+function runIsolated(file: string): Promise<ModuleReport> {
   return new Promise((resolve, reject) => {
     const child = fork(fileURLToPath(import.meta.url), ["--module", file], {
       execArgv: ["--import", "tsx"],
       stdio: ["ignore", "inherit", "inherit", "ipc"],
     });
-    let results: BenchResult[] | undefined;
-    child.once("message", (message) => (results = message as BenchResult[]));
+    let results: ModuleReport | undefined;
+    child.once("message", (message) => (results = message as ModuleReport));
     child.once("error", reject);
     child.once("exit", (code) =>
       results ? resolve(results) : reject(new Error(`${file} exited with ${code} before reporting`)),
@@ -51,7 +57,9 @@ async function runModule(file: string): Promise<void> {
     default: () => Promise<BenchResult[]>;
   };
   const results = await mod.default();
-  process.send!(results, () => process.exit(0));
+  const { postgresSettings } = await import("./support/stores.js");
+  const report: ModuleReport = { results, postgres: postgresSettings() };
+  process.send!(report, () => process.exit(0));
 }
 
 async function main(): Promise<void> {
@@ -61,14 +69,23 @@ async function main(): Promise<void> {
     .filter((f) => only.length === 0 || only.some((o) => f.startsWith(o)))
     .sort();
   const fresh: BenchResult[] = [];
+  let postgres: Record<string, string> | undefined;
   for (const file of files) {
     console.error(`• ${file}`);
-    fresh.push(...(await runIsolated(file)));
+    const report = await runIsolated(file);
+    fresh.push(...report.results);
+    postgres ??= report.postgres;
   }
   // Keep results of benches not run this time, so a partial run does not erase the others.
   let previous: BenchResult[] = [];
+  let previousPostgres: Record<string, string> | undefined;
   try {
-    previous = (JSON.parse(await readFile(latestPath, "utf8")) as { results: BenchResult[] }).results;
+    const file = JSON.parse(await readFile(latestPath, "utf8")) as {
+      results: BenchResult[];
+      postgres?: Record<string, string>;
+    };
+    previous = file.results;
+    previousPostgres = file.postgres;
   } catch {
     previous = [];
   }
@@ -79,6 +96,8 @@ async function main(): Promise<void> {
   const report = {
     when: new Date().toISOString(),
     machine: { cpus: os.cpus().length, node: process.version },
+    // The PostgreSQL figures' store: durable (fsync, synchronous_commit, full_page_writes on).
+    postgres: postgres ?? previousPostgres,
     results,
   };
   await writeFile(latestPath, `${JSON.stringify(report, null, 2)}\n`);
@@ -92,6 +111,12 @@ async function main(): Promise<void> {
       target: r.target ?? "",
     })),
   );
+  if (report.postgres)
+    console.log(
+      `PostgreSQL figures measured with ${Object.entries(report.postgres)
+        .map(([k, v]) => `${k}=${v}`)
+        .join(", ")}`,
+    );
   console.log(`written ${path.relative(process.cwd(), latestPath)}`);
 }
 

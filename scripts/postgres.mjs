@@ -1,7 +1,12 @@
 /**
  * A throwaway PostgreSQL cluster on a private loopback port, for `npm test` and `npm run bench`:
- * `findPgBin()` finds Debian's binaries, `startPostgres(bin)` runs initdb + pg_ctl (as the
- * postgres user when we are root) and returns `{ url, stop() }`.
+ * `findPgBin()` finds Debian's binaries, `startPostgres(bin, {durable})` runs initdb + pg_ctl (as
+ * the postgres user when we are root) and returns `{ url, stop() }`.
+ *
+ * `durable: false` (the tests) turns `fsync` and `synchronous_commit` off: a test database is
+ * thrown away, and a crash of the machine is not what it tests. `durable: true` (the benches)
+ * keeps PostgreSQL's defaults — `fsync`, `synchronous_commit` and `full_page_writes` on — as
+ * production runs it: a figure measured on a store that can lose committed data is not one.
  */
 import { spawnSync } from "node:child_process";
 import { chmodSync, existsSync, mkdtempSync, readdirSync, rmSync } from "node:fs";
@@ -36,7 +41,10 @@ function asPgUser(cmd, args) {
   return spawnSync(cmd, args, { encoding: "utf8" });
 }
 
-export async function startPostgres(bin) {
+/** The durability settings a bench reports beside its figures. */
+export const DURABILITY_SETTINGS = ["fsync", "synchronous_commit", "full_page_writes"];
+
+export async function startPostgres(bin, { durable = false } = {}) {
   const dir = mkdtempSync(path.join(os.tmpdir(), "svc-pg-"));
   chmodSync(dir, 0o777);
   const data = path.join(dir, "data");
@@ -59,7 +67,7 @@ export async function startPostgres(bin) {
     path.join(dir, "log"),
     "-w",
     "-o",
-    `-p ${port} -k ${dir} -c listen_addresses=127.0.0.1 -c fsync=off -c synchronous_commit=off -c max_connections=300${process.env.SVC_PG_OPTIONS ? ` ${process.env.SVC_PG_OPTIONS}` : ""}`,
+    `-p ${port} -k ${dir} -c listen_addresses=127.0.0.1${durable ? "" : " -c fsync=off -c synchronous_commit=off"} -c max_connections=300${process.env.SVC_PG_OPTIONS ? ` ${process.env.SVC_PG_OPTIONS}` : ""}`,
     "start",
   ]);
   if (r.status !== 0) throw new Error(`pg_ctl start failed: ${r.stderr}`);

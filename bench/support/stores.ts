@@ -2,7 +2,7 @@
 
 import { type Db, openPglite, openPostgres } from "../../packages/service/src/db/client.js";
 import { migrate } from "../../packages/service/src/db/migrate.js";
-import { findPgBin, startPostgres } from "../../scripts/postgres.mjs";
+import { DURABILITY_SETTINGS, findPgBin, startPostgres } from "../../scripts/postgres.mjs";
 
 export interface BenchStore {
   kind: "pglite" | "postgres";
@@ -15,8 +15,15 @@ export interface BenchStore {
 }
 
 let postgres: Promise<{ url: string; stop(): void } | undefined> | undefined;
+let settings: Record<string, string> | undefined;
 
-/** One throwaway cluster per bench run, shared by the bench modules, stopped at exit. */
+/** The durability settings of the PostgreSQL this process benched on (undefined if it used none). */
+export const postgresSettings = () => settings;
+
+/**
+ * One throwaway cluster per bench process, stopped at exit. Durable, as production runs
+ * PostgreSQL: fsync, synchronous_commit and full_page_writes on (read back and reported).
+ */
 function cluster() {
   postgres ??= (async () => {
     const bin = findPgBin();
@@ -24,8 +31,15 @@ function cluster() {
       console.error("PostgreSQL binaries not found: the PostgreSQL benches are skipped.");
       return undefined;
     }
-    const pg = await startPostgres(bin);
+    const pg = await startPostgres(bin, { durable: true });
     process.once("exit", () => pg.stop());
+    const db = await openPostgres(pg.url, 1);
+    const rows = await db.query<{ name: string; setting: string }>(
+      "select name, setting from pg_settings where name = any($1) order by name",
+      [DURABILITY_SETTINGS],
+    );
+    await db.close();
+    settings = Object.fromEntries(rows.map((r) => [r.name, r.setting]));
     return pg;
   })();
   return postgres;
