@@ -36,7 +36,7 @@ import { paymentsRoutes } from "./payments/payments.routes.js";
 import { createPaymentsService } from "./payments/payments.service.js";
 import { sandboxSettingSecret } from "./gateways/sandbox/signature.js";
 import { sdkAssetRoutes } from "./sdk-assets/sdk-assets.routes.js";
-import { emitPaymentWebhook } from "./webhooks/emit.js";
+import { emitPaymentWebhook } from "./payments/payment-webhook.js";
 import { messagesRoutes } from "./webhooks/messages.routes.js";
 import { createMessagesService } from "./webhooks/messages.service.js";
 import { OPENAPI_WEBHOOKS } from "./webhooks/openapi.js";

@@ -11,7 +11,8 @@ import { signPayload } from "@svc/webhooks/sign";
 import type { Db } from "../db/client.js";
 import type { AuthUser } from "../http/auth.js";
 import { enqueue, type OutboxSignal, uniqueUrls } from "../webhooks/outbox.js";
-import { initiatorOf, timestampUtc } from "../webhooks/payload.js";
+import { initiatorOf } from "../operations/operation-webhook.js";
+import { timestampUtc } from "../webhooks/format.js";
 import { settingsRepo } from "../webhooks/settings.repo.js";
 
 export const TEST_ORDER_NO = "svc-test-webhook";

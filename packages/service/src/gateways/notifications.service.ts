@@ -18,7 +18,7 @@ import { merchantsRepo } from "../merchants/merchants.repo.js";
 import { operationsRepo } from "../operations/operations.repo.js";
 import { capturesInFlight, finalState, operationAmount } from "../operations/rules.js";
 import { deriveTotals } from "../payments/totals.js";
-import { emitOperationWebhook, emitQueuedResultWebhook } from "../webhooks/emit.js";
+import { emitOperationWebhook, emitQueuedResultWebhook } from "../operations/operation-webhook.js";
 import type { OutboxSignal } from "../webhooks/outbox.js";
 import type { GatewayNotification, GatewayPaymentResult } from "./adapter.js";
 import { discrepanciesRepo } from "./discrepancies.repo.js";

@@ -2,7 +2,6 @@
  * The operator's side of tenancy: merchants, their API keys, dashboard users and gateway
  * settings. Keys are returned once, here, and stored only as hashes.
  */
-import { randomBytes } from "node:crypto";
 import {
   GATEWAY_KINDS,
   type GatewayKind,
@@ -15,16 +14,13 @@ import { generateApiKey, hashApiKey, type KeyKind, keyHint } from "../auth/keys.
 import { hashPassword, passwordProblem } from "../auth/passwords.js";
 import type { Db, Queryable } from "../db/client.js";
 import { AppError, FieldErrors } from "../http/problem.js";
+import { newWebhookSecret } from "../webhooks/secrets.js";
 import { merchantsRepo } from "./merchants.repo.js";
 
 const ROOT_DOMAIN =
   /^(?=.{1,253}$)(localhost|[a-z0-9]([a-z0-9-]{0,61}[a-z0-9])?(\.[a-z0-9]([a-z0-9-]{0,61}[a-z0-9])?)+|\d{1,3}(\.\d{1,3}){3})(:\d{1,5})?$/;
 const USERNAME = /^[A-Za-z0-9@.+\-_]{1,150}$/;
 const PG_CODE = /^[a-z0-9][a-z0-9_-]{0,63}$/;
-
-export function newWebhookSecret(): string {
-  return `whsec_${randomBytes(32).toString("base64")}`;
-}
 
 export function createMerchantsService(
   db: Db,

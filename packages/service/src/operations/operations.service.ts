@@ -29,8 +29,7 @@ import type { GatewayRegistry } from "../gateways/registry.js";
 import { type IdempotencyClaim, idempotencyRepo } from "../http/idempotency.js";
 import { AppError } from "../http/problem.js";
 import { deriveTotals } from "../payments/totals.js";
-import { emitOperationWebhooks, operationGateOpen } from "../webhooks/emit.js";
-import { operationPayload } from "../webhooks/payload.js";
+import { emitOperationWebhooks, operationGateOpen, operationPayload } from "./operation-webhook.js";
 import type { OutboxSignal } from "../webhooks/outbox.js";
 import type { Routing } from "../webhooks/settings.repo.js";
 import {

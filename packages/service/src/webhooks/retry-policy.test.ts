@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { parseRetryAfter } from "./deliver.js";
-import { timestampUtc } from "./payload.js";
+import { timestampUtc } from "./format.js";
 import { nextState } from "./worker.js";
 
 const now = new Date("2026-11-21T10:00:00Z");

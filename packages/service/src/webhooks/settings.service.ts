@@ -6,7 +6,7 @@
 import { newId, type TransactionType } from "@svc/protocol";
 import type { Db } from "../db/client.js";
 import { FieldErrors } from "../http/problem.js";
-import { newWebhookSecret } from "../merchants/merchants.service.js";
+import { newWebhookSecret } from "./secrets.js";
 import { type PluginConfig, SECRET_OVERLAP_MS, settingsRepo, type WebhookConfig } from "./settings.repo.js";
 
 const MAX_RETRIES = 20;

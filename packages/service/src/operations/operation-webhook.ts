@@ -1,24 +1,85 @@
 /**
- * Decides whether a webhook is sent and where, builds its payload and writes it to the outbox,
- * inside the caller's transaction.
+ * The operation webhook (the seed's payload, exact): its gate, its destinations and its payload,
+ * written to the outbox inside the caller's transaction.
  *
- * The gate (operation webhook): nothing while `enabled` is off; when the parent was created
- * through the API or the operation came through the operations API, only if
- * `notify_api_initiated` is on. Destinations: the general `operations_webhook_url` and the
- * plugin `webhook_url` of the parent's type (if the plugin is enabled), the same URL once.
- * The final result of a queued operation goes where its queued notice went (see
- * {@link emitQueuedResultWebhook}).
+ * The gate: nothing while `enabled` is off; when the parent was created through the API or the
+ * operation came through the operations API, only if `notify_api_initiated` is on. Destinations:
+ * the general `operations_webhook_url` and the plugin `webhook_url` of the parent's type (if the
+ * plugin is enabled), the same URL once. The final result of a queued operation goes where its
+ * queued notice went (see {@link emitQueuedResultWebhook}). The `signature` field is computed
+ * here, once, with @svc/webhooks; the Standard Webhooks headers are computed per attempt by the
+ * worker.
  */
+import { formatAmount } from "@svc/protocol";
 import type { OperationWebhook } from "@svc/webhooks";
 import { canonicalJson } from "@svc/webhooks";
-import type { TransactionRow } from "../payments/transactions.repo.js";
+import { signPayload } from "@svc/webhooks/sign";
 import type { Queryable } from "../db/client.js";
-import type { OperationRow } from "../operations/operations.repo.js";
-import { paymentsRepo } from "../payments/payments.repo.js";
-import { messagesRepo } from "./messages.repo.js";
-import { enqueue, enqueueMany, uniqueUrls } from "./outbox.js";
-import { operationPayload, paymentPayload } from "./payload.js";
-import { type Routing, settingsRepo } from "./settings.repo.js";
+import type { TransactionRow } from "../payments/transactions.repo.js";
+import { isSandboxGateway, timestampUtc } from "../webhooks/format.js";
+import { messagesRepo } from "../webhooks/messages.repo.js";
+import { enqueueMany, uniqueUrls } from "../webhooks/outbox.js";
+import { type Routing, settingsRepo } from "../webhooks/settings.repo.js";
+import type { InitiatorRecord, OperationRow } from "./operations.repo.js";
+
+/** The initiator within the seed's limits; optional fields are omitted when empty. */
+export function initiatorOf(record: InitiatorRecord): NonNullable<OperationWebhook["initiator"]> {
+  const optional = (value: string | null | undefined, max: number) =>
+    value ? value.slice(0, max) : undefined;
+  const first = optional(record.first_name, 32);
+  const last = optional(record.last_name, 32);
+  const phone = optional(record.phone, 128);
+  return {
+    id: Number(record.id),
+    ...(first ? { first_name: first } : {}),
+    ...(last ? { last_name: last } : {}),
+    username: record.username.slice(0, 150),
+    email: record.email.slice(0, 254),
+    ...(phone ? { phone } : {}),
+  };
+}
+
+/** `result` from a child's state: final states are success, `_queued` queued, `_rejected` rejected. */
+export function resultOf(state: string): "success" | "queued" | "rejected" {
+  if (state.endsWith("_queued")) return "queued";
+  if (state.endsWith("_rejected")) return "rejected";
+  return "success";
+}
+
+/** The operation webhook payload for `child` of `parent`, signed with the merchant's newest secret. */
+export async function operationPayload(
+  parent: Pick<TransactionRow, "session_id" | "order_no">,
+  child: OperationRow,
+  secret: string,
+): Promise<OperationWebhook> {
+  const amount = formatAmount(child.amount_minor, child.currency_code);
+  const result = resultOf(child.state);
+  const payload = {
+    amount,
+    ...(child.initiator ? { initiator: initiatorOf(child.initiator) } : {}),
+    is_sandbox: isSandboxGateway(child.pg_code),
+    operation: child.operation,
+    ...(parent.order_no ? { order_no: parent.order_no } : {}),
+    pg_code: child.pg_code,
+    pg_response: child.pg_response ?? {},
+    reference_number: child.reference_number,
+    result,
+    session_id: parent.session_id,
+    signature: "",
+    source: child.source,
+    success: result === "success",
+    timestamp_utc: timestampUtc(child.operated_at ?? child.created_at),
+    txn: {
+      amount,
+      currency_code: child.currency_code,
+      order_no: parent.order_no ?? child.reference_number,
+      session_id: child.session_id,
+      state: child.state,
+    },
+  } as OperationWebhook;
+  payload.signature = secret ? await signPayload(payload, secret) : "";
+  return payload;
+}
 
 export function operationGateOpen(
   routing: Routing,
@@ -125,28 +186,3 @@ async function writeOperationMessages(
   return payloads.map((payload, i) => ({ payload, messageId: messageIds[i] }));
 }
 
-/**
- * The payment webhook, when a payment becomes final: to the transaction's own `webhook_url`,
- * else its plugin's `webhook_url`. A URL given on the transaction is an explicit request, so the
- * API gate does not apply to it; `enabled` off still stops everything.
- */
-export async function emitPaymentWebhook(q: Queryable, parent: TransactionRow, at: Date) {
-  const routing = await settingsRepo.routing(q, parent.merchant_id, parent.type);
-  if (!routing.config.enabled || !routing.secret) return undefined;
-  const url = parent.webhook_url ?? (routing.plugin.enabled ? routing.plugin.webhook_url : null);
-  if (!url) return undefined;
-  const children = await paymentsRepo.children(q, parent.session_id);
-  const payload = await paymentPayload(parent, children, at, routing.secret);
-  return enqueue(
-    q,
-    {
-      merchantId: parent.merchant_id,
-      kind: "payment",
-      parentSessionId: parent.session_id,
-      result: parent.state,
-      body: canonicalJson(payload),
-    },
-    [url],
-    routing.config,
-  );
-}

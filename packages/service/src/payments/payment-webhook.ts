@@ -1,0 +1,78 @@
+/**
+ * The payment webhook, when a payment becomes final: its payload (the parent's outcome with its
+ * totals and `transactions`, signed with @svc/webhooks) and its destination, written to the
+ * outbox inside the caller's transaction.
+ */
+import { formatAmount } from "@svc/protocol";
+import type { PaymentWebhook } from "@svc/webhooks";
+import { canonicalJson } from "@svc/webhooks";
+import { signPayload } from "@svc/webhooks/sign";
+import type { Queryable } from "../db/client.js";
+import { isSandboxGateway, timestampUtc } from "../webhooks/format.js";
+import { enqueue } from "../webhooks/outbox.js";
+import { settingsRepo } from "../webhooks/settings.repo.js";
+import { type ChildRow, paymentsRepo } from "./payments.repo.js";
+import { deriveTotals } from "./totals.js";
+import { transactionsOf } from "./transactions.js";
+import type { TransactionRow } from "./transactions.repo.js";
+
+/** The payment webhook payload: the parent's outcome with its totals and `transactions`. */
+export async function paymentPayload(
+  parent: TransactionRow,
+  children: ChildRow[],
+  at: Date,
+  secret: string,
+): Promise<PaymentWebhook> {
+  const totals = deriveTotals(parent, children);
+  const money = (minor: number) => formatAmount(minor, parent.currency_code);
+  const payload = {
+    event: "payment",
+    session_id: parent.session_id,
+    ...(parent.order_no ? { order_no: parent.order_no } : {}),
+    state: parent.state,
+    amount: money(parent.amount_minor),
+    currency_code: parent.currency_code,
+    operation: parent.operation,
+    created_via: parent.created_via,
+    type: parent.type,
+    pg_code: parent.pg_code,
+    form_of_payment: parent.form_of_payment,
+    captured_amount: money(totals.captured),
+    refunded_amount: money(totals.refunded),
+    voided_amount: money(totals.voided),
+    remaining_amount: money(totals.remaining),
+    transactions: transactionsOf(parent, children),
+    is_sandbox: isSandboxGateway(parent.pg_code),
+    pg_response: parent.pg_response ?? {},
+    timestamp_utc: timestampUtc(at),
+    signature: "",
+  } as PaymentWebhook;
+  payload.signature = await signPayload(payload, secret);
+  return payload;
+}
+
+/**
+ * The payment webhook, when a payment becomes final: to the transaction's own `webhook_url`,
+ * else its plugin's `webhook_url`. A URL given on the transaction is an explicit request, so the
+ * API gate does not apply to it; `enabled` off still stops everything.
+ */
+export async function emitPaymentWebhook(q: Queryable, parent: TransactionRow, at: Date) {
+  const routing = await settingsRepo.routing(q, parent.merchant_id, parent.type);
+  if (!routing.config.enabled || !routing.secret) return undefined;
+  const url = parent.webhook_url ?? (routing.plugin.enabled ? routing.plugin.webhook_url : null);
+  if (!url) return undefined;
+  const children = await paymentsRepo.children(q, parent.session_id);
+  const payload = await paymentPayload(parent, children, at, routing.secret);
+  return enqueue(
+    q,
+    {
+      merchantId: parent.merchant_id,
+      kind: "payment",
+      parentSessionId: parent.session_id,
+      result: parent.state,
+      body: canonicalJson(payload),
+    },
+    [url],
+    routing.config,
+  );
+}
