@@ -30,6 +30,7 @@ import { adminRoutes } from "./merchants/admin.routes.js";
 import { createMerchantsService } from "./merchants/merchants.service.js";
 import { createMetrics, type Metrics } from "./metrics/metrics.js";
 import { metricsRoutes } from "./metrics/metrics.routes.js";
+import { createGatewayOperations } from "./operations/gateway-notifications.js";
 import { operationsRoutes } from "./operations/operations.routes.js";
 import { createOperationsService } from "./operations/operations.service.js";
 import { paymentsRoutes } from "./payments/payments.routes.js";
@@ -160,11 +161,14 @@ export async function buildApp(config: ServiceConfig, deps: AppDeps): Promise<Fa
     outbox,
     reservationTimeoutSeconds: config.reservationTimeoutSeconds,
   });
+  const gatewayOperations = createGatewayOperations(deps.db, { now });
   const notifications = createNotificationsService(deps.db, {
     gateways: deps.gateways,
     now,
     outbox,
     applyPaymentNotification: checkout.applyPaymentNotification,
+    applyOperationResult: gatewayOperations.operationResult,
+    applyGatewayOperation: gatewayOperations.gatewayOperation,
   });
   const discrepancies = createDiscrepanciesService(deps.db, { now });
   const webhookSettings = createSettingsService(deps.db, { now });

@@ -1,0 +1,133 @@
+/**
+ * Operations a gateway reports, applied by the operations domain (gateways/ verifies, parses and
+ * de-duplicates the notification, then hands it here through a port app.ts wires):
+ * - operation_result: the final result of a queued operation → the child becomes final or
+ *   `<operation>_rejected`, and the webhook goes out with the queued one's source and initiator,
+ *   to the URLs the queued notice went to;
+ * - operation: done on the gateway's own dashboard → a new child with `source: "pg"`, if it
+ *   obeys the money rules the operations API applies (checked under the parent's lock); one that
+ *   breaks them is not applied to the totals and sends no webhook: it is recorded as a
+ *   discrepancy for an operator, and answered 200 so the gateway stops retrying.
+ * `firstTime(q)` records the notification id in the same transaction as the effect, so a
+ * notification delivered twice (or concurrently) has one effect.
+ */
+import { newId, parseAmount } from "@svc/protocol";
+import type { Db, Queryable } from "../db/client.js";
+import type { GatewayNotification } from "../gateways/adapter.js";
+import { discrepanciesRepo } from "../gateways/discrepancies.repo.js";
+import type { NotificationAnswer, NotificationOutcome } from "../gateways/notifications.service.js";
+import { AppError } from "../http/problem.js";
+import { deriveTotals } from "../payments/totals.js";
+import { emitOperationWebhook, emitQueuedResultWebhook } from "./operation-webhook.js";
+import { operationsRepo } from "./operations.repo.js";
+import { capturesInFlight, finalState, operationAmount } from "./rules.js";
+
+/** Records the notification as seen, in the caller's transaction; false when it was seen before. */
+export type FirstTime = (q: Queryable) => Promise<boolean>;
+
+/** The rule errors that make a gateway's operation a discrepancy rather than a malformed notification. */
+const MONEY_RULES = new Set([
+  "invalid_state_for_operation",
+  "amount_exceeds_refundable",
+  "amount_exceeds_capturable",
+  "currency_mismatch",
+  "validation_failed",
+]);
+
+export function createGatewayOperations(db: Db, deps: { now: () => Date }) {
+  async function operationResult(
+    pgCode: string,
+    n: Extract<GatewayNotification, { type: "operation_result" }>,
+    firstTime: FirstTime,
+  ): Promise<NotificationOutcome> {
+    return db.tx(async (q) => {
+      const child = await operationsRepo.lockByReference(q, pgCode, n.referenceNumber);
+      // Our own finalisation of the queued answer has not committed yet: ask the gateway to retry.
+      if (child?.state.endsWith("_pending"))
+        throw new AppError("conflict", "The operation is still being recorded; retry shortly.", {
+          status: 409,
+        });
+      if (!(await firstTime(q))) return "duplicate";
+      if (!child || child.state !== `${child.operation}_queued`) return "ignored";
+      const state = n.status === "success" ? finalState(child.operation) : `${child.operation}_rejected`;
+      // The child is locked and still queued (checked above), so this update always applies.
+      const finished = (await operationsRepo.finish(q, child, state, n.pgResponse, deps.now()))!;
+      const parent = (await operationsRepo.parent(q, child.parent_session_id))!;
+      await emitQueuedResultWebhook(q, parent, finished);
+      return "applied";
+    });
+  }
+
+  async function gatewayOperation(
+    pgCode: string,
+    n: Extract<GatewayNotification, { type: "operation" }>,
+    firstTime: FirstTime,
+  ): Promise<NotificationAnswer> {
+    return db.tx(async (q) => {
+      const parent = await operationsRepo.lockParentByPgReference(q, pgCode, n.pgReference);
+      if (!parent)
+        throw new AppError("not_found", `No payment with pg_reference ${n.pgReference} on ${pgCode}.`);
+      const amount = parseAmount(n.amount, n.currency);
+      if (!amount.ok)
+        throw new AppError("validation_failed", `amount ${amount.message}`, {
+          errors: { amount: [amount.message] },
+        });
+      if (!(await firstTime(q))) return { outcome: "duplicate" };
+      // The money rules of the operations API, against the totals read under the parent's lock
+      // (the children after the lock: a fresh snapshot), so two notifications cannot both pass.
+      const sums = await operationsRepo.childSums(q, parent.session_id);
+      try {
+        operationAmount(
+          {
+            state: parent.state,
+            currency_code: parent.currency_code,
+            captures_in_flight: capturesInFlight(sums),
+          },
+          deriveTotals(parent, sums),
+          { operation: n.operation, amount: n.amount, currencyCode: n.currency },
+        );
+      } catch (error) {
+        if (!(error instanceof AppError) || !MONEY_RULES.has(error.code)) throw error;
+        const { row, created } = await discrepanciesRepo.record(q, {
+          merchant_id: parent.merchant_id,
+          parent_session_id: parent.session_id,
+          pg_code: pgCode,
+          gateway_operation_id: n.gatewayOperationId,
+          notification_id: n.notificationId,
+          operation: n.operation,
+          amount: n.amount,
+          currency_code: n.currency,
+          rule: error.code,
+          detail: error.message,
+          pg_response: n.pgResponse,
+        });
+        return { outcome: created ? "discrepancy" : "duplicate", discrepancyId: row.id };
+      }
+      const child = await operationsRepo.insert(q, {
+        session_id: newId("sess"),
+        parent_session_id: parent.session_id,
+        merchant_id: parent.merchant_id,
+        operation: n.operation,
+        amount_minor: amount.minor,
+        currency_code: parent.currency_code,
+        state: finalState(n.operation),
+        reference_number: newId("ref"),
+        source: "pg",
+        via: "gateway",
+        initiator: null,
+        pg_code: pgCode,
+        pg_response: n.pgResponse,
+        gateway_operation_id: n.gatewayOperationId,
+        operated_at: deps.now(),
+      });
+      // The same gateway operation under another notification id: already recorded.
+      if (!child) return { outcome: "duplicate" };
+      await emitOperationWebhook(q, parent, child);
+      return { outcome: "applied" };
+    });
+  }
+
+  return { operationResult, gatewayOperation };
+}
+
+export type GatewayOperations = ReturnType<typeof createGatewayOperations>;
