@@ -86,13 +86,13 @@ async function rawHttp(receiver: BenchReceiver): Promise<number> {
 async function prefill(db: Db, merchantId: string, count: number, url: string): Promise<void> {
   await db.tx(async (q) => {
     await q.query(
-      `insert into webhook_messages (id, merchant_id, kind, parent_session_id, body)
-       select 'msg_bench_' || g, $1, 'operation', 'sess_bench_' || g, $2 from generate_series(1, $3) g`,
+      `insert into webhook_messages (id, merchant_id, kind, event_type, parent_session_id, body)
+       select 'msg_bench_' || g, $1, 'operation', 'operation', 'sess_bench_' || g, $2 from generate_series(1, $3) g`,
       [merchantId, BODY, count],
     );
     await q.query(
-      `insert into webhook_deliveries (id, message_id, merchant_id, parent_session_id, url, status, timeout_seconds, retry_schedule_seconds)
-       select 'dlv_bench_' || g, 'msg_bench_' || g, $1, 'sess_bench_' || g, $2, 'pending', 15, '{5}'
+      `insert into webhook_deliveries (id, message_id, merchant_id, parent_session_id, url, status, timeout_seconds, retry_schedule_seconds, sequence)
+       select 'dlv_bench_' || g, 'msg_bench_' || g, $1, 'sess_bench_' || g, $2, 'pending', 15, '{5}', 1
          from generate_series(1, $3) g`,
       [merchantId, `${url}/drain`, count],
     );

@@ -40,6 +40,7 @@ export async function produce(
               {
                 merchantId: job.merchantId,
                 kind: "operation",
+                eventType: "operation",
                 parentSessionId: `${job.parentPrefix}${n}`,
                 body: job.body,
               },

@@ -13,6 +13,8 @@ export { canonicalJson } from "./canonical-json.js";
 // The deduper lives in the "@svc/webhooks/dedupe" entry, the receiver rules in
 // "@svc/webhooks/rules"; their types are exported here too (no bytes).
 export type { DedupeResult, Deduper, DeduperOptions, DedupeStore } from "./dedupe.js";
+// The sequence tracker lives in "@svc/webhooks/sequence"; its types are here too (no bytes).
+export type { SequenceCheck, SequenceStore, SequenceTracker, WebhookMeta } from "./sequence.js";
 // The adapters' option and request types (no bytes either).
 export type { FastifyWebhookOptions } from "./adapters/fastify.js";
 export type { WebhookHandlerOptions } from "./adapters/handle.js";

@@ -57,6 +57,7 @@ describe("public API", () => {
       "./node",
       "./fastify",
       "./fetch",
+      "./sequence",
     ]);
     for (const [, file] of entries) expect(exportsOf(file).size, file).toBeGreaterThan(0);
   });

@@ -68,6 +68,7 @@ export async function sendTestWebhook(
       {
         merchantId,
         kind: "operation",
+        eventType: "webhook.test",
         parentSessionId: parent,
         childSessionId: payload.txn.session_id,
         referenceNumber: reference,

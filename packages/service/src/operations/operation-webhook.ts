@@ -170,6 +170,7 @@ async function writeOperationMessages(
         message: {
           merchantId: parent.merchant_id,
           kind: "operation" as const,
+          eventType: "operation" as const,
           parentSessionId: parent.session_id,
           childSessionId: child.session_id,
           referenceNumber: child.reference_number,

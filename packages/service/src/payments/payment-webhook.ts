@@ -9,7 +9,7 @@ import { canonicalJson } from "@svc/webhooks";
 import { signPayload } from "@svc/webhooks/sign";
 import type { Queryable } from "../db/client.js";
 import { isSandboxGateway, timestampUtc } from "../webhooks/format.js";
-import { enqueue } from "../webhooks/outbox.js";
+import { EVENT_TYPES, type EventType, enqueue } from "../webhooks/outbox.js";
 import { settingsRepo } from "../webhooks/settings.repo.js";
 import { type ChildRow, paymentsRepo } from "./payments.repo.js";
 import { deriveTotals } from "./totals.js";
@@ -56,6 +56,13 @@ export async function paymentPayload(
  * else its plugin's `webhook_url`. A URL given on the transaction is an explicit request, so the
  * API gate does not apply to it; `enabled` off still stops everything.
  */
+/** The event type of a payment webhook: `payment.<state>` for the final states that send one. */
+export function paymentEventType(state: string): EventType {
+  const type = `payment.${state}`;
+  if (!EVENT_TYPES.some((e) => e.type === type)) throw new Error(`no payment event type for state ${state}`);
+  return type as EventType;
+}
+
 export async function emitPaymentWebhook(q: Queryable, parent: TransactionRow, at: Date) {
   const routing = await settingsRepo.routing(q, parent.merchant_id, parent.type);
   if (!routing.config.enabled || !routing.secret) return undefined;
@@ -68,6 +75,7 @@ export async function emitPaymentWebhook(q: Queryable, parent: TransactionRow, a
     {
       merchantId: parent.merchant_id,
       kind: "payment",
+      eventType: paymentEventType(parent.state),
       parentSessionId: parent.session_id,
       result: parent.state,
       body: canonicalJson(payload),

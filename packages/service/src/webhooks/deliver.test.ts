@@ -70,6 +70,8 @@ describe("attemptDelivery", () => {
   const input = (path: string, timeoutMs = 5_000) => ({
     url: `${base}${path}`,
     messageId: "msg_t1",
+    eventType: "operation",
+    sequence: 7,
     body: '{"n":1}',
     secrets: [SECRET],
     timeoutMs,
@@ -85,6 +87,8 @@ describe("attemptDelivery", () => {
     expect(req.body).toBe('{"n":1}');
     expect(req.headers["content-type"]).toBe("application/json");
     expect(req.headers["webhook-id"]).toBe("msg_t1");
+    expect(req.headers["svc-event-type"]).toBe("operation");
+    expect(req.headers["svc-sequence"]).toBe("7");
     const verified = await verifyWebhookHeaders(req.body, req.headers as Record<string, string>, SECRET);
     expect(verified.id).toBe("msg_t1");
   });

@@ -210,6 +210,10 @@ function deadlinePassed(handler: AttemptHandler): void {
 export interface AttemptInput {
   url: string;
   messageId: string;
+  /** `svc-event-type`: what happened (`operation`, `payment.paid`, …). */
+  eventType: string;
+  /** `svc-sequence`: this message's number among the parent's messages to this URL (1, 2, 3…). */
+  sequence: number;
   body: string;
   secrets: string[];
   timeoutMs: number;
@@ -240,6 +244,8 @@ async function send(agent: Agent, input: AttemptInput, handler: AttemptHandler):
         "webhook-id": input.messageId,
         "webhook-timestamp": String(seconds),
         "webhook-signature": signature,
+        "svc-event-type": input.eventType,
+        "svc-sequence": String(input.sequence),
       },
       // undici's own timers are off: they bound only the wait for the headers and each gap
       // between body chunks, so a receiver trickling its body kept an attempt open past its

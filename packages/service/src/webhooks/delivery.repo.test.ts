@@ -37,7 +37,7 @@ describe.each(STORES)("delivery SQL on %s", (store) => {
     db.tx((q) =>
       enqueue(
         q,
-        { merchantId, kind: "operation", parentSessionId: parent, body: `{"p":"${parent}"}` },
+        { merchantId, kind: "operation", eventType: "operation", parentSessionId: parent, body: `{"p":"${parent}"}` },
         [url],
         config,
       ),
@@ -66,6 +66,7 @@ describe.each(STORES)("delivery SQL on %s", (store) => {
     const message = (n: number) => ({
       merchantId,
       kind: "operation" as const,
+      eventType: "operation" as const,
       parentSessionId: parent,
       childSessionId: `sess_child_${n}`,
       referenceNumber: `ref_${n}`,
@@ -251,8 +252,8 @@ describe.each(STORES)("delivery SQL on %s", (store) => {
   it("claim and record reach deliveries through indexes, not a scan of the whole table", async () => {
     // A long-running service: many finished deliveries, and a backlog of due ones.
     await db.query(
-      `insert into webhook_messages (id, merchant_id, kind, parent_session_id, body)
-       select 'msg_old_' || g, $1, 'operation', 'sess_old_' || g, '{}' from generate_series(1, 20000) g`,
+      `insert into webhook_messages (id, merchant_id, kind, event_type, parent_session_id, body)
+       select 'msg_old_' || g, $1, 'operation', 'operation', 'sess_old_' || g, '{}' from generate_series(1, 20000) g`,
       [merchantId],
     );
     await db.query(

@@ -19,6 +19,21 @@ const headers = {
       '"v1,<base64 HMAC-SHA256 of {id}.{timestamp}.{body}>", space-separated during a secret rotation',
     ),
   },
+  "svc-event-type": {
+    required: true,
+    schema: str(
+      "The event type: operation, payment.paid, payment.authorized, payment.failed, payment.canceled, webhook.test",
+    ),
+  },
+  "svc-sequence": {
+    required: true,
+    schema: str(
+      "The message's number among its parent's messages to this URL: 1, 2, 3… without gaps; a retry or replay resends it",
+      {
+        pattern: "^[1-9][0-9]*$",
+      },
+    ),
+  },
 };
 
 const OperationWebhook = {

@@ -60,9 +60,24 @@ export function notifyWorkers(db: Db): () => Promise<unknown> {
   return () => db.notify(OUTBOX_CHANNEL);
 }
 
+/**
+ * The event types a message can have (the catalogue: docs/webhooks.md, `GET /v1/webhooks/event-types`).
+ * Sent as the `svc-event-type` header of every request.
+ */
+export const EVENT_TYPES = [
+  { type: "operation", description: "A refund, capture or void: the seed's operation webhook (its `result` says success, queued or rejected)." },
+  { type: "payment.paid", description: "A purchase was paid." },
+  { type: "payment.authorized", description: "An authorization succeeded: capture or void it." },
+  { type: "payment.failed", description: "The payment was declined." },
+  { type: "payment.canceled", description: "The payment was cancelled (by the customer or the gateway)." },
+  { type: "webhook.test", description: "A test message sent from the dashboard." },
+] as const;
+export type EventType = (typeof EVENT_TYPES)[number]["type"];
+
 export interface NewMessage {
   merchantId: string;
   kind: "operation" | "payment";
+  eventType: EventType;
   parentSessionId: string;
   childSessionId?: string | undefined;
   referenceNumber?: string | undefined;
@@ -84,18 +99,32 @@ export interface Enqueue {
 
 // Messages and their deliveries in one statement: the outbox costs the operation one round trip
 // however many messages a batch of operations writes. Deliveries are inserted in the order given,
-// so `seq` orders the messages of one (URL, parent) as they were enqueued.
+// so `seq` orders the messages of one (URL, parent) as they were enqueued, and each takes the next
+// `sequence` of its (parent, URL) from webhook_sequences: the upsert holds that counter's row
+// until the caller commits, so two producers of one parent number their messages one after the
+// other, and a rollback gives the numbers back (no gap).
 const ENQUEUE = `with message as (
-    insert into webhook_messages (id, merchant_id, kind, parent_session_id, child_session_id, reference_number, result, body)
-    select * from unnest($1::text[], $2::text[], $3::text[], $4::text[], $5::text[], $6::text[], $7::text[], $8::text[])
+    insert into webhook_messages (id, merchant_id, kind, event_type, parent_session_id, child_session_id, reference_number, result, body)
+    select * from unnest($1::text[], $2::text[], $3::text[], $4::text[], $5::text[], $6::text[], $7::text[], $8::text[], $9::text[])
     returning id),
+  input as (
+    select d.*, row_number() over (partition by d.parent_session_id, d.url order by d.n) as k,
+           count(*) over (partition by d.parent_session_id, d.url) as c
+      from unnest($10::text[], $11::text[], $12::text[], $13::text[], $14::text[], $15::int4[], $16::text[]) with ordinality
+           as d(id, message_id, merchant_id, parent_session_id, url, timeout_seconds, schedule, n)),
+  counters as (
+    insert into webhook_sequences as s (parent_session_id, url, last)
+    select parent_session_id, url, max(c) from input group by parent_session_id, url
+    on conflict (parent_session_id, url) do update set last = s.last + excluded.last
+    returning parent_session_id, url, last),
   deliveries as (
-    insert into webhook_deliveries (id, message_id, merchant_id, parent_session_id, url, status, timeout_seconds, retry_schedule_seconds)
-    select d.id, d.message_id, d.merchant_id, d.parent_session_id, d.url, 'pending', d.timeout_seconds, d.schedule::int4[]
-      from unnest($9::text[], $10::text[], $11::text[], $12::text[], $13::text[], $14::int4[], $15::text[]) with ordinality
-           as d(id, message_id, merchant_id, parent_session_id, url, timeout_seconds, schedule, n)
-      join message on message.id = d.message_id
-     order by d.n)
+    insert into webhook_deliveries (id, message_id, merchant_id, parent_session_id, url, status, timeout_seconds, retry_schedule_seconds, sequence)
+    select i.id, i.message_id, i.merchant_id, i.parent_session_id, i.url, 'pending', i.timeout_seconds, i.schedule::int4[],
+           counters.last - i.c + i.k
+      from input i
+      join message on message.id = i.message_id
+      join counters on counters.parent_session_id = i.parent_session_id and counters.url = i.url
+     order by i.n)
   select count(*) from message`;
 
 /**
@@ -131,6 +160,7 @@ export async function enqueueMany(q: Queryable, items: Enqueue[]): Promise<(stri
     messages.map((m) => m.id),
     messages.map((m) => m.merchantId),
     messages.map((m) => m.kind),
+    messages.map((m) => m.eventType),
     messages.map((m) => m.parentSessionId),
     messages.map((m) => m.childSessionId ?? null),
     messages.map((m) => m.referenceNumber ?? null),

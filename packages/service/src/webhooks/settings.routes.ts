@@ -1,10 +1,14 @@
-/** `GET/PUT /v1/webhooks/config`, `GET/PUT /v1/webhooks/plugins/{type}`, `POST /v1/webhooks/secret/rotate`. */
+/**
+ * `GET/PUT /v1/webhooks/config`, `GET/PUT /v1/webhooks/plugins/{type}`, `POST /v1/webhooks/secret/rotate`,
+ * `GET /v1/webhooks/event-types`.
+ */
 import { Type } from "@sinclair/typebox";
 import { TRANSACTION_TYPES, type TransactionType } from "@svc/protocol";
 import type { FastifyInstance } from "fastify";
 import { merchantOf } from "../http/auth.js";
 import { PRIVATE_SECURITY } from "../http/openapi.js";
 import { stringEnum } from "../http/schema.js";
+import { EVENT_TYPES } from "./outbox.js";
 import { MAX_TIMEOUT_SECONDS } from "./settings.repo.js";
 import type { ConfigInput, SettingsService } from "./settings.service.js";
 
@@ -52,6 +56,18 @@ const PluginBody = Type.Object(
 const PluginParams = Type.Object({ type: stringEnum(TRANSACTION_TYPES) });
 
 export function settingsRoutes(app: FastifyInstance, settings: SettingsService): void {
+  app.get(
+    "/v1/webhooks/event-types",
+    {
+      config,
+      schema: {
+        tags,
+        security,
+        summary: "The catalogue of event types: each request carries its type in the svc-event-type header",
+      },
+    },
+    async () => ({ event_types: EVENT_TYPES.map((e) => ({ type: e.type, description: e.description })) }),
+  );
   app.get(
     "/v1/webhooks/config",
     { config, schema: { tags, security, summary: "The general webhook configuration" } },

@@ -112,6 +112,8 @@ describe("guarded connections", () => {
     const outcome = await attemptDelivery(agent, {
       url: `http://localhost:${port}/hook`,
       messageId: "msg_test",
+      eventType: "operation",
+      sequence: 1,
       body: "{}",
       secrets: ["whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw"],
       timeoutMs: 2000,
@@ -131,6 +133,8 @@ describe("guarded connections", () => {
     const outcome = await attemptDelivery(agent, {
       url: `http://localhost:${port}/hook`,
       messageId: "msg_test",
+      eventType: "operation",
+      sequence: 1,
       body: "{}",
       secrets: ["whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw"],
       timeoutMs: 2000,
@@ -175,7 +179,7 @@ describe.each(STORES)("the delivery worker with the guard on (%s)", (store) => {
   async function attemptTo(url: string) {
     const parent = `sess_ssrf_${Math.random().toString(36).slice(2)}`;
     const messageId = await db.tx((q) =>
-      enqueue(q, { merchantId, kind: "operation", parentSessionId: parent, body: "{}" }, [url], {
+      enqueue(q, { merchantId, kind: "operation", eventType: "operation", parentSessionId: parent, body: "{}" }, [url], {
         timeout_seconds: 2,
         retry_schedule_seconds: [3600],
       }),

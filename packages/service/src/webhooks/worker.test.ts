@@ -35,6 +35,7 @@ describe.each(STORES)("delivery workers on %s", (store) => {
           {
             merchantId,
             kind: "operation",
+            eventType: "operation",
             parentSessionId: `sess_w_${i % 6}`,
             body: JSON.stringify({ n: i }),
           },
@@ -84,7 +85,7 @@ describe.each(STORES)("delivery workers on %s", (store) => {
     const id = await db.tx((q) =>
       enqueue(
         q,
-        { merchantId, kind: "operation", parentSessionId: "sess_dead", body: "{}" },
+        { merchantId, kind: "operation", eventType: "operation", parentSessionId: "sess_dead", body: "{}" },
         [`${receiver.url}/d`],
         config,
       ),

@@ -139,6 +139,8 @@ export class DeliveryWorker {
     const outcome = await attemptDelivery(this.agent, {
       url: delivery.url,
       messageId: delivery.message_id,
+      eventType: delivery.event_type,
+      sequence: delivery.sequence,
       body: delivery.body,
       secrets,
       timeoutMs: delivery.timeout_seconds * 1000,
