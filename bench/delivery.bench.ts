@@ -91,8 +91,8 @@ async function prefill(db: Db, merchantId: string, count: number, url: string): 
       [merchantId, BODY, count],
     );
     await q.query(
-      `insert into webhook_deliveries (id, message_id, merchant_id, parent_session_id, url, status, timeout_seconds, retry_schedule_seconds, sequence)
-       select 'dlv_bench_' || g, 'msg_bench_' || g, $1, 'sess_bench_' || g, $2, 'pending', 15, '{5}', 1
+      `insert into webhook_deliveries (id, message_id, merchant_id, parent_session_id, url, status, timeout_seconds, retry_schedule_seconds, event_type, sequence)
+       select 'dlv_bench_' || g, 'msg_bench_' || g, $1, 'sess_bench_' || g, $2, 'pending', 15, '{5}', 'operation', 1
          from generate_series(1, $3) g`,
       [merchantId, `${url}/drain`, count],
     );

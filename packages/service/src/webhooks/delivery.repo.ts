@@ -73,9 +73,8 @@ export const deliveryRepo = {
           set lease_until = now() + make_interval(secs => d.timeout_seconds + ${LEASE_MARGIN_SECONDS}),
               tries = d.tries + 1, updated_at = now()
         where d.ctid = any(array(select tid from due))
-       returning d.id, d.message_id, d.url, d.tries, d.timeout_seconds, d.retry_schedule_seconds, d.sequence,
+       returning d.id, d.message_id, d.url, d.tries, d.timeout_seconds, d.retry_schedule_seconds, d.sequence, d.event_type,
                  (select m.body from webhook_messages m where m.id = d.message_id) as body,
-                 (select m.event_type from webhook_messages m where m.id = d.message_id) as event_type,
                  array(select s.secret from webhook_secrets s
                         where s.merchant_id = d.merchant_id and (s.expires_at is null or s.expires_at > now())
                         order by s.created_at desc, s.id desc) as secrets`,

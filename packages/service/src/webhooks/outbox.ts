@@ -65,7 +65,11 @@ export function notifyWorkers(db: Db): () => Promise<unknown> {
  * Sent as the `svc-event-type` header of every request.
  */
 export const EVENT_TYPES = [
-  { type: "operation", description: "A refund, capture or void: the seed's operation webhook (its `result` says success, queued or rejected)." },
+  {
+    type: "operation",
+    description:
+      "A refund, capture or void: the seed's operation webhook (its `result` says success, queued or rejected).",
+  },
   { type: "payment.paid", description: "A purchase was paid." },
   { type: "payment.authorized", description: "An authorization succeeded: capture or void it." },
   { type: "payment.failed", description: "The payment was declined." },
@@ -107,24 +111,22 @@ const ENQUEUE = `with message as (
     insert into webhook_messages (id, merchant_id, kind, event_type, parent_session_id, child_session_id, reference_number, result, body)
     select * from unnest($1::text[], $2::text[], $3::text[], $4::text[], $5::text[], $6::text[], $7::text[], $8::text[], $9::text[])
     returning id),
-  input as (
-    select d.*, row_number() over (partition by d.parent_session_id, d.url order by d.n) as k,
-           count(*) over (partition by d.parent_session_id, d.url) as c
-      from unnest($10::text[], $11::text[], $12::text[], $13::text[], $14::text[], $15::int4[], $16::text[]) with ordinality
-           as d(id, message_id, merchant_id, parent_session_id, url, timeout_seconds, schedule, n)),
   counters as (
     insert into webhook_sequences as s (parent_session_id, url, last)
-    select parent_session_id, url, max(c) from input group by parent_session_id, url
+    select * from unnest($18::text[], $19::text[], $20::int8[])
     on conflict (parent_session_id, url) do update set last = s.last + excluded.last
     returning parent_session_id, url, last),
   deliveries as (
-    insert into webhook_deliveries (id, message_id, merchant_id, parent_session_id, url, status, timeout_seconds, retry_schedule_seconds, sequence)
-    select i.id, i.message_id, i.merchant_id, i.parent_session_id, i.url, 'pending', i.timeout_seconds, i.schedule::int4[],
-           counters.last - i.c + i.k
-      from input i
-      join message on message.id = i.message_id
-      join counters on counters.parent_session_id = i.parent_session_id and counters.url = i.url
-     order by i.n)
+    insert into webhook_deliveries (id, message_id, merchant_id, parent_session_id, url, status, timeout_seconds,
+                                    retry_schedule_seconds, event_type, sequence)
+    select d.id, d.message_id, d.merchant_id, d.parent_session_id, d.url, 'pending', d.timeout_seconds,
+           d.schedule::int4[], d.event_type, counters.last - d.count + d.k
+      from unnest($10::text[], $11::text[], $12::text[], $13::text[], $14::text[], $15::int4[], $16::text[], $17::text[],
+                  $21::int8[], $22::int8[]) with ordinality
+           as d(id, message_id, merchant_id, parent_session_id, url, timeout_seconds, schedule, event_type, k, count, n)
+      join message on message.id = d.message_id
+      join counters on counters.parent_session_id = d.parent_session_id and counters.url = d.url
+     order by d.n)
   select count(*) from message`;
 
 /**
@@ -154,8 +156,23 @@ export async function enqueueMany(q: Queryable, items: Enqueue[]): Promise<(stri
       url,
       timeoutSeconds: config.timeout_seconds,
       schedule: `{${config.retry_schedule_seconds.join(",")}}`,
+      eventType: message.eventType,
+      /** Its place among this batch's deliveries of the same (parent, URL), from 1. */
+      k: 0,
+      count: 0,
     })),
   );
+  // Sequence numbers: each (parent, URL) of the batch moves its counter by how many deliveries it
+  // has here; each delivery takes counter − count + k (the batch's order is the commit order).
+  const groups = new Map<string, { parent: string; url: string; count: number }>();
+  for (const d of deliveries) {
+    const key = `${d.parentSessionId}\n${d.url}`;
+    const group = groups.get(key) ?? { parent: d.parentSessionId, url: d.url, count: 0 };
+    groups.set(key, group);
+    d.k = ++group.count;
+  }
+  for (const d of deliveries) d.count = groups.get(`${d.parentSessionId}\n${d.url}`)!.count;
+  const counters = [...groups.values()];
   await q.query(ENQUEUE, [
     messages.map((m) => m.id),
     messages.map((m) => m.merchantId),
@@ -173,6 +190,12 @@ export async function enqueueMany(q: Queryable, items: Enqueue[]): Promise<(stri
     deliveries.map((d) => d.url),
     deliveries.map((d) => d.timeoutSeconds),
     deliveries.map((d) => d.schedule),
+    deliveries.map((d) => d.eventType),
+    counters.map((c) => c.parent),
+    counters.map((c) => c.url),
+    counters.map((c) => c.count),
+    deliveries.map((d) => d.k),
+    deliveries.map((d) => d.count),
   ]);
   return ids;
 }

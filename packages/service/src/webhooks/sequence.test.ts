@@ -10,7 +10,7 @@ import { type Receiver, startReceiver } from "../../../../test/support/receiver.
 import { type Stack, startStack } from "../../../../test/support/stack.js";
 import { STORES } from "../../../../test/support/stores.js";
 import { configureWebhooks } from "../../../../test/support/webhooks.js";
-import { enqueue } from "./outbox.js";
+import { enqueue, enqueueMany } from "./outbox.js";
 
 describe.each(STORES)("event types and sequence numbers on %s", (store) => {
   let stack: Stack;
@@ -89,6 +89,42 @@ describe.each(STORES)("event types and sequence numbers on %s", (store) => {
     expect(got.map((r) => r.headers["svc-sequence"])).toEqual(["1", "2"]);
   });
 
+  it("one statement writing several messages of one parent numbers them in order, per URL", async () => {
+    const parent = `sess_batch_${store}_${Date.now()}`;
+    const config = { timeout_seconds: 2, retry_schedule_seconds: [1] };
+    const message = (n: number) => ({
+      merchantId: m.id,
+      kind: "operation" as const,
+      eventType: "operation" as const,
+      parentSessionId: parent,
+      body: `{"n":${n}}`,
+    });
+    const a = "http://127.0.0.1:9/a";
+    const b = "http://127.0.0.1:9/b";
+    const ids = await stack.db.tx((q) =>
+      enqueueMany(q, [
+        { message: message(1), urls: [a, b], config },
+        { message: message(2), urls: [a], config },
+        { message: message(3), urls: [a, b], config },
+      ]),
+    );
+    await stack.db.tx((q) => enqueueMany(q, [{ message: message(4), urls: [b], config }]));
+    const rows = await stack.db.query<{ message_id: string; url: string; sequence: number }>(
+      "select message_id, url, sequence::int as sequence from webhook_deliveries where parent_session_id = $1 order by seq",
+      [parent],
+    );
+    expect(rows.filter((r) => r.url === a).map((r) => [r.message_id, r.sequence])).toEqual([
+      [ids[0], 1],
+      [ids[1], 2],
+      [ids[2], 3],
+    ]);
+    expect(rows.filter((r) => r.url === b).map((r) => r.sequence)).toEqual([1, 2, 3]);
+    // Nothing is delivered to port 9: leave no pending rows behind for the worker.
+    await stack.db.query("update webhook_deliveries set status = 'failed' where parent_session_id = $1", [
+      parent,
+    ]);
+  });
+
   it("a retry and a replay resend the same number", async () => {
     const parent = await paidParent(stack, m);
     let first = true;
@@ -113,11 +149,18 @@ describe.each(STORES)("event types and sequence numbers on %s", (store) => {
   it("the payment webhook: svc-event-type payment.paid, its own sequence at its own URL", async () => {
     const created = await paidParent(stack, m, "sandbox", { webhook_url: `${receiver.url}/payments` });
     await expect
-      .poll(() => receiver.requests.filter((r) => r.path === "/payments" && r.json?.session_id === created.session_id).length, {
-        timeout: 10_000,
-      })
+      .poll(
+        () =>
+          receiver.requests.filter((r) => r.path === "/payments" && r.json?.session_id === created.session_id)
+            .length,
+        {
+          timeout: 10_000,
+        },
+      )
       .toBe(1);
-    const payment = receiver.requests.find((r) => r.path === "/payments" && r.json?.session_id === created.session_id)!;
+    const payment = receiver.requests.find(
+      (r) => r.path === "/payments" && r.json?.session_id === created.session_id,
+    )!;
     expect(payment.headers["svc-event-type"]).toBe("payment.paid");
     expect(payment.headers["svc-sequence"]).toBe("1");
   });

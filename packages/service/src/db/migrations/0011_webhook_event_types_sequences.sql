@@ -6,6 +6,10 @@ update webhook_messages set event_type = case
   when kind = 'operation' then 'operation'
   else 'payment.' || coalesce(result, 'unknown') end;
 alter table webhook_messages alter column event_type set not null;
+-- Copied onto each delivery, as merchant_id and parent_session_id are: the worker's claim reads
+-- it from the row it updates, with no second look-up of the message.
+alter table webhook_deliveries add column event_type text;
+update webhook_deliveries d set event_type = m.event_type from webhook_messages m where m.id = d.message_id;
 
 -- Every delivery has a sequence number per (parent, destination URL), sent as `svc-sequence`: 1,
 -- 2, 3… in the order the messages were committed, with no gap (the counter moves in the
