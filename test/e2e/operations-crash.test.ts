@@ -330,6 +330,23 @@ describe.skipIf(!POSTGRES)("svc serve killed with SIGKILL during a burst of oper
       "webhooks for operations that did not commit",
     ).toEqual([]);
     expect.soft(messages.length, "one message per child").toBe(children.length);
+    // Sequence numbers survive the kill: per parent, the numbers received are exactly 1..n, n its
+    // committed children (each has one message) — no gap across the kill, the retries and the restart.
+    const sequences = new Map<string, Set<number>>();
+    for (const r of received) {
+      const parent = String(r.json?.session_id);
+      if (!sequences.has(parent)) sequences.set(parent, new Set());
+      sequences.get(parent)!.add(Number(r.headers["svc-sequence"]));
+    }
+    for (const parent of new Set(children.map((c) => c.parent_session_id))) {
+      const n = children.filter((c) => c.parent_session_id === parent).length;
+      expect
+        .soft(
+          [...(sequences.get(parent) ?? [])].sort((a, b) => a - b),
+          `svc-sequence numbers of ${parent}`,
+        )
+        .toEqual(Array.from({ length: n }, (_, i) => i + 1));
+    }
 
     // Every key ends with exactly one refund: its final answer names a child no other key names,
     // and every child is some key's.
