@@ -22,6 +22,7 @@ const PAYMENT: Table = {
   remaining_amount: "d",
   is_sandbox: "b",
   pg_response: "o",
+  metadata: "o?",
   timestamp_utc: "t",
   signature: "s",
   transactions: [

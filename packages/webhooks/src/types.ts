@@ -198,6 +198,8 @@ export interface PaymentWebhook {
   transactions: PaymentTransaction[];
   is_sandbox: boolean;
   pg_response: Record<string, unknown>;
+  /** The merchant's own data given at checkout (string values); absent when none was given. */
+  metadata?: Record<string, string>;
   timestamp_utc: string;
   signature: string;
 }

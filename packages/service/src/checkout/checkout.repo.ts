@@ -3,7 +3,6 @@ import { type TransactionRow, transactionsRepo } from "../payments/transactions.
 
 export type { TransactionRow };
 
-
 export interface AttemptRow {
   id: string;
   session_id: string;
@@ -51,6 +50,7 @@ const COLUMNS: (keyof NewTransaction)[] = [
   "redirect_url",
   "webhook_url",
   "expires_at",
+  "metadata",
 ];
 
 export const checkoutRepo = {
@@ -60,12 +60,10 @@ export const checkoutRepo = {
     const rows = await q.query<TransactionRow>(
       `insert into transactions (${COLUMNS.join(", ")}) values (${COLUMNS.map((_, i) => `$${i + 1}`).join(", ")})
        on conflict (merchant_id, order_no) where order_no is not null do nothing returning *`,
-      COLUMNS.map((c) => t[c]),
+      COLUMNS.map((c) => (c === "metadata" ? JSON.stringify(t.metadata) : t[c])),
     );
     return rows[0];
   },
-
-
 
   async setState(
     q: Queryable,

@@ -42,6 +42,12 @@ export const CreateCheckoutBody = Type.Object(
         description: 'ISO 8601 duration ("PT30M") or seconds; default 24 h',
       }),
     ),
+    metadata: Type.Optional(
+      Type.Record(Type.String(), Type.Unknown(), {
+        description:
+          "Your own data on the payment: up to 50 keys of at most 40 characters, string values of at most 500; returned by the Payment Status API and sent in the payment webhook",
+      }),
+    ),
     include_sdk_setup_preload: Type.Optional(
       Type.Boolean({ description: "Add sdk_setup_preload_payload to the response" }),
     ),

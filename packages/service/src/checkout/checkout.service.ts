@@ -22,6 +22,10 @@ import { createHostedPageService } from "./hosted-page.service.js";
 import { createPaymentFlow } from "./payment-flow.js";
 import { paymentMethodsFor } from "./payment-methods.js";
 
+/** Limits of `metadata` (as other payment platforms set them: 50 keys, 40-character keys, 500-character values). */
+export const METADATA_MAX_KEYS = 50;
+export const METADATA_MAX_KEY_LENGTH = 40;
+export const METADATA_MAX_VALUE_LENGTH = 500;
 export interface CreateCheckoutInput {
   type: TransactionType;
   pg_codes: string[];
@@ -34,6 +38,7 @@ export interface CreateCheckoutInput {
   customer_first_name?: string;
   customer_last_name?: string;
   redirect_url?: string;
+  metadata?: Record<string, unknown>;
   webhook_url?: string;
   language?: Language;
   expiration_time?: string | number;
@@ -107,6 +112,38 @@ export function createCheckoutService(db: Db, deps: CheckoutDeps) {
     return tx;
   }
 
+  /** `metadata`'s limits, each broken one named (keys are the merchant's: quoted as given). */
+  function checkMetadata(
+    value: Record<string, unknown> | undefined,
+    errors: FieldErrors,
+  ): Record<string, string> {
+    if (value === undefined) return {};
+    const keys = Object.keys(value);
+    if (keys.length > METADATA_MAX_KEYS)
+      errors.add("metadata", `has ${keys.length} keys: keep at most ${METADATA_MAX_KEYS}`);
+    const out: Record<string, string> = {};
+    for (const key of keys.slice(0, METADATA_MAX_KEYS)) {
+      const v = value[key];
+      if (key.length === 0 || key.length > METADATA_MAX_KEY_LENGTH)
+        errors.add(
+          "metadata",
+          `key "${key.slice(0, 50)}" must be 1 to ${METADATA_MAX_KEY_LENGTH} characters`,
+        );
+      else if (typeof v !== "string")
+        errors.add(
+          "metadata",
+          `value of "${key}" must be a string (send numbers and flags as text, e.g. "42")`,
+        );
+      else if (v.length > METADATA_MAX_VALUE_LENGTH)
+        errors.add(
+          "metadata",
+          `value of "${key}" has ${v.length} characters: keep at most ${METADATA_MAX_VALUE_LENGTH}`,
+        );
+      else out[key] = v;
+    }
+    return out;
+  }
+
   async function create(merchantId: string, input: CreateCheckoutInput, createdVia: "api" | "dashboard") {
     const errors = new FieldErrors();
     let amountMinor = 0;
@@ -133,6 +170,7 @@ export function createCheckoutService(db: Db, deps: CheckoutDeps) {
         "must be a phone number of digits, optionally starting with +, e.g. +96550000000",
       );
     }
+    const metadata = checkMetadata(input.metadata, errors);
     let expirationSeconds = config.defaultExpirationSeconds;
     if (input.expiration_time !== undefined) {
       const seconds = parseDurationSeconds(input.expiration_time);
@@ -202,6 +240,7 @@ export function createCheckoutService(db: Db, deps: CheckoutDeps) {
       customer_last_name: input.customer_last_name ?? null,
       redirect_url: input.redirect_url ?? null,
       webhook_url: input.webhook_url ?? null,
+      metadata,
       expires_at: new Date(created.getTime() + expirationSeconds * 1000),
     });
     if (!row) {

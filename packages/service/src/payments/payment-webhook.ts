@@ -42,6 +42,8 @@ export async function paymentPayload(
     voided_amount: money(totals.voided),
     remaining_amount: money(totals.remaining),
     transactions: transactionsOf(parent, children),
+    // The merchant's own data, when the payment has some (the key is left out otherwise).
+    ...(Object.keys(parent.metadata ?? {}).length > 0 ? { metadata: parent.metadata } : {}),
     is_sandbox: isSandboxGateway(parent.pg_code),
     pg_response: parent.pg_response ?? {},
     timestamp_utc: timestampUtc(at),

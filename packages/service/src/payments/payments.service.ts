@@ -36,6 +36,7 @@ export function createPaymentsService(db: Db, deps: { now: () => Date; events?: 
       form_of_payment: tx.form_of_payment,
       language: tx.language,
       customer_id: tx.customer_id,
+      metadata: tx.metadata,
       captured_amount: money(totals.captured),
       refunded_amount: money(totals.refunded),
       voided_amount: money(totals.voided),
@@ -71,6 +72,7 @@ export function createPaymentsService(db: Db, deps: { now: () => Date; events?: 
             tx.customer_email ||
             tx.customer_id ||
             tx.customer_phone,
+          metadata: tx.metadata,
           created_at: tx.created_at,
         })),
         hasMore: rows.length > page.limit,

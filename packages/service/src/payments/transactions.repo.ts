@@ -19,6 +19,8 @@ export interface TransactionRow {
   pg_codes: string[];
   language: "en" | "ar";
   customer_id: string | null;
+  /** The merchant's own data: string values by key (`{}` when none was given). */
+  metadata: Record<string, string>;
   customer_email: string | null;
   customer_phone: string | null;
   customer_first_name: string | null;
@@ -51,7 +53,7 @@ export const transactionsRepo = {
         [sessionId, merchantId],
       )
     )[0];
-  },  /** For hosted pages, which know only the session id. */
+  } /** For hosted pages, which know only the session id. */,
   async findBySession(q: Queryable, sessionId: string, lock = false): Promise<TransactionRow | undefined> {
     return (
       await q.query<TransactionRow>(
@@ -59,7 +61,8 @@ export const transactionsRepo = {
         [sessionId],
       )
     )[0];
-  },  async findByOrderNo(
+  },
+  async findByOrderNo(
     q: Queryable,
     merchantId: string,
     orderNo: string,
@@ -70,7 +73,7 @@ export const transactionsRepo = {
         orderNo,
       ])
     )[0];
-  },  /** Marks due open sessions expired (never one with a payment in flight). */
+  } /** Marks due open sessions expired (never one with a payment in flight). */,
   async expireDue(q: Queryable, now: Date, sessionId?: string): Promise<number> {
     const rows = await q.query(
       `update transactions set state = 'expired', updated_at = now(), completed_at = $1
@@ -78,4 +81,5 @@ export const transactionsRepo = {
       sessionId ? [now, sessionId] : [now],
     );
     return rows.length;
-  },};
+  },
+};

@@ -129,6 +129,12 @@ const PaymentWebhook = {
     },
     is_sandbox: { type: "boolean" },
     pg_response: { type: "object" },
+    metadata: {
+      type: "object",
+      additionalProperties: { type: "string", maxLength: 500 },
+      maxProperties: 50,
+      description: "Your own data given at checkout; absent when none was given",
+    },
     timestamp_utc: str("YYYY-MM-DD HH:MM:SS, UTC"),
     signature: { type: "string" },
   },
