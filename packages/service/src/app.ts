@@ -137,7 +137,9 @@ export async function buildApp(config: ServiceConfig, deps: AppDeps): Promise<Fa
 
   const merchants = createMerchantsService(deps.db, {
     defaultNotificationSecret: (pgCode) =>
-      config.gatewayNotificationSecret ? sandboxSettingSecret(config.gatewayNotificationSecret, pgCode) : undefined,
+      config.gatewayNotificationSecret
+        ? sandboxSettingSecret(config.gatewayNotificationSecret, pgCode)
+        : undefined,
     onKeyRevoked: (keyHash) => auth.forgetKey(keyHash),
   });
   const outbox =

@@ -22,7 +22,6 @@ export interface GatewaySettingRow {
   wallet_a_merchant_identifier: string | null;
 }
 
-
 export const merchantsRepo = {
   async insertMerchant(
     q: Queryable,

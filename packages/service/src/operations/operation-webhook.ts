@@ -186,4 +186,3 @@ async function writeOperationMessages(
   );
   return payloads.map((payload, i) => ({ payload, messageId: messageIds[i] }));
 }
-

@@ -37,7 +37,13 @@ describe.each(STORES)("delivery SQL on %s", (store) => {
     db.tx((q) =>
       enqueue(
         q,
-        { merchantId, kind: "operation", eventType: "operation", parentSessionId: parent, body: `{"p":"${parent}"}` },
+        {
+          merchantId,
+          kind: "operation",
+          eventType: "operation",
+          parentSessionId: parent,
+          body: `{"p":"${parent}"}`,
+        },
         [url],
         config,
       ),

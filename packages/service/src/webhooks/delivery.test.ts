@@ -413,7 +413,13 @@ describe.each(STORES)("webhook delivery on %s", (store) => {
       stack.db.tx(async (q) => {
         await enqueue(
           q,
-          { merchantId: m.id, kind: "operation", eventType: "operation", parentSessionId: parent.session_id, body: "{}" },
+          {
+            merchantId: m.id,
+            kind: "operation",
+            eventType: "operation",
+            parentSessionId: parent.session_id,
+            body: "{}",
+          },
           [`${receiver.url}/hook`],
           { timeout_seconds: 1, retry_schedule_seconds: [1] },
         );

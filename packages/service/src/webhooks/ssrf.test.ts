@@ -179,10 +179,15 @@ describe.each(STORES)("the delivery worker with the guard on (%s)", (store) => {
   async function attemptTo(url: string) {
     const parent = `sess_ssrf_${Math.random().toString(36).slice(2)}`;
     const messageId = await db.tx((q) =>
-      enqueue(q, { merchantId, kind: "operation", eventType: "operation", parentSessionId: parent, body: "{}" }, [url], {
-        timeout_seconds: 2,
-        retry_schedule_seconds: [3600],
-      }),
+      enqueue(
+        q,
+        { merchantId, kind: "operation", eventType: "operation", parentSessionId: parent, body: "{}" },
+        [url],
+        {
+          timeout_seconds: 2,
+          retry_schedule_seconds: [3600],
+        },
+      ),
     );
     worker.wake();
     const deadline = Date.now() + 10_000;
