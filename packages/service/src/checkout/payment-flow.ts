@@ -404,7 +404,7 @@ export function createPaymentFlow(db: Db, deps: PaymentFlowDeps) {
     };
   }
 
-  return {
+  const flow = {
     /** `POST /v1/checkout/{session_id}/payments` from the SDK. */
     async startPayment(
       merchantId: string,
@@ -532,7 +532,7 @@ export function createPaymentFlow(db: Db, deps: PaymentFlowDeps) {
         if (at - (lastAsked.get(sessionId) ?? 0) >= RESULT_ASK_GAP_MS) {
           if (lastAsked.size >= RESULT_ASK_MEMORY) lastAsked.clear();
           lastAsked.set(sessionId, at);
-          tx = (await this.handleReturn(sessionId).catch(() => undefined)) ?? tx;
+          tx = (await flow.handleReturn(sessionId).catch(() => undefined)) ?? tx;
         }
       }
       // Canceled on the hosted card page before any payment: the SDK's cancel callback.
@@ -651,4 +651,5 @@ export function createPaymentFlow(db: Db, deps: PaymentFlowDeps) {
       return tx;
     },
   };
+  return flow;
 }
