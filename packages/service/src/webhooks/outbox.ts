@@ -172,7 +172,11 @@ export async function enqueueMany(q: Queryable, items: Enqueue[]): Promise<(stri
     d.k = ++group.count;
   }
   for (const d of deliveries) d.count = groups.get(`${d.parentSessionId}\n${d.url}`)!.count;
-  const counters = [...groups.values()];
+  // Counter rows are locked in one order (parent, then URL) by every producer, so two batches
+  // that share parents wait for each other instead of deadlocking.
+  const counters = [...groups.values()].sort((a, b) =>
+    a.parent === b.parent ? (a.url < b.url ? -1 : 1) : a.parent < b.parent ? -1 : 1,
+  );
   await q.query(ENQUEUE, [
     messages.map((m) => m.id),
     messages.map((m) => m.merchantId),
