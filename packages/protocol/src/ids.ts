@@ -24,6 +24,7 @@ export function randomToken(bytes = 16): string {
 
 export type IdPrefix =
   | "mer"
+  | "we"
   | "sess"
   | "ref"
   | "usr"

@@ -42,6 +42,8 @@ import { messagesRoutes } from "./webhooks/messages.routes.js";
 import { createMessagesService } from "./webhooks/messages.service.js";
 import { OPENAPI_WEBHOOKS } from "./webhooks/openapi.js";
 import { notifyWorkers, OutboxSignal } from "./webhooks/outbox.js";
+import { endpointsRoutes } from "./webhooks/endpoints.routes.js";
+import { createEndpointsService } from "./webhooks/endpoints.service.js";
 import { settingsRoutes } from "./webhooks/settings.routes.js";
 import { createSettingsService } from "./webhooks/settings.service.js";
 
@@ -175,6 +177,12 @@ export async function buildApp(config: ServiceConfig, deps: AppDeps): Promise<Fa
   const discrepancies = createDiscrepanciesService(deps.db, { now });
   const webhookSettings = createSettingsService(deps.db, { now });
   const messages = createMessagesService(deps.db, { outbox });
+  const endpoints = createEndpointsService(deps.db, {
+    outbox,
+    now,
+    disableAfterMs: config.webhookDisableAfterSeconds * 1000,
+    onDisabled: (count) => metrics.recordEndpointsDisabled(count),
+  });
 
   app.get("/healthz", { schema: { hide: true } }, async () => ({ status: "ok" }));
   app.get("/readyz", { schema: { hide: true } }, async (_request, reply) => {
@@ -203,6 +211,7 @@ export async function buildApp(config: ServiceConfig, deps: AppDeps): Promise<Fa
     discrepanciesRoutes(app, discrepancies);
     settingsRoutes(app, webhookSettings);
     messagesRoutes(app, messages);
+    endpointsRoutes(app, endpoints);
     dashboardRoutes(app, { config, now });
   }
 
@@ -217,6 +226,7 @@ export async function buildApp(config: ServiceConfig, deps: AppDeps): Promise<Fa
     discrepancies,
     webhookSettings,
     messages,
+    endpoints,
     outbox,
     metrics,
   });
@@ -237,6 +247,7 @@ declare module "fastify" {
       discrepancies: ReturnType<typeof createDiscrepanciesService>;
       webhookSettings: ReturnType<typeof createSettingsService>;
       messages: ReturnType<typeof createMessagesService>;
+      endpoints: ReturnType<typeof createEndpointsService>;
       outbox: OutboxSignal;
       metrics: Metrics;
     };

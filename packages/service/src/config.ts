@@ -37,6 +37,13 @@ export interface ServiceConfig {
    */
   webhookPollMs: number;
   /**
+   * A webhook endpoint whose every attempt has failed for this long is disabled (and the
+   * merchant's other endpoints get `webhook.endpoint_disabled`): 5 days, long enough to outlast a
+   * weekend outage and the retry schedule's 10 h steps, short enough that a dead URL stops
+   * costing attempts. SVC_WEBHOOK_DISABLE_AFTER_SECONDS. The seed's destinations are never disabled.
+   */
+  webhookDisableAfterSeconds: number;
+  /**
    * A reservation (`<operation>_pending`) older than this belongs to a request that died during
    * its gateway call; the reservation sweep asks the gateway again and settles it.
    */
@@ -152,6 +159,13 @@ export function loadConfig(env: Env = process.env, overrides: Partial<ServiceCon
     role: oneOf(env, "SVC_ROLE", ["api", "worker", "all"] as const, "all"),
     webhookAllowPrivate: boolFrom(env, "SVC_WEBHOOK_ALLOW_PRIVATE", false),
     webhookPollMs: intFrom(env, "SVC_WEBHOOK_POLL_MS", FALLBACK_POLL_MS, 50, 3_600_000),
+    webhookDisableAfterSeconds: intFrom(
+      env,
+      "SVC_WEBHOOK_DISABLE_AFTER_SECONDS",
+      5 * 24 * 3600,
+      1,
+      365 * 24 * 3600,
+    ),
     idempotencyTtlSeconds: 24 * 3600,
     idempotencyLeaseSeconds: intFrom(env, "SVC_IDEMPOTENCY_LEASE_SECONDS", 60, 1, 3600),
     gatewayTimeoutMs: intFrom(env, "SVC_GATEWAY_TIMEOUT_MS", GATEWAY_TIMEOUT_MS, 100, 120_000),

@@ -96,6 +96,18 @@ export async function startService(
     Math.min(30_000, Math.max(1_000, (config.reservationTimeoutSeconds * 1000) / 2)),
   );
   reservationSweep.unref();
+  // Endpoints failing for the configured period are disabled by the processes that deliver.
+  const endpointSweep =
+    worker &&
+    setInterval(
+      () => {
+        app.services.endpoints
+          .disableFailing()
+          .catch((err: unknown) => app.log.warn({ err }, "endpoint disabling sweep failed"));
+      },
+      Math.min(60_000, Math.max(1_000, (config.webhookDisableAfterSeconds * 1000) / 4)),
+    );
+  endpointSweep?.unref();
   const address = app.server.address();
   const port = typeof address === "object" && address ? address.port : config.port;
   return {
@@ -106,6 +118,7 @@ export async function startService(
     async close() {
       clearInterval(sweep);
       clearInterval(reservationSweep);
+      if (endpointSweep) clearInterval(endpointSweep);
       await worker?.stop();
       // Drain in-flight requests, but never wait forever on a stuck client or peer: after the
       // grace period the remaining sockets are cut, so a shutdown always completes.

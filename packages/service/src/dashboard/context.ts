@@ -5,7 +5,8 @@
 import type { Permission } from "@svc/protocol";
 import type { FastifyInstance, FastifyReply, FastifyRequest } from "fastify";
 import type { ServiceConfig } from "../config.js";
-import { layout, type PageFrame } from "./html.js";
+import { can, layout, type PageFrame } from "./html.js";
+import { disabledBanner } from "./pages/endpoints.js";
 import type { Lockout } from "../auth/lockout.js";
 import type { DashboardSession, Flash, SessionStore } from "./session.js";
 
@@ -65,10 +66,15 @@ export async function render(
 ): Promise<FastifyReply> {
   const session = request.dashboard;
   if (session?.flash) await ctx.sessions.clearFlash(session.tokenHash);
+  // Every page says so while a webhook endpoint is disabled for failing, to those who can fix it.
+  const banner =
+    session && can(session.user, "webhooks.manage")
+      ? disabledBanner(await ctx.services().endpoints.disabledForFailing(session.merchantId))
+      : "";
   return sendHtml(
     reply,
     status,
-    layout({ ...frame, user: session?.user, csrf: session?.csrfToken, flash: session?.flash }, body),
+    layout({ ...frame, user: session?.user, csrf: session?.csrfToken, flash: session?.flash }, banner + body),
   );
 }
 

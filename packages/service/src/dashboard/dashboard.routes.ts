@@ -25,6 +25,7 @@ import { paymentsListPages } from "./pages/payments-list.js";
 import { sdkPages } from "./pages/sdk.js";
 import { signInPages } from "./pages/sign-in.js";
 import { webhookPages } from "./pages/webhooks.js";
+import { endpointPages } from "./pages/endpoints.js";
 import { createSessionStore, readCookie, SESSION_COOKIE } from "./session.js";
 
 export function dashboardRoutes(
@@ -148,6 +149,7 @@ export function dashboardRoutes(
       sdkPages(scope, ctx);
       keysPages(scope, ctx);
       webhookPages(scope, ctx);
+      endpointPages(scope, ctx);
       deliveryPages(scope, ctx);
       discrepancyPages(scope, ctx);
     },

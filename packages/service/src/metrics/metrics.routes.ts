@@ -38,6 +38,25 @@ export async function discrepancyGauges(db: Db): Promise<string> {
   ].join("\n");
 }
 
+/** Endpoints by state, from the database (every process reports the same): disabled for failing is the alert. */
+export async function endpointGauges(db: Db): Promise<string> {
+  const rows = await db.query<{ failing: number; disabled: number; enabled: number }>(
+    `select count(*) filter (where enabled and failing_since is not null)::int4 as failing,
+            count(*) filter (where not enabled and disabled_reason = 'failing')::int4 as disabled,
+            count(*) filter (where enabled)::int4 as enabled
+       from webhook_endpoints`,
+  );
+  const r = rows[0] ?? { failing: 0, disabled: 0, enabled: 0 };
+  return [
+    "# HELP svc_webhook_endpoints Webhook endpoints by state: enabled, failing (enabled, last attempt failed), disabled_failing (disabled after failing for the configured period).",
+    "# TYPE svc_webhook_endpoints gauge",
+    `svc_webhook_endpoints{state="enabled"} ${Number(r.enabled)}`,
+    `svc_webhook_endpoints{state="failing"} ${Number(r.failing)}`,
+    `svc_webhook_endpoints{state="disabled_failing"} ${Number(r.disabled)}`,
+    "",
+  ].join("\n");
+}
+
 /** Equal in constant time whatever the lengths (both are hashed first). */
 function sameToken(given: string, expected: string): boolean {
   const a = createHash("sha256").update(given).digest();
@@ -56,7 +75,8 @@ export function metricsRoutes(app: FastifyInstance, db: Db, metrics: Metrics, to
           "Send Authorization: Bearer <SVC_METRICS_TOKEN> to read /metrics.",
         );
     }
-    const text = metrics.render() + (await queueGauges(db)) + (await discrepancyGauges(db));
+    const text =
+      metrics.render() + (await queueGauges(db)) + (await discrepancyGauges(db)) + (await endpointGauges(db));
     return reply.type("text/plain; version=0.0.4; charset=utf-8").send(text);
   });
 }

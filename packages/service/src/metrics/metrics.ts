@@ -11,6 +11,8 @@ export type AttemptOutcomeLabel = "succeeded" | "retrying" | "failed";
 
 export interface Metrics {
   recordAttempt(outcome: AttemptOutcomeLabel, latencyMs: number): void;
+  /** Endpoints this process disabled because every delivery to them failed for the configured period. */
+  recordEndpointsDisabled(count: number): void;
   /** The process-local part of the exposition (counters and histogram). */
   render(): string;
 }
@@ -24,7 +26,11 @@ export function createMetrics(): Metrics {
   const buckets = LATENCY_BUCKETS_SECONDS.map(() => 0);
   let count = 0;
   let sumSeconds = 0;
+  let endpointsDisabled = 0;
   return {
+    recordEndpointsDisabled(n) {
+      endpointsDisabled += n;
+    },
     recordAttempt(outcome, latencyMs) {
       outcomes.set(outcome, (outcomes.get(outcome) ?? 0) + 1);
       const seconds = latencyMs / 1000;
@@ -47,6 +53,9 @@ export function createMetrics(): Metrics {
         `svc_webhook_attempt_duration_seconds_bucket{le="+Inf"} ${count}`,
         `svc_webhook_attempt_duration_seconds_sum ${sumSeconds}`,
         `svc_webhook_attempt_duration_seconds_count ${count}`,
+        "# HELP svc_webhook_endpoints_disabled_total Endpoints this process disabled after every delivery to them failed for the configured period.",
+        "# TYPE svc_webhook_endpoints_disabled_total counter",
+        `svc_webhook_endpoints_disabled_total ${endpointsDisabled}`,
       ];
       return `${lines.join("\n")}\n`;
     },

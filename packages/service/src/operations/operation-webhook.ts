@@ -18,7 +18,14 @@ import type { Queryable } from "../db/client.js";
 import type { TransactionRow } from "../payments/transactions.repo.js";
 import { isSandboxGateway, timestampUtc } from "../webhooks/format.js";
 import { messagesRepo } from "../webhooks/messages.repo.js";
-import { enqueueMany, uniqueUrls } from "../webhooks/outbox.js";
+import { uniqueUrls } from "../webhooks/outbox.js";
+import {
+  type Destination,
+  endpointDestination,
+  publishMany,
+  route,
+  SEED_VARIANT,
+} from "../webhooks/publish.js";
 import { type Routing, settingsRepo } from "../webhooks/settings.repo.js";
 import type { InitiatorRecord, OperationRow } from "./operations.repo.js";
 
@@ -92,6 +99,7 @@ export function operationGateOpen(
   return !apiInitiated || routing.config.notify_api_initiated;
 }
 
+/** The seed's destinations: the general URL and the plugin URL of the parent's type, each once. */
 export function operationDestinations(routing: Routing): string[] {
   return uniqueUrls([
     routing.config.operations_webhook_url,
@@ -99,7 +107,23 @@ export function operationDestinations(routing: Routing): string[] {
   ]);
 }
 
-/** Builds the operation payload (also the operations API's response body) and queues it if the gate is open. */
+/**
+ * Where an operation's webhook goes: the seed's destinations when its gate is open, and the
+ * endpoints subscribed to `operation` (an endpoint is an explicit subscription: the seed's
+ * `enabled` and API gates are the general configuration's, not the endpoint's). None without a
+ * signing secret.
+ */
+export function operationWebhookDestinations(
+  routing: Routing,
+  parent: Pick<TransactionRow, "created_via">,
+  child: Pick<OperationRow, "via">,
+): Destination[] {
+  if (!routing.secret) return [];
+  const seed = operationGateOpen(routing, parent, child) ? operationDestinations(routing) : [];
+  return route(seed, routing.endpoints, "operation");
+}
+
+/** Builds the operation payload (also the operations API's response body) and queues it to its destinations. */
 export async function emitOperationWebhook(
   q: Queryable,
   parent: OperationWebhookParent,
@@ -113,7 +137,7 @@ export async function emitOperationWebhook(
 
 type OperationWebhookParent = Pick<
   TransactionRow,
-  "session_id" | "merchant_id" | "type" | "created_via" | "order_no"
+  "session_id" | "merchant_id" | "type" | "created_via" | "order_no" | "metadata"
 >;
 
 /**
@@ -128,19 +152,18 @@ export async function emitOperationWebhooks(
     q,
     items.map((item) => ({
       ...item,
-      urls: operationGateOpen(item.routing, item.parent, item.child)
-        ? operationDestinations(item.routing)
-        : [],
+      destinations: operationWebhookDestinations(item.routing, item.parent, item.child),
     })),
   );
 }
 
 /**
  * The final result (success or rejected) of a queued operation, inside the caller's transaction:
- * to exactly the URLs its queued notice went to, whatever the gate and destinations say now, so
- * a settings change between the two moves neither (none when no notice was sent: the gate was
- * closed then). `enabled` off now still stops it, as it stops every new message; the payload's
- * `signature` and the deliveries' timeout and retry schedule are the current ones.
+ * to exactly where its queued notice went (the same URLs; the same endpoints, held if disabled),
+ * whatever the gate, destinations and subscriptions say now, so a settings change between the
+ * two moves neither (none when no notice was sent). `enabled` off now still stops the seed's
+ * destinations, as it stops every new message to them; the payload's `signature` and the
+ * deliveries' timeout and retry schedule are the current ones.
  */
 export async function emitQueuedResultWebhook(
   q: Queryable,
@@ -148,41 +171,61 @@ export async function emitQueuedResultWebhook(
   child: OperationRow,
 ): Promise<{ payload: OperationWebhook; messageId: string | undefined }> {
   const routing = await settingsRepo.routing(q, parent.merchant_id, parent.type);
-  const urls =
-    routing.config.enabled && routing.secret
-      ? await messagesRepo.destinations(q, parent.merchant_id, parent.session_id, child.session_id, "queued")
-      : [];
-  return (await writeOperationMessages(q, [{ parent, child, routing, urls }]))[0]!;
+  const went = routing.secret
+    ? await messagesRepo.destinations(q, parent.merchant_id, parent.session_id, child.session_id, "queued")
+    : [];
+  const endpoints = new Map(routing.endpoints.map((e) => [e.id, e]));
+  const destinations: Destination[] = [];
+  for (const { url, endpoint_id } of went) {
+    if (endpoint_id === null) {
+      if (routing.config.enabled) destinations.push({ url, endpointId: null, variant: SEED_VARIANT });
+      continue;
+    }
+    // An endpoint deleted since gets nothing; a disabled one gets it held, as every new message.
+    const endpoint = endpoints.get(endpoint_id);
+    if (endpoint) destinations.push(endpointDestination(endpoint));
+  }
+  return (await writeOperationMessages(q, [{ parent, child, routing, destinations }]))[0]!;
 }
 
-/** Builds each operation's payload and writes its message to `urls` (nothing without a URL). */
+/** Builds each operation's payload and publishes it to its destinations (nothing without one). */
 async function writeOperationMessages(
   q: Queryable,
-  items: { parent: OperationWebhookParent; child: OperationRow; routing: Routing; urls: string[] }[],
+  items: {
+    parent: OperationWebhookParent;
+    child: OperationRow;
+    routing: Routing;
+    destinations: Destination[];
+  }[],
 ): Promise<{ payload: OperationWebhook; messageId: string | undefined }[]> {
   const payloads = await Promise.all(
     items.map(({ parent, child, routing }) => operationPayload(parent, child, routing.secret ?? "")),
   );
-  const messageIds = await enqueueMany(
+  const messageIds = await publishMany(
     q,
-    items.map(({ parent, child, routing, urls }, i) => {
-      return {
-        message: {
-          merchantId: parent.merchant_id,
-          kind: "operation" as const,
-          eventType: "operation" as const,
-          parentSessionId: parent.session_id,
-          childSessionId: child.session_id,
-          referenceNumber: child.reference_number,
-          result: payloads[i]!.result,
-          // The body is the payload's RFC 8785 form: what the `signature` field covers, byte for
-          // byte (receivers can check it without re-canonicalising). Nothing is stored without a URL.
-          body: urls.length > 0 ? canonicalJson(payloads[i]) : "",
-        },
-        urls,
-        config: routing.config,
-      };
-    }),
+    items.map(({ parent, child, routing, destinations }, i) => ({
+      message: {
+        merchantId: parent.merchant_id,
+        kind: "operation" as const,
+        eventType: "operation" as const,
+        parentSessionId: parent.session_id,
+        childSessionId: child.session_id,
+        referenceNumber: child.reference_number,
+        result: payloads[i]!.result,
+      },
+      destinations,
+      // The body is the payload's RFC 8785 form: what the `signature` field covers, byte for
+      // byte (receivers can check it without re-canonicalising). The seed's payload is exact; an
+      // endpoint that opts in also gets the parent's metadata (when it has some), signed with it.
+      body: async ({ metadata }) => {
+        const extra = metadata && Object.keys(parent.metadata ?? {}).length > 0;
+        if (!extra) return canonicalJson(payloads[i]);
+        const withMetadata = { ...payloads[i]!, metadata: parent.metadata, signature: "" };
+        withMetadata.signature = await signPayload(withMetadata, routing.secret ?? "");
+        return canonicalJson(withMetadata);
+      },
+      config: routing.config,
+    })),
   );
   return payloads.map((payload, i) => ({ payload, messageId: messageIds[i] }));
 }

@@ -68,6 +68,7 @@ const PARENT_KEYS = [
   "pg_code",
   "pg_reference",
   "ops_version",
+  "metadata",
 ] as const satisfies readonly (keyof TransactionRow)[];
 export type OperationParent = Pick<TransactionRow, (typeof PARENT_KEYS)[number]>;
 const PARENT_COLUMNS = PARENT_KEYS.map((key) => `t.${key}`).join(", ");

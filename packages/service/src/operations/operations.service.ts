@@ -29,7 +29,11 @@ import type { GatewayRegistry } from "../gateways/registry.js";
 import { type IdempotencyClaim, idempotencyRepo } from "../http/idempotency.js";
 import { AppError } from "../http/problem.js";
 import { deriveTotals } from "../payments/totals.js";
-import { emitOperationWebhooks, operationGateOpen, operationPayload } from "./operation-webhook.js";
+import {
+  emitOperationWebhooks,
+  operationPayload,
+  operationWebhookDestinations,
+} from "./operation-webhook.js";
 import type { OutboxSignal } from "../webhooks/outbox.js";
 import type { Routing } from "../webhooks/settings.repo.js";
 import {
@@ -339,9 +343,9 @@ export function createOperationsService(db: Db, deps: OperationsDeps) {
     const operatedAt = deps.now();
     const settled = { ...child, state, pg_response: answer.pgResponse, operated_at: operatedAt };
     // Routing was read before the gateway call (a settings change in that instant applies from
-    // the next operation). With the gate closed, finishing is one statement; with it open, the
+    // the next operation). With nowhere to send it, finishing is one statement; otherwise the
     // child and its messages commit together (the outbox).
-    if (!operationGateOpen(routing, parent, child)) {
+    if (operationWebhookDestinations(routing, parent, child).length === 0) {
       await finishChild({ child, state, pgResponse: answer.pgResponse, operatedAt });
       return operationPayload(parent, settled, routing.secret ?? "");
     }

@@ -9,7 +9,8 @@ import { canonicalJson } from "@svc/webhooks";
 import { signPayload } from "@svc/webhooks/sign";
 import type { Queryable } from "../db/client.js";
 import { isSandboxGateway, timestampUtc } from "../webhooks/format.js";
-import { EVENT_TYPES, type EventType, enqueue } from "../webhooks/outbox.js";
+import { EVENT_TYPES, type EventType } from "../webhooks/outbox.js";
+import { publish, route } from "../webhooks/publish.js";
 import { settingsRepo } from "../webhooks/settings.repo.js";
 import { type ChildRow, paymentsRepo } from "./payments.repo.js";
 import { deriveTotals } from "./totals.js";
@@ -53,36 +54,55 @@ export async function paymentPayload(
   return payload;
 }
 
-/**
- * The payment webhook, when a payment becomes final: to the transaction's own `webhook_url`,
- * else its plugin's `webhook_url`. A URL given on the transaction is an explicit request, so the
- * API gate does not apply to it; `enabled` off still stops everything.
- */
-/** The event type of a payment webhook: `payment.<state>` for the final states that send one. */
+/** The event type of a payment webhook for the parent's state (`attempted` is `payment.pending`). */
 export function paymentEventType(state: string): EventType {
-  const type = `payment.${state}`;
+  const type = state === "attempted" ? "payment.pending" : `payment.${state}`;
   if (!EVENT_TYPES.some((e) => e.type === type)) throw new Error(`no payment event type for state ${state}`);
   return type as EventType;
 }
 
+/**
+ * The payment events the contract sends to the transaction's own `webhook_url` (else its
+ * plugin's): the four outcomes. `payment.pending` and `payment.expired` go only to endpoints
+ * that subscribe to them.
+ */
+const SEED_PAYMENT_EVENTS: ReadonlySet<string> = new Set([
+  "payment.paid",
+  "payment.authorized",
+  "payment.failed",
+  "payment.canceled",
+]);
+
+/**
+ * The payment webhook, inside the caller's transaction: to the transaction's own `webhook_url`,
+ * else its plugin's `webhook_url` (for the four outcomes), and to every endpoint subscribed to the
+ * event. A URL given on the transaction is an explicit request, so the API gate does not apply to
+ * it; `enabled` off still stops the seed's destinations. Returns the message id, if one was written.
+ */
 export async function emitPaymentWebhook(q: Queryable, parent: TransactionRow, at: Date) {
+  const eventType = paymentEventType(parent.state);
   const routing = await settingsRepo.routing(q, parent.merchant_id, parent.type);
-  if (!routing.config.enabled || !routing.secret) return undefined;
-  const url = parent.webhook_url ?? (routing.plugin.enabled ? routing.plugin.webhook_url : null);
-  if (!url) return undefined;
+  if (!routing.secret) return undefined;
+  const secret = routing.secret;
+  const seedUrl =
+    routing.config.enabled && SEED_PAYMENT_EVENTS.has(eventType)
+      ? (parent.webhook_url ?? (routing.plugin.enabled ? routing.plugin.webhook_url : null))
+      : null;
+  const destinations = route(seedUrl ? [seedUrl] : [], routing.endpoints, eventType);
+  if (destinations.length === 0) return undefined;
   const children = await paymentsRepo.children(q, parent.session_id);
-  const payload = await paymentPayload(parent, children, at, routing.secret);
-  return enqueue(
-    q,
-    {
+  const payload = await paymentPayload(parent, children, at, secret);
+  return publish(q, {
+    message: {
       merchantId: parent.merchant_id,
       kind: "payment",
-      eventType: paymentEventType(parent.state),
+      eventType,
       parentSessionId: parent.session_id,
       result: parent.state,
-      body: canonicalJson(payload),
     },
-    [url],
-    routing.config,
-  );
+    destinations,
+    // The payment payload carries the metadata for every destination: one body for all.
+    body: () => canonicalJson(payload),
+    config: routing.config,
+  });
 }

@@ -15,6 +15,7 @@ describe("attemptDelivery", () => {
   const seen: {
     url: string;
     headers: http.IncomingHttpHeaders;
+    rawHeaders: string[];
     body: string;
     remotePort: number | undefined;
     /** The client closed the connection before the answer ended. */
@@ -31,6 +32,7 @@ describe("attemptDelivery", () => {
         const entry: (typeof seen)[number] = {
           url: req.url!,
           headers: req.headers,
+          rawHeaders: req.rawHeaders,
           body,
           remotePort: req.socket.remotePort,
         };
@@ -72,6 +74,8 @@ describe("attemptDelivery", () => {
     messageId: "msg_t1",
     eventType: "operation",
     sequence: 7,
+    payloadVersion: "2026-11-24",
+    headers: { "X-Shop": "north", "Webhook-Id": "spoofed" },
     body: '{"n":1}',
     secrets: [SECRET],
     timeoutMs,
@@ -89,6 +93,10 @@ describe("attemptDelivery", () => {
     expect(req.headers["webhook-id"]).toBe("msg_t1");
     expect(req.headers["svc-event-type"]).toBe("operation");
     expect(req.headers["svc-sequence"]).toBe("7");
+    expect(req.headers["svc-webhook-version"]).toBe("2026-11-24");
+    // An endpoint's custom header is sent; it cannot replace one of svc's own.
+    expect(req.headers["x-shop"]).toBe("north");
+    expect(req.rawHeaders.filter((h, i) => i % 2 === 0 && h.toLowerCase() === "webhook-id")).toHaveLength(1);
     const verified = await verifyWebhookHeaders(req.body, req.headers as Record<string, string>, SECRET);
     expect(verified.id).toBe("msg_t1");
   });

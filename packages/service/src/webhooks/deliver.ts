@@ -5,7 +5,7 @@
  * the whole body — so an attempt never outlives its lease (timeout + LEASE_MARGIN_SECONDS).
  * Returns what happened; never throws.
  */
-import { signWebhook } from "@svc/webhooks/sign";
+import { PAYLOAD_VERSIONS, signWebhook, VERSION_HEADER } from "@svc/webhooks/sign";
 import { Agent, type Dispatcher } from "undici";
 import { MAX_TIMEOUT_SECONDS } from "./settings.repo.js";
 import { checkLiteralHost, createGuardedLookup, type ResolveAll } from "./ssrf.js";
@@ -214,10 +214,20 @@ export interface AttemptInput {
   eventType: string;
   /** `svc-sequence`: this message's number among the parent's messages to this URL (1, 2, 3…). */
   sequence: number;
+  /** `svc-webhook-version`: the version of the body's shape (the first one if not given). */
+  payloadVersion?: string | undefined;
+  /** The endpoint's custom headers (validated when saved: none of the headers below). */
+  headers?: Record<string, string> | null | undefined;
   body: string;
   secrets: string[];
   timeoutMs: number;
   allowPrivate: boolean;
+}
+
+function lowerCased(headers: Record<string, string>): Record<string, string> {
+  const out: Record<string, string> = {};
+  for (const name in headers) out[name.toLowerCase()] = headers[name]!;
+  return out;
 }
 
 async function send(agent: Agent, input: AttemptInput, handler: AttemptHandler): Promise<void> {
@@ -239,6 +249,8 @@ async function send(agent: Agent, input: AttemptInput, handler: AttemptHandler):
       method: "POST",
       body: input.body,
       headers: {
+        // The endpoint's own first (names in lower case): svc's headers below always win.
+        ...(input.headers ? lowerCased(input.headers) : undefined),
         "content-type": "application/json",
         "user-agent": "svc-webhooks/1",
         "webhook-id": input.messageId,
@@ -246,6 +258,7 @@ async function send(agent: Agent, input: AttemptInput, handler: AttemptHandler):
         "webhook-signature": signature,
         "svc-event-type": input.eventType,
         "svc-sequence": String(input.sequence),
+        [VERSION_HEADER]: input.payloadVersion ?? PAYLOAD_VERSIONS[0],
       },
       // undici's own timers are off: they bound only the wait for the headers and each gap
       // between body chunks, so a receiver trickling its body kept an attempt open past its

@@ -25,10 +25,17 @@ export interface ClaimedDelivery {
   sequence: number;
   /** The merchant's signing secrets now, newest first (read in the claim: no extra round trip). */
   secrets: string[];
+  /** The endpoint it is for (null: a seed destination) and that endpoint's custom headers now. */
+  endpoint_id: string | null;
+  headers: Record<string, string> | null;
+  /** The body's payload version, for the `svc-webhook-version` header. */
+  payload_version: string;
 }
 
 export interface DeliveryOutcome {
   id: string;
+  /** The endpoint the delivery is for, whose health the outcome moves (null: a seed destination). */
+  endpointId?: string | null | undefined;
   tries: number;
   status: "succeeded" | "retrying" | "failed";
   nextAttemptAt: Date | null;
@@ -74,7 +81,10 @@ export const deliveryRepo = {
               tries = d.tries + 1, updated_at = now()
         where d.ctid = any(array(select tid from due))
        returning d.id, d.message_id, d.url, d.tries, d.timeout_seconds, d.retry_schedule_seconds, d.sequence, d.event_type,
+                 d.endpoint_id, d.payload_version,
                  (select m.body from webhook_messages m where m.id = d.message_id) as body,
+                 case when d.endpoint_id is not null
+                      then (select e.headers from webhook_endpoints e where e.id = d.endpoint_id) end as headers,
                  array(select s.secret from webhook_secrets s
                         where s.merchant_id = d.merchant_id and (s.expires_at is null or s.expires_at > now())
                         order by s.created_at desc, s.id desc) as secrets`,
@@ -84,8 +94,9 @@ export const deliveryRepo = {
 
   /**
    * Records outcomes and their attempts in one statement (atomic without a transaction); an
-   * outcome whose lease was taken over by another worker (tries moved on) leaves the delivery
-   * alone, but its attempt is still recorded. When some outcomes are retries, a second statement
+   * outcome whose lease was taken over by another worker (tries moved on), or whose delivery was
+   * ended meanwhile (its endpoint disabled or deleted), leaves the delivery alone, but its attempt
+   * is still recorded. When some outcomes are retries, a second statement
    * pushes later deliveries for the same URL and parent back: run it in a transaction then
    * (`needsTransaction`).
    */
@@ -127,7 +138,7 @@ export const deliveryRepo = {
                 completed_at = case when r.status in ('succeeded', 'failed') then now() else null end
            from r
           where d.ctid = any(array(select (select x.ctid from webhook_deliveries x where x.id = r.id) from r))
-            and d.id = r.id and d.tries = r.tries)
+            and d.id = r.id and d.tries = r.tries and d.status in ('pending', 'retrying'))
        insert into webhook_attempts (delivery_id, attempted_at, status_code, latency_ms, error, response_body)
        select id, attempted_at, code, latency_ms, err, response_body from r`,
       [ids, tries, statuses, nextAt, codes, errors, attemptedAt, latencies, bodies],
@@ -145,10 +156,39 @@ export const deliveryRepo = {
             and l.status in ('pending', 'retrying')`,
         [retrying.map((o) => o.id), retrying.map((o) => o.nextAttemptAt!.toISOString())],
       );
+    const forEndpoints = outcomes.filter((o) => o.endpointId);
+    if (forEndpoints.length > 0) await recordEndpointHealth(q, forEndpoints);
   },
 
-  /** Whether `record` of these outcomes runs more than one statement (and so needs a transaction). */
+  /** Whether `record` of these outcomes needs a transaction (the ordering push-back must commit with them) (and so needs a transaction). */
   needsTransaction(outcomes: DeliveryOutcome[]): boolean {
     return outcomes.some((o) => o.status === "retrying");
   },
 };
+
+/**
+ * Moves each endpoint's failure run: a success ends it (`failing_since` null), a failure starts
+ * it if none is running, and the last error is kept to show. Rows are written only when that
+ * changes something, so a healthy endpoint costs no write. Not atomic with the outcomes: health
+ * is what the disabling sweep reads, a moment late at worst.
+ */
+async function recordEndpointHealth(q: Queryable, outcomes: DeliveryOutcome[]): Promise<void> {
+  await q.query(
+    `update webhook_endpoints e
+        set failing_since = case when x.ok then null else coalesce(e.failing_since, x.first_at) end,
+            last_error = case when x.ok then e.last_error else x.err end
+       from (select endpoint_id, bool_or(ok) as ok, min(at) as first_at,
+                    (array_agg(err order by at desc))[1] as err
+               from unnest($1::text[], $2::boolean[], $3::timestamptz[], $4::text[]) as r(endpoint_id, ok, at, err)
+              group by endpoint_id) x
+      where e.id = x.endpoint_id
+        and (case when x.ok then e.failing_since is not null
+                  else e.failing_since is null or e.last_error is distinct from x.err end)`,
+    [
+      outcomes.map((o) => o.endpointId),
+      outcomes.map((o) => o.status === "succeeded"),
+      outcomes.map((o) => o.attemptedAt.toISOString()),
+      outcomes.map((o) => o.error ?? (o.statusCode ? `HTTP ${o.statusCode}` : "failed")),
+    ],
+  );
+}

@@ -99,8 +99,9 @@ export const messagesRepo = {
     );
   },
   /**
-   * The URLs the `result` message about child `childSessionId` was sent to, in delivery order;
-   * none when there was no such message. Found through the parent (an indexed column).
+   * Where the `result` message about child `childSessionId` was sent: each URL once, with the
+   * endpoint it was sent for (null: a seed destination), in delivery order; none when there was no
+   * such message. Found through the parent (an indexed column).
    */
   async destinations(
     q: Queryable,
@@ -108,14 +109,15 @@ export const messagesRepo = {
     parentSessionId: string,
     childSessionId: string,
     result: string,
-  ): Promise<string[]> {
-    const rows = await q.query<{ url: string }>(
-      `select d.url from webhook_messages m join webhook_deliveries d on d.message_id = m.id
+  ): Promise<{ url: string; endpoint_id: string | null }[]> {
+    const rows = await q.query<{ url: string; endpoint_id: string | null }>(
+      `select d.url, d.endpoint_id from webhook_messages m join webhook_deliveries d on d.message_id = m.id
         where m.merchant_id = $1 and m.parent_session_id = $2 and m.child_session_id = $3 and m.result = $4
         order by d.seq`,
       [merchantId, parentSessionId, childSessionId, result],
     );
-    return [...new Set(rows.map((row) => row.url))];
+    const seen = new Set<string>();
+    return rows.filter((row) => !seen.has(row.url) && seen.add(row.url));
   },
   /**
    * Puts finished deliveries back in the queue as new: no tries yet, due now, with `current`
@@ -125,7 +127,15 @@ export const messagesRepo = {
   async replay(
     q: Queryable,
     merchantId: string,
-    by: { messageId?: string; status?: string; since?: Date | undefined; until?: Date | undefined },
+    by: {
+      messageId?: string;
+      endpointId?: string;
+      status?: string;
+      since?: Date | undefined;
+      until?: Date | undefined;
+      /** Deliveries that finished at or after this time. */
+      completedSince?: Date | undefined;
+    },
     current: Pick<WebhookConfig, "timeout_seconds" | "retry_schedule_seconds">,
   ): Promise<number> {
     const params: unknown[] = [merchantId, current.timeout_seconds, current.retry_schedule_seconds];
@@ -133,6 +143,10 @@ export const messagesRepo = {
     if (by.messageId) {
       params.push(by.messageId);
       where.push(`message_id = $${params.length}`);
+    }
+    if (by.endpointId) {
+      params.push(by.endpointId);
+      where.push(`endpoint_id = $${params.length}`);
     }
     if (by.status) {
       params.push(by.status);
@@ -145,6 +159,10 @@ export const messagesRepo = {
     if (by.until) {
       params.push(by.until);
       where.push(`created_at < $${params.length}`);
+    }
+    if (by.completedSince) {
+      params.push(by.completedSince);
+      where.push(`completed_at >= $${params.length}`);
     }
     const rows = await q.query(
       `update webhook_deliveries set status = 'pending', tries = 0, next_attempt_at = now(), lease_until = null,

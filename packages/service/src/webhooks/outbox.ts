@@ -10,6 +10,7 @@
  */
 import { EventEmitter } from "node:events";
 import { newId } from "@svc/protocol";
+import { PAYLOAD_VERSIONS, type PayloadVersion } from "@svc/webhooks/sign";
 import type { Db, Queryable } from "../db/client.js";
 import type { WebhookConfig } from "./settings.repo.js";
 
@@ -74,14 +75,33 @@ export const EVENT_TYPES = [
   { type: "payment.authorized", description: "An authorization succeeded: capture or void it." },
   { type: "payment.failed", description: "The payment was declined." },
   { type: "payment.canceled", description: "The payment was cancelled (by the customer or the gateway)." },
-  { type: "webhook.test", description: "A test message sent from the dashboard." },
+  {
+    type: "payment.expired",
+    description: "The checkout session's time ran out before the customer paid (no payment was taken).",
+  },
+  {
+    type: "payment.pending",
+    description:
+      "The customer started paying and the gateway waits on them (a bank page or a card challenge); a final event follows.",
+  },
+  { type: "webhook.test", description: "A test message sent from the dashboard or the API." },
+  {
+    type: "webhook.endpoint_disabled",
+    description:
+      "One of the merchant's endpoints was disabled because every delivery to it failed for the configured period; sent to the other endpoints.",
+  },
 ] as const;
 export type EventType = (typeof EVENT_TYPES)[number]["type"];
 
+/** The first payload version: what the seed's own destinations get, for good. */
+export const FIRST_PAYLOAD_VERSION: PayloadVersion = PAYLOAD_VERSIONS[0];
+
 export interface NewMessage {
   merchantId: string;
-  kind: "operation" | "payment";
+  kind: "operation" | "payment" | "webhook";
   eventType: EventType;
+  /** The version of `body`'s shape (the `svc-webhook-version` header); the first one by default. */
+  payloadVersion?: PayloadVersion | undefined;
   parentSessionId: string;
   childSessionId?: string | undefined;
   referenceNumber?: string | undefined;
@@ -98,6 +118,13 @@ export function uniqueUrls(urls: (string | null | undefined)[]): string[] {
 export interface Enqueue {
   message: NewMessage;
   urls: string[];
+  /** The endpoint each URL belongs to, position by position (absent or null: a seed destination). */
+  endpointIds?: (string | null)[] | undefined;
+  /**
+   * Position by position, whether the URL's endpoint is disabled: its delivery is written failed
+   * ("endpoint disabled"), never attempted, so re-enabling it can replay what it missed.
+   */
+  held?: boolean[] | undefined;
   config: Pick<WebhookConfig, "timeout_seconds" | "retry_schedule_seconds">;
 }
 
@@ -118,12 +145,16 @@ const ENQUEUE = `with message as (
     returning parent_session_id, url, last),
   deliveries as (
     insert into webhook_deliveries (id, message_id, merchant_id, parent_session_id, url, status, timeout_seconds,
-                                    retry_schedule_seconds, event_type, sequence)
-    select d.id, d.message_id, d.merchant_id, d.parent_session_id, d.url, 'pending', d.timeout_seconds,
-           d.schedule::int4[], d.event_type, counters.last - d.count + d.k
+                                    retry_schedule_seconds, event_type, sequence, endpoint_id, payload_version,
+                                    last_error, completed_at)
+    select d.id, d.message_id, d.merchant_id, d.parent_session_id, d.url, d.status, d.timeout_seconds,
+           d.schedule::int4[], d.event_type, counters.last - d.count + d.k, d.endpoint_id, d.payload_version,
+           case when d.status = 'failed' then 'endpoint disabled: not sent' end,
+           case when d.status = 'failed' then now() end
       from unnest($10::text[], $11::text[], $12::text[], $13::text[], $14::text[], $15::int4[], $16::text[], $17::text[],
-                  $21::int8[], $22::int8[]) with ordinality
-           as d(id, message_id, merchant_id, parent_session_id, url, timeout_seconds, schedule, event_type, k, count, n)
+                  $21::int8[], $22::int8[], $23::text[], $24::text[], $25::text[]) with ordinality
+           as d(id, message_id, merchant_id, parent_session_id, url, timeout_seconds, schedule, event_type, k, count,
+                endpoint_id, payload_version, status, n)
       join message on message.id = d.message_id
       join counters on counters.parent_session_id = d.parent_session_id and counters.url = d.url
      order by d.n)
@@ -147,23 +178,53 @@ export async function enqueueMany(q: Queryable, items: Enqueue[]): Promise<(stri
   const ids = items.map(({ urls }) => (urls.length === 0 ? undefined : newId("msg")));
   const messages = items.flatMap(({ message }, i) => (ids[i] ? [{ id: ids[i], ...message }] : []));
   if (messages.length === 0) return ids;
-  const deliveries = items.flatMap(({ message, urls, config }, i) =>
-    urls.map((url) => ({
-      id: newId("dlv"),
+  const deliveries = items.flatMap(({ message, urls, endpointIds, held, config }, i) =>
+    urls.map((url, u): NewDelivery => ({
       messageId: ids[i]!,
       merchantId: message.merchantId,
       parentSessionId: message.parentSessionId,
       url,
-      timeoutSeconds: config.timeout_seconds,
-      schedule: `{${config.retry_schedule_seconds.join(",")}}`,
+      config,
       eventType: message.eventType,
-      /** Its place among this batch's deliveries of the same (parent, URL), from 1. */
-      k: 0,
-      count: 0,
+      endpointId: endpointIds?.[u] ?? null,
+      payloadVersion: message.payloadVersion ?? FIRST_PAYLOAD_VERSION,
+      held: held?.[u] ?? false,
     })),
   );
+  await q.query(ENQUEUE, [
+    messages.map((m) => m.id),
+    messages.map((m) => m.merchantId),
+    messages.map((m) => m.kind),
+    messages.map((m) => m.eventType),
+    messages.map((m) => m.parentSessionId),
+    messages.map((m) => m.childSessionId ?? null),
+    messages.map((m) => m.referenceNumber ?? null),
+    messages.map((m) => m.result ?? null),
+    messages.map((m) => m.body),
+    ...deliveryParams(deliveries),
+  ]);
+  return ids;
+}
+
+/** A delivery of a message to one URL, before it is numbered. */
+interface NewDelivery {
+  messageId: string;
+  merchantId: string;
+  parentSessionId: string;
+  url: string;
+  config: Pick<WebhookConfig, "timeout_seconds" | "retry_schedule_seconds">;
+  eventType: string;
+  endpointId: string | null;
+  payloadVersion: string;
+  held: boolean;
+}
+
+/** Parameters $10… of ENQUEUE: the deliveries and their counters. */
+function deliveryParams(input: NewDelivery[]): unknown[] {
+  const deliveries = input.map((d) => ({ ...d, id: newId("dlv"), k: 0, count: 0 }));
   // Sequence numbers: each (parent, URL) of the batch moves its counter by how many deliveries it
-  // has here; each delivery takes counter − count + k (the batch's order is the commit order).
+  // has here; each delivery (its place k among them, from 1) takes counter − count + k (the
+  // batch's order is the commit order).
   const groups = new Map<string, { parent: string; url: string; count: number }>();
   for (const d of deliveries) {
     const key = `${d.parentSessionId}\n${d.url}`;
@@ -177,29 +238,22 @@ export async function enqueueMany(q: Queryable, items: Enqueue[]): Promise<(stri
   const counters = [...groups.values()].sort((a, b) =>
     a.parent === b.parent ? (a.url < b.url ? -1 : 1) : a.parent < b.parent ? -1 : 1,
   );
-  await q.query(ENQUEUE, [
-    messages.map((m) => m.id),
-    messages.map((m) => m.merchantId),
-    messages.map((m) => m.kind),
-    messages.map((m) => m.eventType),
-    messages.map((m) => m.parentSessionId),
-    messages.map((m) => m.childSessionId ?? null),
-    messages.map((m) => m.referenceNumber ?? null),
-    messages.map((m) => m.result ?? null),
-    messages.map((m) => m.body),
+  return [
     deliveries.map((d) => d.id),
     deliveries.map((d) => d.messageId),
     deliveries.map((d) => d.merchantId),
     deliveries.map((d) => d.parentSessionId),
     deliveries.map((d) => d.url),
-    deliveries.map((d) => d.timeoutSeconds),
-    deliveries.map((d) => d.schedule),
+    deliveries.map((d) => d.config.timeout_seconds),
+    deliveries.map((d) => `{${d.config.retry_schedule_seconds.join(",")}}`),
     deliveries.map((d) => d.eventType),
     counters.map((c) => c.parent),
     counters.map((c) => c.url),
     counters.map((c) => c.count),
     deliveries.map((d) => d.k),
     deliveries.map((d) => d.count),
-  ]);
-  return ids;
+    deliveries.map((d) => d.endpointId),
+    deliveries.map((d) => d.payloadVersion),
+    deliveries.map((d) => (d.held ? "failed" : "pending")),
+  ];
 }

@@ -174,7 +174,10 @@ describe.each(STORES)("event types and sequence numbers on %s", (store) => {
       "payment.authorized",
       "payment.failed",
       "payment.canceled",
+      "payment.expired",
+      "payment.pending",
       "webhook.test",
+      "webhook.endpoint_disabled",
     ]);
     for (const e of r.json.event_types) expect(e.description.length).toBeGreaterThan(10);
   });

@@ -1,6 +1,7 @@
 /** Webhook settings storage: the general configuration, plugin configurations, signing secrets. */
 import type { TransactionType } from "@svc/protocol";
 import type { Queryable } from "../db/client.js";
+import type { EndpointRoute } from "./publish.js";
 
 /** Default retry schedule: delays after each failed try, in seconds (5 s … 10 h). */
 export const DEFAULT_RETRY_SCHEDULE_SECONDS: readonly number[] = [5, 300, 1800, 7200, 18000, 36000, 36000];
@@ -38,6 +39,8 @@ export interface Routing {
   plugin: { webhook_url: string | null; enabled: boolean };
   /** The newest signing secret: it computes the payload's `signature` field (null: none, send nothing). */
   secret: string | null;
+  /** The merchant's endpoints (docs/webhooks.md "Endpoints"), oldest first, disabled ones too (their deliveries are held). */
+  endpoints: EndpointRoute[];
 }
 
 /**
@@ -49,7 +52,12 @@ export const ROUTING_COLUMNS = `(select s.secret from webhook_secrets s
             order by s.created_at desc, s.id desc limit 1) as rt_secret,
          c.enabled as rt_enabled, c.operations_webhook_url as rt_url, c.notify_api_initiated as rt_notify,
          c.timeout_seconds as rt_timeout, c.retry_schedule_seconds as rt_schedule,
-         p.webhook_url as rt_plugin_url, p.enabled as rt_plugin_enabled`;
+         p.webhook_url as rt_plugin_url, p.enabled as rt_plugin_enabled,
+         (select coalesce(json_agg(json_build_object('id', e.id, 'url', e.url, 'event_types', e.event_types,
+                    'include_metadata', e.include_metadata, 'payload_version', e.payload_version,
+                    'enabled', e.enabled)
+                  order by e.created_at, e.id), '[]'::json)
+            from webhook_endpoints e where e.merchant_id = t.merchant_id) as rt_endpoints`;
 
 export interface RoutingColumns {
   rt_secret: string | null;
@@ -60,6 +68,7 @@ export interface RoutingColumns {
   rt_schedule: number[] | null;
   rt_plugin_url: string | null;
   rt_plugin_enabled: boolean | null;
+  rt_endpoints: EndpointRoute[];
 }
 
 /** A Routing from ROUTING_COLUMNS; absent rows mean the defaults. */
@@ -78,6 +87,7 @@ export function routingFrom(row: RoutingColumns): Routing {
     config,
     plugin: { webhook_url: row.rt_plugin_url, enabled: row.rt_plugin_enabled ?? true },
     secret: row.rt_secret,
+    endpoints: row.rt_endpoints,
   };
 }
 

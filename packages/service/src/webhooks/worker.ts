@@ -141,6 +141,8 @@ export class DeliveryWorker {
       messageId: delivery.message_id,
       eventType: delivery.event_type,
       sequence: delivery.sequence,
+      payloadVersion: delivery.payload_version,
+      headers: delivery.headers,
       body: delivery.body,
       secrets,
       timeoutMs: delivery.timeout_seconds * 1000,
@@ -150,6 +152,7 @@ export class DeliveryWorker {
     this.options.metrics.recordAttempt(next.status, outcome.latencyMs);
     this.outcomes.push({
       id: delivery.id,
+      endpointId: delivery.endpoint_id,
       tries: delivery.tries,
       status: next.status,
       nextAttemptAt: next.nextAttemptAt,

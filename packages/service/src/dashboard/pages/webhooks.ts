@@ -66,6 +66,7 @@ ${field({ name: `${p.type}_webhook_url`, label: `${TYPE_LABEL[p.type]} webhook U
       ? `<div class="notice" role="status"><p>Signing secrets in use, newest first:</p>${shown.secrets.map((s, i) => `<p class="actions"><code class="secret" id="secret-${i}" data-copy="signing secret">${esc(s)}</code></p>`).join("")}</div>`
       : "";
   const body = `${errorSummary(Object.values(e))}
+<p class="actions"><a class="button" href="/dashboard/webhooks/endpoints">Endpoints</a> <span class="hint">More URLs of your own, each with the events it wants and custom headers.</span></p>
 <section aria-labelledby="gen-h"><h2 id="gen-h">General configuration</h2>${general}</section>
 <section aria-labelledby="plug-h"><h2 id="plug-h">Payment webhook plugins</h2><p class="hint">Per transaction type. Operation webhooks go to the general URL and to the plugin URL of the payment's type.</p>${pluginForms}</section>
 <section aria-labelledby="sec-h"><h2 id="sec-h">Signing secret</h2>${secretShown}<div class="actions">${postForm("/dashboard/webhooks/secret/reveal", session.csrfToken, '<button type="submit" class="secondary">Reveal signing secret</button>', "inline")}${postForm("/dashboard/webhooks/secret/rotate", session.csrfToken, '<button type="submit" class="danger">Rotate signing secret</button>', "inline")}</div></section>

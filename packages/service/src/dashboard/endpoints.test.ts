@@ -1,0 +1,134 @@
+/**
+ * Webhook endpoints in the dashboard over real HTTP on both stores: add one (errors in the
+ * merchant's words, every bad field named, nothing saved), change it, the banner every page shows
+ * while one is disabled for failing, the replay offered after enabling it again, and deleting
+ * after a confirmation.
+ */
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { type DashboardClient, signedIn } from "../../../../test/support/dashboard.js";
+import { api, apiKey, createMerchant, type TestMerchant } from "../../../../test/support/merchant.js";
+import { paidParent } from "../../../../test/support/payments.js";
+import { type Receiver, startReceiver } from "../../../../test/support/receiver.js";
+import { type Stack, startStack } from "../../../../test/support/stack.js";
+import { STORES } from "../../../../test/support/stores.js";
+
+describe.each(STORES)("dashboard webhook endpoints on %s", (store) => {
+  let stack: Stack;
+  let m: TestMerchant;
+  let receiver: Receiver;
+  let client: DashboardClient;
+  beforeAll(async () => {
+    [stack, receiver] = await Promise.all([
+      startStack(store, { config: { webhookDisableAfterSeconds: 1 } }),
+      startReceiver(),
+    ]);
+    m = await createMerchant(stack);
+    client = await signedIn(stack, m.admin);
+    await client.get("/dashboard/webhooks");
+    await client.post("/dashboard/webhooks/config", {
+      enabled: "on",
+      notify_api_initiated: "on",
+      timeout_seconds: "2",
+      retry_schedule_seconds: "1, 1, 1, 1, 1, 1, 1, 1",
+    });
+  });
+  afterAll(async () => {
+    await receiver?.close();
+    await stack?.close();
+  });
+
+  it("adds an endpoint; bad fields are each named in the merchant's words and nothing is saved", async () => {
+    await client.get("/dashboard/webhooks/endpoints/new");
+    const bad = await client.post("/dashboard/webhooks/endpoints", {
+      url: "shop.example/hook",
+      headers: "X-Token: abc\nWebhook-Signature: forged",
+    });
+    expect(bad.status).toBe(422);
+    expect(bad.text).toContain("URL: must be an absolute URL");
+    expect(bad.text).toContain("Events: must name at least one event type");
+    expect(bad.text).toContain("Custom header Webhook-Signature: is set by svc");
+    expect(bad.text).toContain('aria-invalid="true"');
+    expect((await client.get("/dashboard/webhooks/endpoints")).text).toContain("No endpoints yet");
+    const added = await client.post("/dashboard/webhooks/endpoints", {
+      url: `${receiver.url}/dash`,
+      description: "Warehouse",
+      "event_payment.paid": "on",
+      event_operation: "on",
+      headers: "X-Token: abc",
+    });
+    expect(added.status).toBe(303);
+    const page = await client.get(added.location!);
+    expect(page.text).toContain("Endpoint added");
+    expect(page.text).toContain("X-Token: abc");
+    const list = await client.get("/dashboard/webhooks/endpoints");
+    expect(list.text).toContain("Warehouse");
+    expect(list.text).toContain("operation, payment.paid");
+    // The API sees what the dashboard saved.
+    const api1 = await api(stack, "GET", "/v1/webhooks/endpoints", { auth: apiKey(m.privateKey) });
+    expect(api1.json.endpoints).toHaveLength(1);
+    expect(api1.json.endpoints[0]).toMatchObject({ headers: { "X-Token": "abc" }, description: "Warehouse" });
+  });
+
+  it("a failing endpoint is disabled, every page shows a banner, enabling it again offers the replay", async () => {
+    receiver.respond = (req) =>
+      req.path === "/down" ? { status: 503, body: "maintenance" } : { status: 200 };
+    await client.get("/dashboard/webhooks/endpoints/new");
+    const added = await client.post("/dashboard/webhooks/endpoints", {
+      url: `${receiver.url}/down`,
+      event_operation: "on",
+    });
+    const id = added.location!.split("/").pop()!;
+    const parent = await paidParent(stack, m);
+    await api(stack, "POST", "/v1/operations", {
+      auth: apiKey(m.privateKey),
+      body: { operation: "refund", session_id: parent.session_id, amount: "1.000" },
+    });
+    await receiver.waitFor(1, { path: "/down" });
+    await expect
+      .poll(
+        async () =>
+          (await client.get("/dashboard/payments")).text.includes("A webhook endpoint was disabled"),
+        {
+          timeout: 15_000,
+          interval: 250,
+        },
+      )
+      .toBe(true);
+    const edit = await client.get(`/dashboard/webhooks/endpoints/${id}`);
+    expect(edit.text).toContain("disabled (failing)");
+    expect(edit.text).toContain("503");
+    receiver.respond = () => ({ status: 200, body: "ok" });
+    const enabled = await client.post(`/dashboard/webhooks/endpoints/${id}`, {
+      url: `${receiver.url}/down`,
+      event_operation: "on",
+      enabled: "on",
+    });
+    expect(enabled.status).toBe(303);
+    const after = await client.get(`/dashboard/webhooks/endpoints/${id}`);
+    expect(after.text).toContain("Endpoint enabled. It missed 1 delivery since");
+    expect(after.text).toContain(`Replay 1 missed delivery to ${receiver.url}/down`);
+    expect(after.text).not.toContain("A webhook endpoint was disabled");
+    const before = receiver.requests.filter((r) => r.path === "/down").length;
+    const replayed = await client.post(`/dashboard/webhooks/endpoints/${id}/replay`);
+    expect(replayed.status).toBe(303);
+    expect((await client.get(replayed.location!)).text).toContain("1 delivery queued again");
+    await receiver.waitFor(before + 1, { path: "/down" });
+  });
+
+  it("deletes only after a confirmation", async () => {
+    await client.get("/dashboard/webhooks/endpoints/new");
+    const added = await client.post("/dashboard/webhooks/endpoints", {
+      url: `${receiver.url}/gone`,
+      event_all: "on",
+    });
+    const id = added.location!.split("/").pop()!;
+    await client.get(`/dashboard/webhooks/endpoints/${id}`);
+    const ask = await client.post(`/dashboard/webhooks/endpoints/${id}/delete`);
+    expect(ask.status).toBe(200);
+    expect(ask.text).toContain("Delete this endpoint?");
+    expect((await client.get(`/dashboard/webhooks/endpoints/${id}`)).status).toBe(200);
+    const done = await client.post(`/dashboard/webhooks/endpoints/${id}/delete`, { confirm: "yes" });
+    expect(done.status).toBe(303);
+    expect((await client.get(`/dashboard/webhooks/endpoints/${id}`)).status).toBe(404);
+  });
+});

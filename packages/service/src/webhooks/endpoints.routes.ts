@@ -1,0 +1,162 @@
+/**
+ * `POST/GET /v1/webhooks/endpoints`, `GET/PATCH/DELETE /v1/webhooks/endpoints/{id}`,
+ * `POST /v1/webhooks/endpoints/{id}/replay`.
+ */
+import { type Static, Type } from "@sinclair/typebox";
+import type { FastifyInstance } from "fastify";
+import { merchantOf } from "../http/auth.js";
+import { PRIVATE_SECURITY } from "../http/openapi.js";
+import { validationError } from "../http/problem.js";
+import { type EndpointsService, MAX_HEADERS, SUBSCRIBABLE } from "./endpoints.service.js";
+
+const tags = ["Webhooks"];
+const security = PRIVATE_SECURITY;
+const config = { auth: "private" as const, permission: "webhooks.manage" as const };
+
+const fields = {
+  url: Type.String({ maxLength: 2048, description: "Where this endpoint's webhooks go (https or http)" }),
+  description: Type.String({
+    maxLength: 800,
+    description: "For people: what this endpoint is (≤ 200 characters)",
+  }),
+  event_types: Type.Array(Type.String({ maxLength: 64 }), {
+    maxItems: 32,
+    description: `The event types it gets, or ["*"] for all of them (the default): ${SUBSCRIBABLE.join(", ")}`,
+  }),
+  headers: Type.Record(Type.String({ maxLength: 128 }), Type.String({ maxLength: 2000 }), {
+    description: `Up to ${MAX_HEADERS} custom headers sent with every request (not webhook-*, svc-* or HTTP's own)`,
+  }),
+  enabled: Type.Boolean({
+    description: "false: nothing is sent to it (what waits is ended; a replay can send it later)",
+  }),
+  payload_version: Type.String({
+    maxLength: 40,
+    description: "The payload version it gets; new endpoints are pinned to the current one",
+  }),
+  include_metadata: Type.Boolean({
+    description:
+      "Operation webhooks also carry the payment's metadata (the seed's payload has no such field)",
+  }),
+};
+
+const CreateBody = Type.Object(
+  {
+    url: fields.url,
+    description: Type.Optional(fields.description),
+    event_types: Type.Optional(fields.event_types),
+    headers: Type.Optional(fields.headers),
+    enabled: Type.Optional(fields.enabled),
+    payload_version: Type.Optional(fields.payload_version),
+    include_metadata: Type.Optional(fields.include_metadata),
+  },
+  { additionalProperties: false },
+);
+const UpdateBody = Type.Partial(CreateBody, { additionalProperties: false });
+const IdParams = Type.Object({ id: Type.String({ minLength: 1, maxLength: 64 }) });
+const ReplayBody = Type.Object(
+  {
+    since: Type.Optional(
+      Type.String({
+        maxLength: 40,
+        description: "ISO 8601 time; default: when the endpoint began failing or was disabled",
+      }),
+    ),
+  },
+  { additionalProperties: false },
+);
+
+function sinceOf(value: string | undefined): Date | undefined {
+  if (value === undefined) return undefined;
+  const at = /^\d{4}-\d{2}-\d{2}/.test(value) ? new Date(value) : new Date(Number.NaN);
+  if (Number.isNaN(at.getTime()) || at.getUTCFullYear() < 1970 || at.getUTCFullYear() > 9999)
+    throw validationError({ since: ["must be an ISO 8601 time such as 2026-11-21T10:00:00Z"] });
+  return at;
+}
+
+export function endpointsRoutes(app: FastifyInstance, endpoints: EndpointsService): void {
+  app.get(
+    "/v1/webhooks/endpoints",
+    {
+      config,
+      schema: {
+        tags,
+        security,
+        summary:
+          "Every destination of the merchant's webhooks: the seed's general and plugin URLs (read-only, kind general/plugin) and the merchant's endpoints",
+      },
+    },
+    async (request) => ({ endpoints: await endpoints.list(merchantOf(request)) }),
+  );
+  app.post(
+    "/v1/webhooks/endpoints",
+    {
+      config,
+      schema: { tags, security, summary: "Add a webhook endpoint", body: CreateBody },
+    },
+    async (request, reply) => {
+      const body = request.body as Static<typeof CreateBody>;
+      return reply.status(201).send(await endpoints.create(merchantOf(request), body));
+    },
+  );
+  app.get(
+    "/v1/webhooks/endpoints/:id",
+    { config, schema: { tags, security, summary: "One webhook endpoint", params: IdParams } },
+    async (request) => endpoints.get(merchantOf(request), (request.params as Static<typeof IdParams>).id),
+  );
+  app.patch(
+    "/v1/webhooks/endpoints/:id",
+    {
+      config,
+      schema: {
+        tags,
+        security,
+        summary:
+          "Change a webhook endpoint; enabling a disabled one answers with `missed`, what POST …/replay would send",
+        params: IdParams,
+        body: UpdateBody,
+      },
+    },
+    async (request) =>
+      endpoints.update(
+        merchantOf(request),
+        (request.params as Static<typeof IdParams>).id,
+        request.body as Static<typeof UpdateBody>,
+      ),
+  );
+  app.delete(
+    "/v1/webhooks/endpoints/:id",
+    {
+      config,
+      schema: {
+        tags,
+        security,
+        summary: "Delete a webhook endpoint (what waits for it is ended)",
+        params: IdParams,
+      },
+    },
+    async (request, reply) => {
+      await endpoints.remove(merchantOf(request), (request.params as Static<typeof IdParams>).id);
+      return reply.status(204).send();
+    },
+  );
+  app.post(
+    "/v1/webhooks/endpoints/:id/replay",
+    {
+      config,
+      schema: {
+        tags,
+        security,
+        summary:
+          "Send an enabled endpoint what it missed: its failed deliveries again, and the messages of its event types not sent to it",
+        params: IdParams,
+        body: Type.Optional(ReplayBody),
+      },
+    },
+    async (request) =>
+      endpoints.replay(
+        merchantOf(request),
+        (request.params as Static<typeof IdParams>).id,
+        sinceOf((request.body as Static<typeof ReplayBody> | undefined)?.since),
+      ),
+  );
+}

@@ -1,0 +1,492 @@
+/**
+ * Webhook endpoints (docs/webhooks.md "Endpoints"): the merchant's own destinations beside the
+ * seed's general operations URL and plugin URLs. Each has the event types it wants (or all),
+ * custom headers, an enabled flag, the payload version it was created with (pinned), and whether
+ * operation webhooks carry the merchant's metadata (the seed's payload is exact otherwise).
+ *
+ * The seed's destinations appear in the list as endpoints of their own kind (`general`,
+ * `plugin`), read-only here: they keep being configured as the seed says.
+ *
+ * An endpoint whose every attempt has failed for `disableAfterMs` (5 days) is disabled by
+ * {@link EndpointsService.disableFailing}, which tells the merchant's other endpoints
+ * (`webhook.endpoint_disabled`); re-enabling it offers to replay what it missed.
+ */
+import { newId, TRANSACTION_TYPES } from "@svc/protocol";
+import { canonicalJson } from "@svc/webhooks";
+import {
+  CURRENT_PAYLOAD_VERSION,
+  PAYLOAD_VERSIONS,
+  type PayloadVersion,
+  signPayload,
+} from "@svc/webhooks/sign";
+import type { Db, Queryable } from "../db/client.js";
+import { AppError, FieldErrors } from "../http/problem.js";
+import { type EndpointChange, type EndpointRow, endpointsRepo } from "./endpoints.repo.js";
+import { timestampUtc } from "./format.js";
+import { messagesRepo } from "./messages.repo.js";
+import { EVENT_TYPES, FIRST_PAYLOAD_VERSION, type OutboxSignal } from "./outbox.js";
+import { publish, route } from "./publish.js";
+import { settingsRepo, type WebhookConfig } from "./settings.repo.js";
+import { urlProblem } from "./settings.service.js";
+
+/** How many endpoints (of kind endpoint or cli) one merchant may have. */
+export const MAX_ENDPOINTS = 20;
+export const MAX_HEADERS = 10;
+const MAX_HEADER_VALUE = 1000;
+const MAX_DESCRIPTION = 200;
+
+/** Headers svc sets itself, or that HTTP reserves: an endpoint may not set them. */
+const RESERVED_HEADERS = new Set([
+  "content-type",
+  "content-length",
+  "content-encoding",
+  "host",
+  "user-agent",
+  "connection",
+  "keep-alive",
+  "transfer-encoding",
+  "te",
+  "trailer",
+  "upgrade",
+  "expect",
+  "authorization-signature",
+]);
+const HEADER_NAME = /^[A-Za-z0-9!#$%&'*+.^_`|~-]{1,64}$/;
+// Visible ASCII, space and tab: nothing that could end the header or smuggle another.
+const HEADER_VALUE = /^[\t\x20-\x7e]*$/;
+
+/** The event types an endpoint may subscribe to (every one but the test message, sent on request). */
+export const SUBSCRIBABLE = EVENT_TYPES.map((e) => e.type).filter((t) => t !== "webhook.test");
+
+/** What the API says about an endpoint, of any kind. */
+export interface EndpointView {
+  id: string;
+  kind: "endpoint" | "cli" | "general" | "plugin";
+  url: string;
+  description: string;
+  /** `["*"]`: every event type. */
+  event_types: string[];
+  headers: Record<string, string>;
+  enabled: boolean;
+  payload_version: string;
+  include_metadata: boolean;
+  /** Read-only kinds (general, plugin) are configured through the webhook settings. */
+  editable: boolean;
+  /** When the current run of failed attempts began (null: the last attempt succeeded). */
+  failing_since: string | null;
+  last_error: string | null;
+  disabled_at: string | null;
+  disabled_reason: "manual" | "failing" | null;
+  created_at: string | null;
+  updated_at: string | null;
+}
+
+export interface EndpointInput {
+  url?: string | undefined;
+  description?: string | undefined;
+  event_types?: string[] | undefined;
+  headers?: Record<string, string> | undefined;
+  enabled?: boolean | undefined;
+  payload_version?: string | undefined;
+  include_metadata?: boolean | undefined;
+}
+
+const iso = (d: Date | null) => (d ? new Date(d).toISOString() : null);
+
+export function endpointView(e: EndpointRow): EndpointView {
+  return {
+    id: e.id,
+    kind: e.kind,
+    url: e.url,
+    description: e.description,
+    event_types: e.event_types ?? ["*"],
+    headers: e.headers,
+    enabled: e.enabled,
+    payload_version: e.payload_version,
+    include_metadata: e.include_metadata,
+    editable: true,
+    failing_since: iso(e.failing_since),
+    last_error: e.last_error,
+    disabled_at: iso(e.disabled_at),
+    disabled_reason: e.disabled_reason,
+    created_at: iso(e.created_at),
+    updated_at: iso(e.updated_at),
+  };
+}
+
+/** The seed's destinations as read-only endpoints: the general URL and each plugin URL set. */
+function seedViews(
+  config: WebhookConfig,
+  plugins: { type: string; webhook_url: string | null; enabled: boolean }[],
+) {
+  const seed = (
+    id: string,
+    kind: "general" | "plugin",
+    url: string,
+    description: string,
+    eventTypes: string[],
+    enabled: boolean,
+  ): EndpointView => ({
+    id,
+    kind,
+    url,
+    description,
+    event_types: eventTypes,
+    headers: {},
+    enabled,
+    payload_version: FIRST_PAYLOAD_VERSION,
+    include_metadata: false,
+    editable: false,
+    failing_since: null,
+    last_error: null,
+    disabled_at: null,
+    disabled_reason: null,
+    created_at: null,
+    updated_at: null,
+  });
+  const views: EndpointView[] = [];
+  if (config.operations_webhook_url)
+    views.push(
+      seed(
+        "general",
+        "general",
+        config.operations_webhook_url,
+        "General configuration: operation webhooks (PUT /v1/webhooks/config)",
+        ["operation"],
+        config.enabled,
+      ),
+    );
+  for (const p of plugins)
+    if (p.webhook_url)
+      views.push(
+        seed(
+          `plugin_${p.type}`,
+          "plugin",
+          p.webhook_url,
+          `Plugin ${p.type}: operation and payment webhooks (PUT /v1/webhooks/plugins/${p.type})`,
+          ["operation", "payment.paid", "payment.authorized", "payment.failed", "payment.canceled"],
+          config.enabled && p.enabled,
+        ),
+      );
+  return views;
+}
+
+/** Checks what a create (`full`) or a change gives; throws one 422 naming every bad field. */
+function validate(input: EndpointInput, full: boolean): EndpointChange & { enabled?: boolean } {
+  const errors = new FieldErrors();
+  const out: EndpointChange & { enabled?: boolean } = {};
+  if (input.url !== undefined || full) {
+    const problem = input.url
+      ? urlProblem(input.url)
+      : "is required: the URL svc sends this endpoint's webhooks to";
+    if (problem) errors.add("url", problem);
+    else out.url = input.url;
+  }
+  if (input.description !== undefined) {
+    if ([...input.description].length > MAX_DESCRIPTION)
+      errors.add("description", `at most ${MAX_DESCRIPTION} characters`);
+    else out.description = input.description;
+  }
+  if (input.event_types !== undefined) {
+    const types = input.event_types;
+    if (types.length === 0)
+      errors.add("event_types", 'must name at least one event type, or be ["*"] for all of them');
+    else if (types.includes("*")) {
+      if (types.length > 1) errors.add("event_types", '"*" means every event type: give it alone');
+      else out.event_types = null;
+    } else {
+      const unknown = types.filter((t) => !(SUBSCRIBABLE as readonly string[]).includes(t));
+      for (const t of unknown)
+        errors.add(
+          "event_types",
+          `unknown event type "${String(t).slice(0, 60)}": use one of ${SUBSCRIBABLE.join(", ")} (GET /v1/webhooks/event-types)`,
+        );
+      if (unknown.length === 0) out.event_types = [...new Set(types)];
+    }
+  }
+  if (input.headers !== undefined) {
+    const entries = Object.entries(input.headers);
+    const before = Object.keys(errors.errors).length;
+    if (entries.length > MAX_HEADERS) errors.add("headers", `at most ${MAX_HEADERS} custom headers`);
+    const seen = new Set<string>();
+    for (const [name, value] of entries) {
+      const lower = name.toLowerCase();
+      const at = `headers.${name.slice(0, 64)}`;
+      if (!HEADER_NAME.test(name))
+        errors.add(at, "a header name is 1 to 64 letters, digits or !#$%&'*+.^_`|~- characters");
+      else if (lower.startsWith("webhook-") || lower.startsWith("svc-") || RESERVED_HEADERS.has(lower))
+        errors.add(
+          at,
+          "is set by svc (signature, event and delivery headers) or by HTTP itself: choose another name",
+        );
+      else if (lower.startsWith("proxy-")) errors.add(at, "proxy headers cannot be set");
+      else if (seen.has(lower)) errors.add(at, "given twice (header names ignore case)");
+      if (typeof value !== "string" || value.length > MAX_HEADER_VALUE || !HEADER_VALUE.test(value))
+        errors.add(
+          at,
+          `the value must be text of at most ${MAX_HEADER_VALUE} visible ASCII characters, without line breaks`,
+        );
+      seen.add(lower);
+    }
+    if (Object.keys(errors.errors).length === before) out.headers = Object.fromEntries(entries);
+  }
+  if (input.payload_version !== undefined) {
+    if (!(PAYLOAD_VERSIONS as readonly string[]).includes(input.payload_version))
+      errors.add(
+        "payload_version",
+        `unknown version "${input.payload_version.slice(0, 40)}": use one of ${PAYLOAD_VERSIONS.join(", ")}`,
+      );
+    else out.payload_version = input.payload_version;
+  }
+  if (input.include_metadata !== undefined) out.include_metadata = input.include_metadata;
+  if (input.enabled !== undefined) out.enabled = input.enabled;
+  errors.throwIfAny();
+  return out;
+}
+
+/** The `webhook.endpoint_disabled` payload: which endpoint, since when it failed, its last error. */
+export interface EndpointDisabledPayload {
+  event: "webhook.endpoint_disabled";
+  endpoint: { id: string; url: string; description: string };
+  reason: "failing";
+  failing_since: string | null;
+  last_error: string | null;
+  disabled_at: string;
+  timestamp_utc: string;
+  signature: string;
+}
+
+export function createEndpointsService(
+  db: Db,
+  deps: {
+    outbox: OutboxSignal;
+    now: () => Date;
+    /** An endpoint failing this long is disabled: 5 days by default (SVC_WEBHOOK_DISABLE_AFTER_HOURS). */
+    disableAfterMs: number;
+    /** Counts endpoints disabled for failing (the metric). */
+    onDisabled?: (count: number) => void;
+  },
+) {
+  async function find(q: Queryable, merchantId: string, id: string, lock = false): Promise<EndpointRow> {
+    const e = await endpointsRepo.find(q, merchantId, id, lock);
+    if (e) return e;
+    if (id === "general" || id.startsWith("plugin_"))
+      throw new AppError(
+        "read_only",
+        `"${id}" is one of the seed's destinations: change it with ${id === "general" ? "PUT /v1/webhooks/config" : `PUT /v1/webhooks/plugins/${id.slice(7)}`}.`,
+      );
+    throw new AppError("not_found", `No webhook endpoint ${id}.`);
+  }
+
+  /**
+   * What the endpoint missed since `since`: its deliveries that failed (tried and given up, or
+   * held while it was disabled), which a replay sends again.
+   */
+  async function missedSince(q: Queryable, e: EndpointRow, since: Date) {
+    const rows = await q.query<{ n: number }>(
+      `select count(*)::int4 as n from webhook_deliveries
+        where endpoint_id = $1 and status = 'failed' and completed_at >= $2`,
+      [e.id, since],
+    );
+    return { failed: rows[0]!.n };
+  }
+
+  return {
+    /** The merchant's endpoints: the seed's destinations first (read-only), then their own, oldest first. */
+    async list(merchantId: string): Promise<EndpointView[]> {
+      const [config, plugins, own] = await Promise.all([
+        settingsRepo.config(db, merchantId),
+        Promise.all(TRANSACTION_TYPES.map((t) => settingsRepo.plugin(db, merchantId, t))),
+        endpointsRepo.list(db, merchantId),
+      ]);
+      return [...seedViews(config, plugins), ...own.map(endpointView)];
+    },
+
+    async get(merchantId: string, id: string): Promise<EndpointView> {
+      if (id === "general" || id.startsWith("plugin_")) {
+        const seed = (await this.list(merchantId)).find((v) => v.id === id);
+        if (seed) return seed;
+      }
+      return endpointView(await find(db, merchantId, id));
+    },
+
+    /** What an enabled endpoint missed since it was enabled again (0 when nothing: no replay to offer). */
+    async missed(merchantId: string, id: string): Promise<{ since: string | null; failed: number }> {
+      const e = await find(db, merchantId, id);
+      if (!e.enabled || !e.replay_since) return { since: null, failed: 0 };
+      return { since: iso(e.replay_since), ...(await missedSince(db, e, e.replay_since)) };
+    },
+
+    /** The merchant's endpoints disabled for failing (the dashboard's banner). */
+    async disabledForFailing(merchantId: string) {
+      const rows = await db.query<{ id: string; url: string; disabled_at: Date | null }>(
+        `select id, url, disabled_at from webhook_endpoints
+          where merchant_id = $1 and not enabled and disabled_reason = 'failing' order by disabled_at desc`,
+        [merchantId],
+      );
+      return rows.map((r) => ({ id: r.id, url: r.url, disabled_at: iso(r.disabled_at) }));
+    },
+
+    async create(
+      merchantId: string,
+      input: EndpointInput,
+      kind: "endpoint" | "cli" = "endpoint",
+    ): Promise<EndpointView> {
+      const valid = validate(input, true);
+      return db.tx(async (q) => {
+        // One merchant's creates take turns (the merchant row), so the limit and the URL check hold.
+        await q.query("select id from merchants where id = $1 for update", [merchantId]);
+        if ((await endpointsRepo.count(q, merchantId)) >= MAX_ENDPOINTS)
+          throw new AppError(
+            "limit_reached",
+            `A merchant can have ${MAX_ENDPOINTS} webhook endpoints: delete one you no longer use first.`,
+          );
+        if (await endpointsRepo.urlTaken(q, merchantId, valid.url!))
+          throw new AppError(
+            "conflict",
+            `An endpoint for ${valid.url} exists already: change that one instead.`,
+          );
+        const row = await endpointsRepo.insert(q, {
+          id: newId("we"),
+          merchant_id: merchantId,
+          kind,
+          url: valid.url!,
+          description: valid.description ?? "",
+          event_types: valid.event_types === undefined ? null : valid.event_types,
+          headers: valid.headers ?? {},
+          enabled: valid.enabled ?? true,
+          payload_version: (valid.payload_version as PayloadVersion | undefined) ?? CURRENT_PAYLOAD_VERSION,
+          include_metadata: valid.include_metadata ?? false,
+        });
+        return endpointView(row);
+      });
+    },
+
+    /**
+     * Changes the fields given. `enabled: false` ends the deliveries still waiting for it;
+     * `enabled: true` on a disabled endpoint answers with `missed`: what a replay
+     * (POST …/replay) would send it.
+     */
+    async update(
+      merchantId: string,
+      id: string,
+      input: EndpointInput,
+    ): Promise<EndpointView & { missed?: { since: string; failed: number } }> {
+      const valid = validate(input, false);
+      const result = await db.tx(async (q) => {
+        const current = await find(q, merchantId, id, true);
+        if (
+          valid.url &&
+          valid.url !== current.url &&
+          (await endpointsRepo.urlTaken(q, merchantId, valid.url, id))
+        )
+          throw new AppError(
+            "conflict",
+            `An endpoint for ${valid.url} exists already: change that one instead.`,
+          );
+        const { enabled, ...change } = valid;
+        let row =
+          Object.keys(change).length > 0 ? await endpointsRepo.update(q, merchantId, id, change) : current;
+        if (enabled === false && current.enabled) {
+          row = await endpointsRepo.setEnabled(q, merchantId, id, false, "manual");
+          await endpointsRepo.failWaiting(q, id, "endpoint disabled");
+        }
+        if (enabled === true && !current.enabled) {
+          row = await endpointsRepo.setEnabled(q, merchantId, id, true, "manual");
+          const since = current.failing_since ?? current.disabled_at ?? current.updated_at;
+          return {
+            ...endpointView(row),
+            missed: { since: iso(since)!, ...(await missedSince(q, row, since)) },
+          };
+        }
+        return endpointView(row);
+      });
+      return result;
+    },
+
+    async remove(merchantId: string, id: string): Promise<void> {
+      await db.tx(async (q) => {
+        await find(q, merchantId, id, true);
+        await endpointsRepo.failWaiting(q, id, "endpoint deleted");
+        await endpointsRepo.remove(q, merchantId, id);
+      });
+    },
+
+    /**
+     * Sends an enabled endpoint what it missed since `since` (default: since it began failing, or
+     * was disabled, before it was enabled again): every delivery to it that failed — tried and given
+     * up, or held while it was disabled — again, with the current timeout and retry schedule, each
+     * with its own sequence number.
+     */
+    async replay(merchantId: string, id: string, since?: Date) {
+      const result = await db.tx(async (q) => {
+        const e = await find(q, merchantId, id, true);
+        if (!e.enabled)
+          throw new AppError(
+            "endpoint_disabled",
+            `Endpoint ${id} is disabled: enable it first (PATCH with "enabled": true).`,
+          );
+        const config = await settingsRepo.config(q, merchantId);
+        const from = since ?? e.replay_since ?? e.failing_since ?? e.updated_at;
+        const replayed = await messagesRepo.replay(
+          q,
+          merchantId,
+          { endpointId: id, status: "failed", completedSince: from },
+          config,
+        );
+        return { since: from.toISOString(), replayed };
+      });
+      deps.outbox.committed();
+      return result;
+    },
+
+    /**
+     * Disables every endpoint failing for longer than the configured period, ends what waits for
+     * it, and tells the merchant's other endpoints subscribed to `webhook.endpoint_disabled`. Safe
+     * to run in several processes at once (one statement picks each endpoint once).
+     */
+    async disableFailing(): Promise<EndpointRow[]> {
+      const now = deps.now();
+      const disabled = await db.tx(async (q) => {
+        const rows = await endpointsRepo.disableFailing(q, new Date(now.getTime() - deps.disableAfterMs));
+        for (const e of rows) {
+          await endpointsRepo.failWaiting(q, e.id, "endpoint disabled: every delivery failed for too long");
+          const routing = await settingsRepo.routing(q, e.merchant_id, "e_commerce");
+          if (!routing.secret) continue;
+          const secret = routing.secret;
+          const payload: EndpointDisabledPayload = {
+            event: "webhook.endpoint_disabled",
+            endpoint: { id: e.id, url: e.url, description: e.description },
+            reason: "failing",
+            failing_since: iso(e.failing_since),
+            last_error: e.last_error,
+            disabled_at: iso(e.disabled_at)!,
+            timestamp_utc: timestampUtc(now),
+            signature: "",
+          };
+          payload.signature = await signPayload(payload, secret);
+          await publish(q, {
+            message: {
+              merchantId: e.merchant_id,
+              kind: "webhook",
+              eventType: "webhook.endpoint_disabled",
+              parentSessionId: e.id,
+              result: "failing",
+            },
+            destinations: route([], routing.endpoints, "webhook.endpoint_disabled"),
+            body: () => canonicalJson(payload),
+            config: routing.config,
+          });
+        }
+        return rows;
+      });
+      if (disabled.length > 0) {
+        deps.onDisabled?.(disabled.length);
+        deps.outbox.committed();
+      }
+      return disabled;
+    },
+  };
+}
+
+export type EndpointsService = ReturnType<typeof createEndpointsService>;

@@ -1,0 +1,289 @@
+/**
+ * Webhook endpoints over real HTTP on both stores: the API and its validation, routing (each event
+ * type reaches exactly the endpoints subscribed to it, with their custom headers and version; a
+ * disabled endpoint gets nothing; the seed's destinations are unchanged), operation metadata for
+ * endpoints that opt in, and disabling an endpoint that fails for the configured period (the
+ * others are told, the metric counts it, re-enabling offers the replay of what it missed).
+ */
+import { verifyWebhook } from "@svc/webhooks";
+import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
+import {
+  api,
+  apiKey,
+  createMerchant,
+  createTransaction,
+  type TestMerchant,
+} from "../../../../test/support/merchant.js";
+import { paidParent, payByRedirect } from "../../../../test/support/payments.js";
+import { type Receiver, startReceiver } from "../../../../test/support/receiver.js";
+import { type Stack, startStack } from "../../../../test/support/stack.js";
+import { STORES } from "../../../../test/support/stores.js";
+import { configureWebhooks } from "../../../../test/support/webhooks.js";
+
+describe.each(STORES)("webhook endpoints on %s", (store) => {
+  let stack: Stack;
+  let receiver: Receiver;
+  beforeAll(async () => {
+    [stack, receiver] = await Promise.all([
+      // A shortened period: an endpoint failing for 2 s is disabled.
+      startStack(store, { config: { webhookDisableAfterSeconds: 2 } }),
+      startReceiver(),
+    ]);
+  });
+  afterAll(async () => {
+    await stack.close();
+    await receiver.close();
+  });
+  beforeEach(() => {
+    receiver.respond = () => ({ status: 200, body: "ok" });
+  });
+
+  /** A merchant of its own per test: endpoints, settings and sequence counters never mix. */
+  async function merchant(): Promise<TestMerchant> {
+    const m = await createMerchant(stack);
+    await configureWebhooks(stack, m, {
+      enabled: true,
+      notify_api_initiated: true,
+      retry_schedule_seconds: [1, 1, 1, 1, 1, 1, 1, 1, 1, 1],
+      timeout_seconds: 2,
+    });
+    return m;
+  }
+  const call = (m: TestMerchant, method: string, path: string, body?: unknown) =>
+    api(stack, method, path, { auth: apiKey(m.privateKey), ...(body === undefined ? {} : { body }) });
+  const path = (name: string) => `/${store}/${name}/${Math.random().toString(36).slice(2, 8)}`;
+  const at = (p: string) => receiver.requests.filter((r) => r.path === p);
+  const refund = (m: TestMerchant, sessionId: string) =>
+    call(m, "POST", "/v1/operations", { operation: "refund", session_id: sessionId, amount: "1.000" });
+
+  it("creates, lists with the seed's destinations, reads, changes and deletes endpoints", async () => {
+    const m = await merchant();
+    await configureWebhooks(stack, m, { operations_webhook_url: `${receiver.url}/general` });
+    const created = await call(m, "POST", "/v1/webhooks/endpoints", {
+      url: `${receiver.url}/crm`,
+      description: "CRM",
+      event_types: ["payment.paid", "operation"],
+      headers: { "X-Shop": "north" },
+    });
+    expect(created.status).toBe(201);
+    expect(created.json).toMatchObject({
+      kind: "endpoint",
+      url: `${receiver.url}/crm`,
+      event_types: ["payment.paid", "operation"],
+      headers: { "X-Shop": "north" },
+      enabled: true,
+      payload_version: "2026-11-24",
+      include_metadata: false,
+      editable: true,
+      failing_since: null,
+    });
+    expect(created.json.id).toMatch(/^we_/);
+    const list = await call(m, "GET", "/v1/webhooks/endpoints");
+    expect(list.json.endpoints.map((e: { id: string; kind: string }) => [e.id, e.kind])).toEqual([
+      ["general", "general"],
+      [created.json.id, "endpoint"],
+    ]);
+    expect(list.json.endpoints[0]).toMatchObject({ url: `${receiver.url}/general`, editable: false });
+    const changed = await call(m, "PATCH", `/v1/webhooks/endpoints/${created.json.id}`, {
+      event_types: ["*"],
+      description: "CRM, all events",
+    });
+    expect(changed.status).toBe(200);
+    expect(changed.json).toMatchObject({
+      event_types: ["*"],
+      description: "CRM, all events",
+      url: created.json.url,
+    });
+    expect((await call(m, "GET", `/v1/webhooks/endpoints/${created.json.id}`)).json.event_types).toEqual([
+      "*",
+    ]);
+    const seed = await call(m, "PATCH", "/v1/webhooks/endpoints/general", { enabled: false });
+    expect(seed.status).toBe(409);
+    expect(seed.json.code).toBe("read_only");
+    expect(seed.json.detail).toContain("PUT /v1/webhooks/config");
+    expect((await call(m, "DELETE", `/v1/webhooks/endpoints/${created.json.id}`)).status).toBe(204);
+    expect((await call(m, "GET", `/v1/webhooks/endpoints/${created.json.id}`)).status).toBe(404);
+    // Another merchant's endpoint does not exist for this one.
+    const other = await merchant();
+    const theirs = await call(other, "POST", "/v1/webhooks/endpoints", { url: `${receiver.url}/theirs` });
+    expect((await call(m, "GET", `/v1/webhooks/endpoints/${theirs.json.id}`)).status).toBe(404);
+  });
+
+  it("refuses bad input with one 422 naming every field, and stores nothing", async () => {
+    const m = await merchant();
+    const r = await call(m, "POST", "/v1/webhooks/endpoints", {
+      url: "ftp://shop.example/hook",
+      event_types: ["payment.paid", "payment.refunded"],
+      headers: { "webhook-signature": "v1,x", "X-Fine": "ok\r\nX-Evil: 1", "bad name": "v" },
+      payload_version: "2030-01-01",
+    });
+    expect(r.status).toBe(422);
+    expect(r.json.errors.url).toEqual(["must start with https:// or http://"]);
+    expect(r.json.errors.event_types[0]).toContain('unknown event type "payment.refunded"');
+    expect(r.json.errors["headers.webhook-signature"][0]).toContain("is set by svc");
+    expect(r.json.errors["headers.X-Fine"][0]).toContain("without line breaks");
+    expect(r.json.errors["headers.bad name"][0]).toContain("header name");
+    expect(r.json.errors.payload_version[0]).toContain('unknown version "2030-01-01"');
+    expect((await call(m, "POST", "/v1/webhooks/endpoints", {})).json.errors).toBeDefined();
+    expect(
+      (await call(m, "POST", "/v1/webhooks/endpoints", { url: `${receiver.url}/x`, event_types: [] })).status,
+    ).toBe(422);
+    expect((await call(m, "GET", "/v1/webhooks/endpoints")).json.endpoints).toEqual([]);
+    const first = await call(m, "POST", "/v1/webhooks/endpoints", { url: `${receiver.url}/dup` });
+    expect(first.status).toBe(201);
+    const again = await call(m, "POST", "/v1/webhooks/endpoints", { url: `${receiver.url}/dup` });
+    expect(again.status).toBe(409);
+    expect(again.json.detail).toContain("exists already");
+  });
+
+  it("each event type reaches exactly the endpoints subscribed to it, with their headers and version", async () => {
+    const m = await merchant();
+    const ops = path("ops");
+    const paid = path("paid");
+    const all = path("all");
+    const off = path("off");
+    await configureWebhooks(stack, m, { operations_webhook_url: `${receiver.url}${path("general")}` });
+    const general = (await call(m, "GET", "/v1/webhooks/endpoints")).json.endpoints[0].url as string;
+    for (const [p, types] of [
+      [ops, ["operation"]],
+      [paid, ["payment.paid"]],
+      [all, ["*"]],
+      [off, ["*"]],
+    ] as const) {
+      const r = await call(m, "POST", "/v1/webhooks/endpoints", {
+        url: `${receiver.url}${p}`,
+        event_types: types,
+        headers: { "X-Endpoint": p },
+      });
+      expect(r.status).toBe(201);
+      if (p === off) await call(m, "PATCH", `/v1/webhooks/endpoints/${r.json.id}`, { enabled: false });
+    }
+    const parent = await paidParent(stack, m);
+    expect((await refund(m, parent.session_id)).status).toBe(200);
+    await receiver.waitFor(1, { path: ops });
+    await receiver.waitFor(1, { path: paid });
+    await receiver.waitFor(2, { path: all });
+    await receiver.waitFor(1, { path: new URL(general).pathname });
+    // Let anything extra arrive before counting.
+    await new Promise((r) => setTimeout(r, 500));
+    expect(at(ops).map((r) => r.headers["svc-event-type"])).toEqual(["operation"]);
+    expect(at(paid).map((r) => r.headers["svc-event-type"])).toEqual(["payment.paid"]);
+    expect(
+      at(all)
+        .map((r) => r.headers["svc-event-type"])
+        .sort(),
+    ).toEqual(["operation", "payment.paid"]);
+    expect(at(off)).toEqual([]);
+    for (const p of [ops, paid, all]) {
+      for (const r of at(p)) {
+        expect(r.headers["x-endpoint"]).toBe(p);
+        expect(r.headers["svc-webhook-version"]).toBe("2026-11-24");
+        await verifyWebhook(r.body, r.headers as Record<string, string>, m.webhookSecret);
+      }
+    }
+    // The seed's general URL still gets the operation webhook exactly: no custom header, no metadata.
+    const seedRequest = at(new URL(general).pathname)[0]!;
+    expect(seedRequest.headers["x-endpoint"]).toBeUndefined();
+    expect(seedRequest.json.session_id).toBe(parent.session_id);
+    expect(seedRequest.json).not.toHaveProperty("metadata");
+    // A failed payment reaches only the endpoint for every event type.
+    const failed = await createTransaction(stack, m, { pg_codes: [m.pg.queued] });
+    expect(failed.status).toBe(201);
+    await payByRedirect(stack, m, failed.json.session_id, m.pg.queued, "decline");
+    const got = await receiver.waitFor(3, { path: all });
+    expect(got.map((r) => r.headers["svc-event-type"])).toContain("payment.failed");
+    expect(at(paid).length).toBe(1);
+    expect(at(ops).length).toBe(1);
+  });
+
+  it("an endpoint that opts in gets the payment's metadata in operation webhooks; the seed's payload stays exact", async () => {
+    const m = await merchant();
+    const seed = path("seed");
+    const withMeta = path("meta");
+    await configureWebhooks(stack, m, { operations_webhook_url: `${receiver.url}${seed}` });
+    await call(m, "POST", "/v1/webhooks/endpoints", {
+      url: `${receiver.url}${withMeta}`,
+      event_types: ["operation"],
+      include_metadata: true,
+    });
+    const metadata = { cart_id: "c-9", channel: "app" };
+    const parent = await paidParent(stack, m, "sandbox", { metadata });
+    expect((await refund(m, parent.session_id)).status).toBe(200);
+    const [meta] = await receiver.waitFor(1, { path: withMeta });
+    const [plain] = await receiver.waitFor(1, { path: seed });
+    expect(meta!.json.metadata).toEqual(metadata);
+    expect(plain!.json).not.toHaveProperty("metadata");
+    // Each is signed for what it carries, and is its own message.
+    const event = await verifyWebhook(meta!.body, meta!.headers as Record<string, string>, m.webhookSecret);
+    expect(event.type).toBe("operation");
+    await verifyWebhook(plain!.body, plain!.headers as Record<string, string>, m.webhookSecret);
+    expect(meta!.headers["webhook-id"]).not.toBe(plain!.headers["webhook-id"]);
+  });
+
+  it("an endpoint failing for the configured period is disabled; the others are told; re-enabling replays what it missed", async () => {
+    const m = await merchant();
+    const dead = path("dead");
+    const watcher = path("watcher");
+    receiver.respond = (req) =>
+      req.path === dead ? { status: 500, body: "down" } : { status: 200, body: "ok" };
+    const d = await call(m, "POST", "/v1/webhooks/endpoints", {
+      url: `${receiver.url}${dead}`,
+      event_types: ["operation"],
+    });
+    await call(m, "POST", "/v1/webhooks/endpoints", {
+      url: `${receiver.url}${watcher}`,
+      event_types: ["webhook.endpoint_disabled"],
+    });
+    const parent = await paidParent(stack, m);
+    expect((await refund(m, parent.session_id)).status).toBe(200);
+    await receiver.waitFor(1, { path: dead });
+    await expect
+      .poll(async () => (await call(m, "GET", `/v1/webhooks/endpoints/${d.json.id}`)).json.failing_since, {
+        timeout: 10_000,
+      })
+      .not.toBeNull();
+    expect((await call(m, "GET", `/v1/webhooks/endpoints/${d.json.id}`)).json.last_error).toContain("500");
+    // Past the period (2 s) the sweep (every second here) disables it.
+    await expect
+      .poll(async () => (await call(m, "GET", `/v1/webhooks/endpoints/${d.json.id}`)).json.enabled, {
+        timeout: 15_000,
+        interval: 250,
+      })
+      .toBe(false);
+    const disabled = (await call(m, "GET", `/v1/webhooks/endpoints/${d.json.id}`)).json;
+    expect(disabled.disabled_reason).toBe("failing");
+    const [told] = await receiver.waitFor(1, { path: watcher });
+    expect(told!.headers["svc-event-type"]).toBe("webhook.endpoint_disabled");
+    expect(told!.json).toMatchObject({
+      event: "webhook.endpoint_disabled",
+      endpoint: { id: d.json.id, url: `${receiver.url}${dead}` },
+      reason: "failing",
+    });
+    const metrics = await api(stack, "GET", "/metrics", {});
+    expect(metrics.text).toMatch(/svc_webhook_endpoints\{state="disabled_failing"\} [1-9]/);
+    // While disabled it gets nothing: the refund below is not sent to it.
+    const triesBefore = at(dead).length;
+    expect((await refund(m, parent.session_id)).status).toBe(200);
+    await new Promise((r) => setTimeout(r, 1_500));
+    expect(at(dead).length).toBe(triesBefore);
+    // Fixed, re-enabled: it is told what it missed, and a replay sends it.
+    receiver.respond = () => ({ status: 200, body: "ok" });
+    const enabled = await call(m, "PATCH", `/v1/webhooks/endpoints/${d.json.id}`, { enabled: true });
+    expect(enabled.status).toBe(200);
+    expect(enabled.json.enabled).toBe(true);
+    // One tried and given up when it was disabled, one held while it was.
+    expect(enabled.json.missed).toMatchObject({ failed: 2 });
+    const replay = await call(m, "POST", `/v1/webhooks/endpoints/${d.json.id}/replay`, {});
+    expect(replay.status).toBe(200);
+    expect(replay.json).toMatchObject({ replayed: 2 });
+    await expect
+      .poll(() => at(dead).filter((r) => r.headers["svc-event-type"] === "operation").length - triesBefore, {
+        timeout: 10_000,
+      })
+      .toBeGreaterThanOrEqual(2);
+    const since = at(dead).slice(triesBefore);
+    // Both refunds arrive, numbered 1 and 2 for this parent at this URL (the held one kept its number).
+    expect(new Set(since.map((r) => r.json.reference_number)).size).toBe(2);
+    expect(since.map((r) => r.headers["svc-sequence"]).sort()).toEqual(["1", "2"]);
+  });
+});
