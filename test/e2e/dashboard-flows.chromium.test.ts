@@ -333,9 +333,29 @@ describe("merchant dashboard in Chromium", () => {
         auth: apiKey(demo.privateKey),
         body: { type: "payment_request", pg_codes: [demo.pg.sandbox], amount: "1.500", currency_code: "KWD" },
       });
+      // An endpoint, and another disabled for failing: its banner shows on every page from here on.
+      const endpoint = await api(stack, "POST", "/v1/webhooks/endpoints", {
+        auth: apiKey(demo.privateKey),
+        body: {
+          url: "https://crm.example/hooks",
+          description: "CRM",
+          event_types: ["operation"],
+          headers: { "X-Token": "t" },
+        },
+      });
+      const dead = await api(stack, "POST", "/v1/webhooks/endpoints", {
+        auth: apiKey(demo.privateKey),
+        body: { url: "https://old.example/hooks" },
+      });
+      await stack.db.query(
+        "update webhook_endpoints set enabled = false, disabled_reason = 'failing', disabled_at = now(), failing_since = now() - interval '5 days', last_error = 'HTTP 503' where id = $1",
+        [dead.json.id],
+      );
       return {
         "queued payment": `/dashboard/payments/${queued.session_id}`,
         "payment request": `/dashboard/payments/${request.json.session_id}`,
+        endpoint: `/dashboard/webhooks/endpoints/${endpoint.json.id}`,
+        "disabled endpoint": `/dashboard/webhooks/endpoints/${dead.json.id}`,
       };
     })());
   it.each([
@@ -344,6 +364,10 @@ describe("merchant dashboard in Chromium", () => {
     "payment request",
     "/dashboard/payments/new",
     "/dashboard/webhooks",
+    "/dashboard/webhooks/endpoints",
+    "/dashboard/webhooks/endpoints/new",
+    "endpoint",
+    "disabled endpoint",
     "/dashboard/deliveries",
     "/dashboard/sdk",
     "/dashboard/keys",

@@ -152,8 +152,8 @@ export async function buildApp(config: ServiceConfig, deps: AppDeps): Promise<Fa
     // The payment webhook is written in the transaction that makes the payment final; the
     // workers are woken once it has committed.
     events: {
-      onPaymentFinal: (q, tx) => emitPaymentWebhook(q, tx, now()).then(() => undefined),
-      paymentFinalCommitted: () => outbox.committed(),
+      onPaymentEvent: (q, tx) => emitPaymentWebhook(q, tx, now()).then(() => undefined),
+      paymentEventCommitted: () => outbox.committed(),
     },
   });
   const sdk = createSdkService(deps.db, config.publicUrl);

@@ -102,7 +102,7 @@ export function createCheckoutService(db: Db, deps: CheckoutDeps) {
 
   /** Loads a merchant's transaction, turning it `expired` first when its time is up. */
   async function load(merchantId: string, sessionId: string): Promise<TransactionRow> {
-    await checkoutRepo.expireDue(db, now(), sessionId);
+    await deps.payments.expireDue(sessionId);
     const tx = await checkoutRepo.find(db, merchantId, sessionId);
     if (!tx)
       throw new AppError(
@@ -280,7 +280,7 @@ export function createCheckoutService(db: Db, deps: CheckoutDeps) {
   const flow = createPaymentFlow(db, { config, gateways, now, load, payments: deps.payments });
 
   /** The expiry sweep the server runs periodically (reads also expire lazily, so this is for listings). */
-  const expireDueSessions = () => checkoutRepo.expireDue(db, now());
+  const expireDueSessions = () => deps.payments.expireDue();
 
   /** The hosted card page's merchant name and cancel action. */
   const hostedPage = createHostedPageService(db, { now, payments: deps.payments });

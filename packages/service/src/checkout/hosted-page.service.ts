@@ -22,14 +22,14 @@ export function createHostedPageService(db: Db, deps: { now: () => Date; payment
     async cancelOnPage(sessionId: string): Promise<TransactionRow | undefined> {
       let canceled = false;
       const tx = await db.tx(async (q) => {
-        await checkoutRepo.expireDue(q, deps.now(), sessionId);
+        await deps.payments.expireDue(sessionId, q);
         const row = await hostedPageRepo.cancelOpen(q, sessionId, deps.now());
         if (!row) return checkoutRepo.findBySession(q, sessionId);
-        await deps.payments.onPaymentFinal(q, row);
+        await deps.payments.onPaymentEvent(q, row);
         canceled = true;
         return row;
       });
-      if (canceled) deps.payments.paymentFinalCommitted();
+      if (canceled) deps.payments.paymentEventCommitted();
       return tx;
     },
   };

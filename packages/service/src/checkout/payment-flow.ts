@@ -88,7 +88,7 @@ export function createPaymentFlow(db: Db, deps: PaymentFlowDeps) {
     claim?: IdempotencyClaim,
   ): Promise<{ tx: TransactionRow; attemptId: string; setting: GatewaySettingRow; adapter: GatewayAdapter }> {
     return db.tx(async (q) => {
-      await checkoutRepo.expireDue(q, now(), sessionId);
+      await deps.payments.expireDue(sessionId, q);
       const tx = merchantId
         ? await checkoutRepo.find(q, merchantId, sessionId, true)
         : await checkoutRepo.findBySession(q, sessionId, true);
@@ -193,7 +193,7 @@ export function createPaymentFlow(db: Db, deps: PaymentFlowDeps) {
     attemptId: string,
     result: GatewayPaymentResult,
   ): Promise<PaymentOutcome> {
-    let becameFinal = false;
+    let wroteEvent = false;
     const outcome = await db.tx(async (q) => {
       const tx = (await checkoutRepo.findBySession(q, sessionId, true))!;
       const attempt = (await checkoutRepo.findAttempt(q, sessionId, true))!;
@@ -206,6 +206,11 @@ export function createPaymentFlow(db: Db, deps: PaymentFlowDeps) {
       switch (result.status) {
         case "otp_required":
         case "action_required":
+          // Waiting on the customer: `payment.pending`, once per attempt (when it starts waiting).
+          if (attempt.status === "started") {
+            await deps.payments.onPaymentEvent(q, tx);
+            wroteEvent = true;
+          }
           await checkoutRepo.updateAttempt(q, attemptId, {
             status: result.status,
             pg_reference: result.pgReference,
@@ -244,8 +249,8 @@ export function createPaymentFlow(db: Db, deps: PaymentFlowDeps) {
             challenge_occurred: "challengeOccurred" in result && result.challengeOccurred === true,
             completed_at: now(),
           });
-          await deps.payments.onPaymentFinal(q, updated);
-          becameFinal = true;
+          await deps.payments.onPaymentEvent(q, updated);
+          wroteEvent = true;
           return {
             kind: "final" as const,
             tx: updated,
@@ -254,7 +259,7 @@ export function createPaymentFlow(db: Db, deps: PaymentFlowDeps) {
         }
       }
     });
-    if (becameFinal) deps.payments.paymentFinalCommitted();
+    if (wroteEvent) deps.payments.paymentEventCommitted();
     return outcome;
   }
 
@@ -645,7 +650,7 @@ export function createPaymentFlow(db: Db, deps: PaymentFlowDeps) {
         .then((all) => all.filter((s) => tx.pg_codes.includes(s.pg_code))),
     /** Hosted page view: loads by session id alone (the id is the capability) and expires if due. */
     async loadForPage(sessionId: string): Promise<TransactionRow | undefined> {
-      await checkoutRepo.expireDue(db, now(), sessionId);
+      await deps.payments.expireDue(sessionId);
       const tx = await checkoutRepo.findBySession(db, sessionId);
       if (tx?.state === "created") return checkoutRepo.markPending(db, sessionId);
       return tx;

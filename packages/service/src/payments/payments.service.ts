@@ -12,13 +12,31 @@ import { deriveTotals } from "./totals.js";
 import { transactionsOf } from "./transactions.js";
 
 export interface PaymentEvents {
-  /** Called inside the transaction that makes a payment final (paid, authorized, failed, canceled). */
-  onPaymentFinal?: (q: Queryable, tx: TransactionRow) => Promise<void>;
+  /**
+   * Called inside the transaction that moves a payment to a state with an event: final (paid,
+   * authorized, failed, canceled, expired) or attempted and waiting on the customer (pending).
+   */
+  onPaymentEvent?: (q: Queryable, tx: TransactionRow) => Promise<void>;
   /** Called after that transaction has committed. */
-  paymentFinalCommitted?: () => void;
+  paymentEventCommitted?: () => void;
 }
 
 export function createPaymentsService(db: Db, deps: { now: () => Date; events?: PaymentEvents }) {
+  /**
+   * Turns the due open sessions (or the one given) `expired`, each with its event, in one
+   * transaction (the caller's, when given). Returns how many.
+   */
+  async function expireDue(sessionId?: string, q?: Queryable): Promise<number> {
+    const run = async (t: Queryable) => {
+      const expired = await transactionsRepo.expireDue(t, deps.now(), sessionId);
+      for (const row of expired) await deps.events?.onPaymentEvent?.(t, row);
+      return expired.length;
+    };
+    const count = q ? await run(q) : await db.tx(run);
+    // Inside the caller's transaction the wake comes before its commit; the workers' poll covers that.
+    if (count > 0) deps.events?.paymentEventCommitted?.();
+    return count;
+  }
   async function view(q: Queryable, tx: TransactionRow) {
     const children = await paymentsRepo.children(q, tx.session_id);
     const totals = deriveTotals(tx, children);
@@ -81,11 +99,11 @@ export function createPaymentsService(db: Db, deps: { now: () => Date; events?: 
     async status(merchantId: string, by: { sessionId?: string; orderNo?: string }) {
       let tx: TransactionRow | undefined;
       if (by.sessionId) {
-        await transactionsRepo.expireDue(db, deps.now(), by.sessionId);
+        await expireDue(by.sessionId);
         tx = await transactionsRepo.find(db, merchantId, by.sessionId);
       } else if (by.orderNo) {
         tx = await transactionsRepo.findByOrderNo(db, merchantId, by.orderNo);
-        if (tx && (await transactionsRepo.expireDue(db, deps.now(), tx.session_id)))
+        if (tx && (await expireDue(tx.session_id)))
           tx = await transactionsRepo.find(db, merchantId, tx.session_id);
       }
       if (!tx) {
@@ -98,11 +116,12 @@ export function createPaymentsService(db: Db, deps: { now: () => Date; events?: 
       }
       return view(db, tx);
     },
-    async onPaymentFinal(q: Queryable, tx: TransactionRow): Promise<void> {
-      await deps.events?.onPaymentFinal?.(q, tx);
+    expireDue,
+    async onPaymentEvent(q: Queryable, tx: TransactionRow): Promise<void> {
+      await deps.events?.onPaymentEvent?.(q, tx);
     },
-    paymentFinalCommitted(): void {
-      deps.events?.paymentFinalCommitted?.();
+    paymentEventCommitted(): void {
+      deps.events?.paymentEventCommitted?.();
     },
   };
 }

@@ -74,12 +74,11 @@ export const transactionsRepo = {
       ])
     )[0];
   } /** Marks due open sessions expired (never one with a payment in flight). */,
-  async expireDue(q: Queryable, now: Date, sessionId?: string): Promise<number> {
-    const rows = await q.query(
+  async expireDue(q: Queryable, now: Date, sessionId?: string): Promise<TransactionRow[]> {
+    return q.query<TransactionRow>(
       `update transactions set state = 'expired', updated_at = now(), completed_at = $1
-        where state in ('created', 'pending') and expires_at <= $1 ${sessionId ? "and session_id = $2" : ""} returning session_id`,
+        where state in ('created', 'pending') and expires_at <= $1 ${sessionId ? "and session_id = $2" : ""} returning *`,
       sessionId ? [now, sessionId] : [now],
     );
-    return rows.length;
   },
 };

@@ -5,7 +5,7 @@
  * endpoints that opt in, and disabling an endpoint that fails for the configured period (the
  * others are told, the metric counts it, re-enabling offers the replay of what it missed).
  */
-import { verifyWebhook } from "@svc/webhooks";
+import { verifyWebhook, verifyWebhookHeaders } from "@svc/webhooks";
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import {
   api,
@@ -190,10 +190,57 @@ describe.each(STORES)("webhook endpoints on %s", (store) => {
     const failed = await createTransaction(stack, m, { pg_codes: [m.pg.queued] });
     expect(failed.status).toBe(201);
     await payByRedirect(stack, m, failed.json.session_id, m.pg.queued, "decline");
-    const got = await receiver.waitFor(3, { path: all });
-    expect(got.map((r) => r.headers["svc-event-type"])).toContain("payment.failed");
+    // "*" gets the pending step (the gateway page) and the decline.
+    const got = await receiver.waitFor(4, { path: all });
+    expect(got.slice(2).map((r) => r.headers["svc-event-type"])).toEqual([
+      "payment.pending",
+      "payment.failed",
+    ]);
     expect(at(paid).length).toBe(1);
     expect(at(ops).length).toBe(1);
+  });
+
+  it("payment.pending when the customer is sent to a gateway page, payment.expired when time runs out: to subscribers only", async () => {
+    const m = await merchant();
+    const sub = path("lifecycle");
+    const other = path("paid-only");
+    await call(m, "POST", "/v1/webhooks/endpoints", {
+      url: `${receiver.url}${sub}`,
+      event_types: ["payment.pending", "payment.expired"],
+    });
+    await call(m, "POST", "/v1/webhooks/endpoints", {
+      url: `${receiver.url}${other}`,
+      event_types: ["payment.paid"],
+    });
+    const waiting = await createTransaction(stack, m, {
+      pg_codes: [m.pg.queued],
+      webhook_url: `${receiver.url}${path("tx")}`,
+    });
+    const started = await api(stack, "POST", `/v1/checkout/${waiting.json.session_id}/payments`, {
+      auth: apiKey(m.publicKey),
+      body: { form_of_payment: "redirect", pg_code: m.pg.queued },
+    });
+    expect(started.status).toBe(200);
+    const [pending] = await receiver.waitFor(1, { path: sub });
+    expect(pending!.headers["svc-event-type"]).toBe("payment.pending");
+    expect(pending!.json).toMatchObject({ session_id: waiting.json.session_id, state: "attempted" });
+    // Signed like every request (the payload's own validator learns `attempted` with the library's next version).
+    await verifyWebhookHeaders(pending!.body, pending!.headers as Record<string, string>, m.webhookSecret);
+    const lapsing = await createTransaction(stack, m, { expiration_time: 120 });
+    stack.advance(121_000);
+    try {
+      const status = await call(m, "GET", `/v1/payments/${lapsing.json.session_id}`);
+      expect(status.json.state).toBe("expired");
+    } finally {
+      stack.advance(-121_000);
+    }
+    const got = await receiver.waitFor(2, { path: sub });
+    expect(got[1]!.headers["svc-event-type"]).toBe("payment.expired");
+    expect(got[1]!.json).toMatchObject({ session_id: lapsing.json.session_id, state: "expired" });
+    // The contract's payment webhook (the transaction's webhook_url) gets neither; nor does a payment.paid endpoint.
+    await new Promise((r) => setTimeout(r, 300));
+    expect(receiver.requests.filter((r) => r.path.includes("/tx/"))).toEqual([]);
+    expect(at(other)).toEqual([]);
   });
 
   it("an endpoint that opts in gets the payment's metadata in operation webhooks; the seed's payload stays exact", async () => {
