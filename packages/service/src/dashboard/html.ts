@@ -129,7 +129,7 @@ export function time(value: Date | string | null | undefined): string {
 
 /** A state as a badge; the word itself carries the meaning, colour only repeats it. */
 export function badge(state: string): string {
-  const tone = /rejected|failed|declined|canceled|expired|dead/.test(state)
+  const tone = /rejected|failed|failing|disabled|declined|canceled|expired|dead/.test(state)
     ? "bad"
     : /queued|pending|attempted|created|authorized|retrying/.test(state)
       ? "wait"

@@ -69,7 +69,7 @@ export const EVENT_TYPES = [
   {
     type: "operation",
     description:
-      "A refund, capture or void: the seed's operation webhook (its `result` says success, queued or rejected).",
+      "A refund, capture or void was done, queued or rejected (the operation webhook; its result field says which).",
   },
   { type: "payment.paid", description: "A purchase was paid." },
   { type: "payment.authorized", description: "An authorization succeeded: capture or void it." },

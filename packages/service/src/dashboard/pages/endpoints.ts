@@ -98,10 +98,17 @@ async function listPage(ctx: DashboardContext, request: FastifyRequest, reply: F
   const endpoints = await ctx.services().endpoints.list(session.merchantId);
   const rows = endpoints
     .map((e) => {
-      const name = e.editable
-        ? `<a href="${BASE}/${esc(e.id)}">${esc(e.description || e.url)}</a>`
-        : `<a href="/dashboard/webhooks">${esc(e.kind === "general" ? "General configuration" : `Plugin ${e.id.slice(7).replace("_", " ")}`)}</a>`;
-      return `<tr><td data-label="Endpoint">${name}<br><code class="url">${esc(e.url)}</code></td><td data-label="Events">${esc(eventsText(e.event_types))}</td><td data-label="Status">${badge(statusOf(e))}${e.last_error && e.failing_since ? `<br><span class="hint">${esc(e.last_error.slice(0, 120))}</span>` : ""}</td><td data-label="Version">${esc(e.payload_version)}</td></tr>`;
+      const title = e.editable
+        ? e.description
+        : e.kind === "general"
+          ? "General configuration"
+          : `Plugin ${e.id.slice(7).replace("_", " ")}`;
+      const href = e.editable ? `${BASE}/${esc(e.id)}` : "/dashboard/webhooks";
+      // Named by its description when it has one; else the URL is the link.
+      const name = title
+        ? `<a href="${href}">${esc(title)}</a><br><code class="url">${esc(e.url)}</code>`
+        : `<a href="${href}"><code class="url">${esc(e.url)}</code></a>`;
+      return `<tr><td data-label="Endpoint">${name}</td><td data-label="Events">${esc(eventsText(e.event_types))}</td><td data-label="Status">${badge(statusOf(e))}${e.last_error && e.failing_since ? `<br><span class="hint">${esc(e.last_error.slice(0, 120))}</span>` : ""}</td><td data-label="Version">${esc(e.payload_version)}</td></tr>`;
     })
     .join("");
   const table = endpoints.length
@@ -136,7 +143,8 @@ ${checkbox({ name: "event_all", label: "All events, including ones added later",
 ${SUBSCRIBABLE.map((t) =>
   checkbox({
     name: `event_${t}`,
-    label: `${t} — ${EVENT_TYPES.find((x) => x.type === t)!.description}`,
+    label: t,
+    hint: EVENT_TYPES.find((x) => x.type === t)!.description,
     checked: checked(`event_${t}`, types.includes(t)),
   }),
 ).join(
