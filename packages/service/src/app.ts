@@ -42,6 +42,7 @@ import { messagesRoutes } from "./webhooks/messages.routes.js";
 import { createMessagesService } from "./webhooks/messages.service.js";
 import { OPENAPI_WEBHOOKS } from "./webhooks/openapi.js";
 import { notifyWorkers, OutboxSignal } from "./webhooks/outbox.js";
+import { testWebhookRoutes } from "./operations/test-webhook.routes.js";
 import { endpointsRoutes } from "./webhooks/endpoints.routes.js";
 import { createEndpointsService } from "./webhooks/endpoints.service.js";
 import { settingsRoutes } from "./webhooks/settings.routes.js";
@@ -212,6 +213,7 @@ export async function buildApp(config: ServiceConfig, deps: AppDeps): Promise<Fa
     settingsRoutes(app, webhookSettings);
     messagesRoutes(app, messages);
     endpointsRoutes(app, endpoints);
+    testWebhookRoutes(app, { db: deps.db, outbox, now });
     dashboardRoutes(app, { config, now });
   }
 

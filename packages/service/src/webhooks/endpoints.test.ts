@@ -243,6 +243,36 @@ describe.each(STORES)("webhook endpoints on %s", (store) => {
     expect(at(other)).toEqual([]);
   });
 
+  it("POST /v1/webhooks/test reaches every destination; …/endpoints/{id}/test that endpoint only, whatever it subscribes to", async () => {
+    const m = await merchant();
+    const seed = path("seed");
+    const picky = path("picky");
+    const other = path("other");
+    await configureWebhooks(stack, m, { operations_webhook_url: `${receiver.url}${seed}` });
+    const p = await call(m, "POST", "/v1/webhooks/endpoints", {
+      url: `${receiver.url}${picky}`,
+      event_types: ["payment.paid"],
+    });
+    await call(m, "POST", "/v1/webhooks/endpoints", { url: `${receiver.url}${other}` });
+    const all = await call(m, "POST", "/v1/webhooks/test");
+    expect(all.status).toBe(202);
+    expect(all.json.urls.sort()).toEqual([seed, picky, other].map((x) => `${receiver.url}${x}`).sort());
+    for (const x of [seed, picky, other]) {
+      const [r] = await receiver.waitFor(1, { path: x });
+      expect(r!.headers["svc-event-type"]).toBe("webhook.test");
+      expect(r!.json.order_no).toBe("svc-test-webhook");
+      await verifyWebhook(r!.body, r!.headers as Record<string, string>, m.webhookSecret);
+    }
+    const one = await call(m, "POST", `/v1/webhooks/endpoints/${p.json.id}/test`);
+    expect(one.status).toBe(202);
+    expect(one.json.urls).toEqual([`${receiver.url}${picky}`]);
+    await receiver.waitFor(2, { path: picky });
+    expect(at(seed)).toHaveLength(1);
+    const message = await call(m, "GET", `/v1/webhooks/messages/${one.json.message_id}`);
+    expect(message.status).toBe(200);
+    expect((await call(m, "POST", "/v1/webhooks/endpoints/we_nosuchendpoint/test")).status).toBe(404);
+  });
+
   it("an endpoint that opts in gets the payment's metadata in operation webhooks; the seed's payload stays exact", async () => {
     const m = await merchant();
     const seed = path("seed");

@@ -6,6 +6,7 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from "fastify";
 import { PAYLOAD_VERSIONS } from "@svc/webhooks/sign";
 import { AppError } from "../../http/problem.js";
+import { sendTestWebhook } from "../../operations/test-webhook.js";
 import { EVENT_TYPES } from "../../webhooks/outbox.js";
 import { type EndpointInput, type EndpointView, SUBSCRIBABLE } from "../../webhooks/endpoints.service.js";
 import {
@@ -176,6 +177,7 @@ ${
     ? `<div class="notice" role="status"><p>${shown.missed === 1 ? "1 delivery to this endpoint was" : `${shown.missed} deliveries to this endpoint were`} not received while it was failing or disabled.</p>${postForm(`${BASE}/${endpoint.id}/replay`, session.csrfToken, `<button type="submit">Replay ${shown.missed} missed ${shown.missed === 1 ? "delivery" : "deliveries"} to ${esc(endpoint.url)}</button>`)}</div>`
     : ""
 }
+${endpoint.enabled ? postForm(`${BASE}/${endpoint.id}/test`, session.csrfToken, `<button type="submit" class="secondary">Send a test webhook to this endpoint</button>`) : ""}
 <p><a href="/dashboard/deliveries">Delivery log</a></p></section>
 <section aria-labelledby="del-h"><h2 id="del-h">Delete</h2>${postForm(`${BASE}/${endpoint.id}/delete`, session.csrfToken, `<button type="submit" class="danger">Delete this endpoint…</button>`)}</section>`
     : "";
@@ -272,6 +274,31 @@ export function endpointPages(scope: FastifyInstance, ctx: DashboardContext): vo
       if (!(error instanceof AppError)) throw error;
       const errors = error.errors ? errorsOf(error) : { url: error.message };
       return formPage(ctx, request, reply, endpoint, { values: form, errors }, 422);
+    }
+  });
+
+  scope.post("/webhooks/endpoints/:id/test", { config }, async (request, reply) => {
+    const endpoint = await load(request);
+    const session = sessionOf(request);
+    const { db, outbox } = ctx.services();
+    try {
+      const sent = await sendTestWebhook(db, outbox, session.merchantId, {
+        initiator: session.user,
+        now: ctx.now(),
+        endpointId: endpoint.id,
+      });
+      return redirectWithFlash(ctx, request, reply, `${BASE}/${endpoint.id}`, {
+        kind: sent.messageId ? "success" : "error",
+        text: sent.messageId
+          ? `Test webhook queued for ${endpoint.url}. Its attempts are in the delivery log.`
+          : "Nothing was sent: the merchant has no signing secret.",
+      });
+    } catch (error) {
+      if (!(error instanceof AppError)) throw error;
+      return redirectWithFlash(ctx, request, reply, `${BASE}/${endpoint.id}`, {
+        kind: "error",
+        text: error.message,
+      });
     }
   });
 

@@ -9,7 +9,7 @@ import { AppError } from "../../http/problem.js";
 import { settingsRepo } from "../../webhooks/settings.repo.js";
 import { type DashboardContext, formOf, redirectWithFlash, render, sessionOf } from "../context.js";
 import { checkbox, errorSummary, esc, field, PAGE_PERMISSIONS, postForm } from "../html.js";
-import { sendTestWebhook } from "../test-webhook.js";
+import { sendTestWebhook } from "../../operations/test-webhook.js";
 
 const TYPE_LABEL: Record<TransactionType, string> = {
   e_commerce: "E-commerce",
@@ -70,7 +70,7 @@ ${field({ name: `${p.type}_webhook_url`, label: `${TYPE_LABEL[p.type]} webhook U
 <section aria-labelledby="gen-h"><h2 id="gen-h">General configuration</h2>${general}</section>
 <section aria-labelledby="plug-h"><h2 id="plug-h">Payment webhook plugins</h2><p class="hint">Per transaction type. Operation webhooks go to the general URL and to the plugin URL of the payment's type.</p>${pluginForms}</section>
 <section aria-labelledby="sec-h"><h2 id="sec-h">Signing secret</h2>${secretShown}<div class="actions">${postForm("/dashboard/webhooks/secret/reveal", session.csrfToken, '<button type="submit" class="secondary">Reveal signing secret</button>', "inline")}${postForm("/dashboard/webhooks/secret/rotate", session.csrfToken, '<button type="submit" class="danger">Rotate signing secret</button>', "inline")}</div></section>
-<section aria-labelledby="test-h"><h2 id="test-h">Test</h2><p>Sends a sample refund webhook, signed like a real one, to every URL above.</p>${postForm("/dashboard/webhooks/test", session.csrfToken, '<button type="submit">Send test webhook</button>')}</section>`;
+<section aria-labelledby="test-h"><h2 id="test-h">Test</h2><p>Sends a sample refund webhook, signed like a real one, to every URL above and every enabled endpoint.</p>${postForm("/dashboard/webhooks/test", session.csrfToken, '<button type="submit">Send test webhook</button>')}</section>`;
   return render(ctx, request, reply, { title: "Webhook settings", current: "webhooks" }, body, status);
 }
 
@@ -158,7 +158,10 @@ export function webhookPages(scope: FastifyInstance, ctx: DashboardContext): voi
   scope.post("/webhooks/test", { config }, async (request, reply) => {
     const session = sessionOf(request);
     const { db, outbox } = ctx.services();
-    const sent = await sendTestWebhook(db, outbox, session.merchantId, session.user, ctx.now());
+    const sent = await sendTestWebhook(db, outbox, session.merchantId, {
+      initiator: session.user,
+      now: ctx.now(),
+    });
     if (!sent.messageId)
       return redirectWithFlash(ctx, request, reply, "/dashboard/webhooks", {
         kind: "error",
