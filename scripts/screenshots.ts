@@ -42,7 +42,10 @@ async function main() {
       customer_email: "sara@example.com",
     });
     await http.get(`/dashboard/payments/${parent.session_id}`);
-    const refund = await http.post(`/dashboard/payments/${parent.session_id}/refund`, { amount: "20.000" });
+    const refund = await http.post(`/dashboard/payments/${parent.session_id}/refund`, {
+      amount: "20.000",
+      confirm: "yes",
+    });
     if (refund.status !== 303) throw new Error(`refund: ${refund.status}`);
     await receiver.waitFor(1);
     // Let the worker record the attempt before the log is photographed.

@@ -122,11 +122,17 @@ describe("merchant dashboard in Chromium", () => {
     expect(await page.locator("h1").textContent()).toBe(`Payment ${orderNo}`);
 
     const amount = page.getByLabel("Amount to refund (KWD)");
-    expect(await amount.inputValue()).toBe("20.000");
+    expect(await amount.inputValue()).toBe("");
     await amount.focus();
-    await page.keyboard.press("ControlOrMeta+A");
-    await page.keyboard.type("7.250");
+    await page.keyboard.type("7.25");
     await submit();
+    // The confirmation repeats what will happen; nothing has moved yet.
+    expect(await page.locator("h1").textContent()).toBe("Confirm the refund");
+    expect(await page.getByRole("status").first().textContent()).toContain("Refund 7.250 KWD");
+    expect(await axeViolations(page)).toEqual([]);
+    await page.getByLabel("Reason (optional, kept with the operation)").focus();
+    await page.keyboard.type("Customer returned one item");
+    await activate(page.getByRole("button", { name: "Refund 7.250 KWD" }));
     await page.waitForURL(`${stack.url}/dashboard/payments/${parent.session_id}`);
     await expect(page.getByRole("status").first().textContent()).resolves.toMatch(
       /Refund of 7\.250 KWD .* succeeded/,
@@ -164,16 +170,18 @@ describe("merchant dashboard in Chromium", () => {
     const a = await paidParent(stack, demo, "authorize", { amount: "9.000" });
     await page.goto(`${stack.url}/dashboard/payments/${a.session_id}`);
     await page.getByLabel("Amount to capture (KWD)").focus();
-    await page.keyboard.press("ControlOrMeta+A");
-    await page.keyboard.type("4.000");
+    await page.keyboard.type("4");
     await submit();
+    await activate(page.getByRole("button", { name: "Capture 4.000 KWD" }));
     await page.waitForURL(`${stack.url}/dashboard/payments/${a.session_id}`);
     await expect(page.getByRole("status").first().textContent()).resolves.toContain("Capture of 4.000 KWD");
     expect(await page.locator("#children").textContent()).toContain("capture");
 
     const b = await paidParent(stack, demo, "authorize", { amount: "5.000" });
     await page.goto(`${stack.url}/dashboard/payments/${b.session_id}`);
-    await activate(page.getByRole("button", { name: "Void payment" }));
+    await activate(page.getByRole("button", { name: "Review void…" }));
+    expect(await page.getByRole("status").first().textContent()).toContain("nothing more can be captured");
+    await activate(page.getByRole("button", { name: "Void 5.000 KWD" }));
     await page.waitForURL(`${stack.url}/dashboard/payments/${b.session_id}`);
     await expect(page.getByRole("status").first().textContent()).resolves.toContain("Void of 5.000 KWD");
     expect(await page.locator("#children").textContent()).toContain("voided");
@@ -193,6 +201,7 @@ describe("merchant dashboard in Chromium", () => {
     await page.goto(`${stack.url}/dashboard/payments/${parent.session_id}`);
     await page.getByLabel("Amount to refund (KWD)").fill("1.000");
     await submit();
+    await activate(page.getByRole("button", { name: "Refund 1.000 KWD" }));
     await page.waitForURL(`${stack.url}/dashboard/payments/${parent.session_id}`);
     await new Promise((r) => setTimeout(r, 500));
     expect(receiver.requests.length).toBe(before);
@@ -205,6 +214,7 @@ describe("merchant dashboard in Chromium", () => {
     await page.goto(`${stack.url}/dashboard/payments/${parent.session_id}`);
     await page.getByLabel("Amount to refund (KWD)").fill("1.000");
     await submit();
+    await activate(page.getByRole("button", { name: "Refund 1.000 KWD" }));
     await page.waitForURL(`${stack.url}/dashboard/payments/${parent.session_id}`);
     const got = await receiver.waitFor(before + 1, { path: "/hooks" });
     expect(got[before]!.json).toMatchObject({ operation: "refund", session_id: parent.session_id });
@@ -231,14 +241,14 @@ describe("merchant dashboard in Chromium", () => {
     await page.goto(`${stack.url}/dashboard/payments/${parent.session_id}`);
     // The browser's own cookie, but no token: refused, nothing refunded.
     const noToken = await page.request.post(`${stack.url}/dashboard/payments/${parent.session_id}/refund`, {
-      form: { amount: "1.000" },
+      form: { amount: "1.000", confirm: "yes" },
       headers: { origin: stack.url },
       maxRedirects: 0,
     });
     expect(noToken.status()).toBe(403);
     const token = await page.locator("input[name=_csrf]").first().inputValue();
     const crossSite = await page.request.post(`${stack.url}/dashboard/payments/${parent.session_id}/refund`, {
-      form: { amount: "1.000", _csrf: token },
+      form: { amount: "1.000", _csrf: token, confirm: "yes" },
       headers: { origin: "https://evil.example" },
       maxRedirects: 0,
     });
@@ -272,7 +282,7 @@ describe("merchant dashboard in Chromium", () => {
     expect(await page.getByRole("link", { name: "Webhooks" }).count()).toBe(0);
     const token = await page.locator("input[name=_csrf]").first().inputValue();
     const forged = await page.request.post(`${stack.url}/dashboard/payments/${parent.session_id}/refund`, {
-      form: { amount: "1.000", _csrf: token },
+      form: { amount: "1.000", _csrf: token, confirm: "yes" },
       headers: { origin: stack.url },
       maxRedirects: 0,
     });

@@ -2,7 +2,7 @@ import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import { currencyExponent, isCurrency } from "./currency.js";
 import { parseDurationSeconds } from "./duration.js";
-import { formatAmount, MAX_MINOR_UNITS, parseAmount } from "./money.js";
+import { formatAmount, MAX_MINOR_UNITS, normaliseAmountInput, parseAmount } from "./money.js";
 
 describe("money", () => {
   it("knows the ISO 4217 exponents that matter", () => {
@@ -61,5 +61,29 @@ describe("durations", () => {
     expect(parseDurationSeconds("600")).toBe(600);
     for (const bad of ["P", "PT", "30m", "-5", 0, 1.5, null, "P1W"])
       expect(parseDurationSeconds(bad), String(bad)).toBeUndefined();
+  });
+});
+
+describe("normaliseAmountInput", () => {
+  it.each([
+    ["12.5", "KWD", "12.500"],
+    ["500", "KWD", "500.000"],
+    [" 12.50 ", "USD", "12.50"],
+    ["KWD 3.25", "KWD", "3.250"],
+    ["007.1", "KWD", "7.100"],
+    ["1200", "JPY", "1200"],
+    ["12.", "KWD", "12.000"],
+  ])("%s %s → %s", (text, currency, value) => {
+    expect(normaliseAmountInput(text, currency)).toMatchObject({ ok: true, value });
+  });
+  it.each([
+    ["", "KWD", "Enter an amount in KWD, such as 12.500."],
+    ["12.5005", "KWD", "KWD has 3 decimals: 12.5005 has 4."],
+    ["1.5", "JPY", "JPY has no decimals: enter a whole amount, such as 12500."],
+    ["12,5", "KWD", "Enter the amount in digits, such as 12.500."],
+    ["-3", "KWD", "Enter the amount in digits, such as 12.500."],
+    ["0", "KWD", "Enter an amount greater than zero."],
+  ])("%j %s is refused: %s", (text, currency, message) => {
+    expect(normaliseAmountInput(text, currency)).toEqual({ ok: false, message });
   });
 });

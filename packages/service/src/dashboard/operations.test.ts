@@ -58,7 +58,10 @@ describe.each(STORES)("dashboard operations and webhooks on %s", (store) => {
     expect(page.text).toContain('action="/dashboard/payments/' + parent.session_id + '/refund"');
     expect(page.text).not.toContain("/capture");
     const before = receiver.requests.length;
-    const done = await client.post(`/dashboard/payments/${parent.session_id}/refund`, { amount: "2.500" });
+    const done = await client.post(`/dashboard/payments/${parent.session_id}/refund`, {
+      amount: "2.500",
+      confirm: "yes",
+    });
     expect(done.status).toBe(303);
     const shown = await client.get(done.location!);
     expect(shown.text).toMatch(/Refund of 2\.500 KWD \(reference ref_[a-z2-7]+\) succeeded\./);
@@ -92,12 +95,62 @@ describe.each(STORES)("dashboard operations and webhooks on %s", (store) => {
     expect(log).toContain(m.admin.username);
   });
 
+  it("a refund needs its confirmation: the first POST repeats amount, currency and effect and moves nothing", async () => {
+    const parent = await paidParent(stack, m, "sandbox", {
+      amount: "10.000",
+      customer_first_name: "Layla",
+      customer_last_name: "Al-Sabah",
+    });
+    const page = await client.get(`/dashboard/payments/${parent.session_id}`);
+    // No amount is filled in for the merchant.
+    expect(page.text).toMatch(/id="f-refund-amount" name="amount" value=""/);
+    const key = /name="idempotency_key" value="(dash_[0-9a-f]{32})"/.exec(page.text)![1]!;
+    const asked = await client.post(`/dashboard/payments/${parent.session_id}/refund`, {
+      amount: "2.5",
+      idempotency_key: key,
+    });
+    expect(asked.status).toBe(200);
+    expect(asked.text).toContain("Confirm the refund");
+    expect(asked.text).toContain("<strong>Refund 2.500 KWD</strong>");
+    expect(asked.text).toContain("of Layla Al-Sabah");
+    expect(asked.text).toContain("refundable amount goes from 10.000 to 7.500 KWD");
+    expect(asked.text).toContain('name="amount" value="2.500"');
+    expect((await status(parent.session_id)).transactions).toHaveLength(0);
+    const done = await client.post(`/dashboard/payments/${parent.session_id}/refund`, {
+      amount: "2.500",
+      idempotency_key: key,
+      confirm: "yes",
+      reason: "Customer returned one item (ticket 881)",
+    });
+    expect(done.status).toBe(303);
+    const after = await status(parent.session_id);
+    expect(after.refunded_amount).toBe("2.500");
+    const rows = await stack.db.query<{ reason: string }>(
+      "select reason from operations where parent_session_id = $1",
+      [parent.session_id],
+    );
+    expect(rows.map((r) => r.reason)).toEqual(["Customer returned one item (ticket 881)"]);
+  });
+
+  it.each([
+    ["12.5005", "KWD has 3 decimals: 12.5005 has 4."],
+    ["", "Enter an amount in KWD, such as 12.500."],
+    ["twelve", "Enter the amount in digits, such as 12.500."],
+  ])("a refund of %j is refused in the merchant's words before any confirmation", async (amount, message) => {
+    const parent = await paidParent(stack, m, "sandbox", { amount: "20.000" });
+    await client.get(`/dashboard/payments/${parent.session_id}`);
+    const r = await client.post(`/dashboard/payments/${parent.session_id}/refund`, { amount });
+    expect(r.status).toBe(422);
+    expect(r.text).toContain(message);
+    expect(r.text).not.toContain("Confirm the refund");
+  });
+
   it("a refund form submitted twice (a double click, a resubmission) refunds once", async () => {
     const parent = await paidParent(stack, m, "sandbox", { amount: "10.000" });
     const page = await client.get(`/dashboard/payments/${parent.session_id}`);
     const key = /name="idempotency_key" value="(dash_[0-9a-f]{32})"/.exec(page.text)?.[1];
     expect(key).toBeDefined();
-    const form = { amount: "1.000", idempotency_key: key! };
+    const form = { amount: "1.000", idempotency_key: key!, confirm: "yes" };
     const [one, two] = await Promise.all([
       client.post(`/dashboard/payments/${parent.session_id}/refund`, form),
       client.post(`/dashboard/payments/${parent.session_id}/refund`, form),
@@ -106,7 +159,7 @@ describe.each(STORES)("dashboard operations and webhooks on %s", (store) => {
     const again = await client.post(`/dashboard/payments/${parent.session_id}/refund`, form);
     expect(again.status).toBe(303);
     const shown = await client.get(again.location!);
-    expect(shown.text).toContain("This refund form was already submitted, so it was not done again.");
+    expect(shown.text).toContain("This refund was already submitted, so it was not done again.");
     const after = await status(parent.session_id);
     expect(after.refunded_amount).toBe("1.000");
     expect(after.transactions).toHaveLength(1);
@@ -129,6 +182,7 @@ describe.each(STORES)("dashboard operations and webhooks on %s", (store) => {
       const first = await slowClient.post(`/dashboard/payments/${parent.session_id}/refund`, {
         amount: "1.000",
         idempotency_key: key,
+        confirm: "yes",
       });
       expect(first.status).toBe(504);
       expect(first.text).toContain("Submit the form again to get its outcome: it will not be done twice.");
@@ -136,6 +190,7 @@ describe.each(STORES)("dashboard operations and webhooks on %s", (store) => {
       const second = await slowClient.post(`/dashboard/payments/${parent.session_id}/refund`, {
         amount: "1.000",
         idempotency_key: key,
+        confirm: "yes",
       });
       expect(second.status).toBe(303);
       expect((await slowClient.get(second.location!)).text).toMatch(/Refund of 1\.000 KWD .* succeeded\./);
@@ -153,14 +208,18 @@ describe.each(STORES)("dashboard operations and webhooks on %s", (store) => {
     const parent = await paidParent(stack, m, "sandbox", { amount: "5.000" });
     const declined = await client.post(`/dashboard/payments/${parent.session_id}/refund`, {
       amount: "1.013",
+      confirm: "yes",
     });
     expect(declined.status).toBe(402);
     expect(declined.text).toContain("The gateway declined the refund");
     expect(declined.text).toContain("Nothing was refunded and no webhook was sent.");
     expect(declined.text).toMatch(/value="1\.013"[^>]*aria-invalid="true"/);
-    const tooMuch = await client.post(`/dashboard/payments/${parent.session_id}/refund`, { amount: "9.000" });
-    expect(tooMuch.status).toBe(409);
-    expect(tooMuch.text).toContain("The refund was not done");
+    const tooMuch = await client.post(`/dashboard/payments/${parent.session_id}/refund`, {
+      amount: "9.000",
+      confirm: "yes",
+    });
+    expect(tooMuch.status).toBe(422);
+    expect(tooMuch.text).toContain("That is more than can be refunded now: at most 5.000 KWD.");
     expect((await status(parent.session_id)).transactions).toHaveLength(0);
   });
 
@@ -170,7 +229,10 @@ describe.each(STORES)("dashboard operations and webhooks on %s", (store) => {
     expect(page.text).toContain(`/dashboard/payments/${a.session_id}/capture`);
     expect(page.text).toContain(`/dashboard/payments/${a.session_id}/void`);
     expect(page.text).not.toContain(`/dashboard/payments/${a.session_id}/refund"`);
-    const captured = await client.post(`/dashboard/payments/${a.session_id}/capture`, { amount: "3.000" });
+    const captured = await client.post(`/dashboard/payments/${a.session_id}/capture`, {
+      amount: "3.000",
+      confirm: "yes",
+    });
     expect(captured.status).toBe(303);
     expect((await status(a.session_id)).captured_amount).toBe("3.000");
     // With money captured, void is no longer offered, and a forged void is refused by the rules.
@@ -179,7 +241,7 @@ describe.each(STORES)("dashboard operations and webhooks on %s", (store) => {
 
     const b = await paidParent(stack, m, "authorize", { amount: "4.000" });
     await client.get(`/dashboard/payments/${b.session_id}`);
-    const voided = await client.post(`/dashboard/payments/${b.session_id}/void`);
+    const voided = await client.post(`/dashboard/payments/${b.session_id}/void`, { confirm: "yes" });
     expect(voided.status).toBe(303);
     const shown = await client.get(voided.location!);
     expect(shown.text).toContain("Void of 4.000 KWD");
@@ -188,7 +250,10 @@ describe.each(STORES)("dashboard operations and webhooks on %s", (store) => {
 
   it("shows a queued refund as queued until the gateway's final result", async () => {
     const parent = await paidParent(stack, m, "queued", { amount: "6.000" });
-    const done = await client.post(`/dashboard/payments/${parent.session_id}/refund`, { amount: "1.000" });
+    const done = await client.post(`/dashboard/payments/${parent.session_id}/refund`, {
+      amount: "1.000",
+      confirm: "yes",
+    });
     expect(done.status).toBe(303);
     const shown = await client.get(done.location!);
     expect(shown.text).toContain("is queued at the gateway");
@@ -228,7 +293,7 @@ describe.each(STORES)("dashboard operations and webhooks on %s", (store) => {
     });
     const parent = await paidParent(stack, m, "sandbox", { amount: "3.000" });
     await client.get(`/dashboard/payments/${parent.session_id}`);
-    await client.post(`/dashboard/payments/${parent.session_id}/refund`, { amount: "1.000" });
+    await client.post(`/dashboard/payments/${parent.session_id}/refund`, { amount: "1.000", confirm: "yes" });
     await new Promise((r) => setTimeout(r, 500));
     expect(receiver.requests.filter((r) => r.path === "/ops2")).toHaveLength(0);
     await client.get("/dashboard/webhooks");
@@ -242,7 +307,7 @@ describe.each(STORES)("dashboard operations and webhooks on %s", (store) => {
     expect(saved.status).toBe(303);
     const settings = await client.get("/dashboard/webhooks");
     expect(settings.text).toMatch(/name="notify_api_initiated" value="on" checked/);
-    await client.post(`/dashboard/payments/${parent.session_id}/refund`, { amount: "1.000" });
+    await client.post(`/dashboard/payments/${parent.session_id}/refund`, { amount: "1.000", confirm: "yes" });
     const [got] = await receiver.waitFor(1, { path: "/ops2" });
     expect(got!.json).toMatchObject({ operation: "refund", amount: "1.000" });
   });
@@ -297,7 +362,10 @@ describe.each(STORES)("dashboard operations and webhooks on %s", (store) => {
     const again = await receiver.waitFor(2, { path: "/test" });
     expect(again[1]!.headers["webhook-id"]).toBe(messageId);
 
-    const rotated = await client.post("/dashboard/webhooks/secret/rotate");
+    const asked = await client.post("/dashboard/webhooks/secret/rotate");
+    expect(asked.text).toContain("Rotate the signing secret?");
+    expect(asked.text).not.toContain('id="secret"');
+    const rotated = await client.post("/dashboard/webhooks/secret/rotate", { confirm: "yes" });
     const fresh = /id="secret"[^>]*>(whsec_[^<]+)</.exec(rotated.text)?.[1];
     expect(fresh).toBeDefined();
     expect(fresh).not.toBe(m.webhookSecret);

@@ -134,7 +134,12 @@ describe.each(STORES)("dashboard pages on %s", (store) => {
     ];
     const id = rows.find((row) => row[1] === `${key.slice(0, 3)}…${key.slice(-4)}`)?.[2];
     expect(id).toBeDefined();
-    const revoked = await client.post(`/dashboard/keys/${id}/revoke`);
+    // The first POST only asks: the key still works.
+    const asked = await client.post(`/dashboard/keys/${id}/revoke`);
+    expect(asked.status).toBe(200);
+    expect(asked.text).toContain("Revoke this key?");
+    expect((await api(stack, "GET", "/v1/payments?order_no=none", { auth: apiKey(key) })).status).toBe(404);
+    const revoked = await client.post(`/dashboard/keys/${id}/revoke`, { confirm: "yes" });
     expect(revoked.status).toBe(303);
     expect((await api(stack, "GET", "/v1/payments?order_no=none", { auth: apiKey(key) })).status).toBe(401);
   });

@@ -37,6 +37,8 @@ export interface OperationRow {
   pg_code: string;
   pg_response: PgResponse;
   gateway_operation_id: string | null;
+  /** Why a person did it (the dashboard's optional reason); never in the webhook. */
+  reason?: string | null;
   operated_at: Date | null;
   created_at: Date;
 }
@@ -147,10 +149,10 @@ export interface ChildInsert {
 const insertChildren = (withKeys: boolean) => `with v as (
     select * from unnest($1::text[], $2::text[], $3::text[], $4::text[], $5::int8[], $6::text[], $7::text[],
       $8::text[], $9::text[], $10::text[], $11::jsonb[], $12::text[], $13::jsonb[], $14::text[],
-      $15::timestamptz[], $16::int4[]${withKeys ? ", $17::text[], $18::text[]" : ""})
+      $15::timestamptz[], $16::int4[], $17::text[]${withKeys ? ", $18::text[], $19::text[]" : ""})
       with ordinality as v(session_id, parent_session_id, merchant_id, operation, amount_minor, currency_code, state,
         reference_number, source, via, initiator, pg_code, pg_response, gateway_operation_id, operated_at,
-        expected_version, ${withKeys ? "idem_credential, idem_key, " : ""}i)),
+        expected_version, reason, ${withKeys ? "idem_credential, idem_key, " : ""}i)),
   parent as (
     update transactions t set ops_version = t.ops_version + 1
       from v
@@ -167,9 +169,10 @@ const insertChildren = (withKeys: boolean) => `with v as (
         : ""
     }
   insert into operations (session_id, parent_session_id, merchant_id, operation, amount_minor, currency_code, state,
-    reference_number, source, via, initiator, pg_code, pg_response, gateway_operation_id, operated_at)
+    reference_number, source, via, initiator, pg_code, pg_response, gateway_operation_id, operated_at, reason)
   select v.session_id, v.parent_session_id, v.merchant_id, v.operation, v.amount_minor, v.currency_code, v.state,
-    v.reference_number, v.source, v.via, v.initiator, v.pg_code, v.pg_response, v.gateway_operation_id, v.operated_at
+    v.reference_number, v.source, v.via, v.initiator, v.pg_code, v.pg_response, v.gateway_operation_id, v.operated_at,
+    v.reason
     from v join parent on parent.i = v.i
    ${withKeys ? "where v.idem_key is null or v.i in (select i from claim)" : ""}
   on conflict do nothing returning session_id, created_at`;
@@ -301,6 +304,7 @@ export const operationsRepo = {
         column((op) => op.gateway_operation_id),
         column((op) => op.operated_at ?? null),
         items.map((item) => item.expectedVersion),
+        column((op) => op.reason ?? null),
         ...keyColumns,
       ],
     );

@@ -62,6 +62,8 @@ export interface PerformInput {
   currencyCode?: string | undefined;
   /** The request's idempotency key: its recovery point is finished instead of a new operation. */
   idempotency?: IdempotencyClaim | undefined;
+  /** Why (the dashboard's optional reason), stored with the operation, never sent in its webhook. */
+  reason?: string | undefined;
 }
 
 export interface PerformResult {
@@ -175,6 +177,7 @@ export function createOperationsService(db: Db, deps: OperationsDeps) {
       pg_code: setting.pg_code,
       pg_response: {},
       gateway_operation_id: null,
+      reason: input.reason?.trim().slice(0, 200) || null,
     };
     const idempotency = input.idempotency;
     const child = lock

@@ -54,6 +54,11 @@ export function createPaymentsService(db: Db, deps: { now: () => Date; events?: 
       form_of_payment: tx.form_of_payment,
       language: tx.language,
       customer_id: tx.customer_id,
+      // Who paid, as the merchant gave it at checkout (their own data, back to them).
+      customer_first_name: tx.customer_first_name,
+      customer_last_name: tx.customer_last_name,
+      customer_email: tx.customer_email,
+      customer_phone: tx.customer_phone,
       metadata: tx.metadata,
       captured_amount: money(totals.captured),
       refunded_amount: money(totals.refunded),

@@ -24,7 +24,7 @@ async function keysPage(
       (
         k,
       ) => `<tr><td><code>${esc(k.key_hint)}</code></td><td>${esc(k.kind)}</td><td>${esc(k.label || "—")}</td><td>${time(k.created_at)}</td><td>${k.revoked_at ? badge("revoked") : badge("active")}</td>
-<td>${k.revoked_at ? time(k.revoked_at) : postForm(`/dashboard/keys/${k.id}/revoke`, session.csrfToken, `<button type="submit" class="danger" aria-label="Revoke ${esc(k.kind)} key ${esc(k.key_hint)}${k.label ? ` (${esc(k.label)})` : ""}">Revoke</button>`, "inline")}</td></tr>`,
+<td>${k.revoked_at ? time(k.revoked_at) : postForm(`/dashboard/keys/${k.id}/revoke`, session.csrfToken, `<button type="submit" class="danger" aria-label="Revoke ${esc(k.kind)} key ${esc(k.key_hint)}${k.label ? ` (${esc(k.label)})` : ""}">Revoke…</button>`, "inline")}</td></tr>`,
     )
     .join("");
   const form = postForm(
@@ -66,6 +66,25 @@ export function keysPages(scope: FastifyInstance, ctx: DashboardContext): void {
 
   scope.post("/keys/:key_id/revoke", { config }, async (request, reply) => {
     const keyId = (request.params as { key_id: string }).key_id;
+    const session = sessionOf(request);
+    // Revoking breaks every integration that uses the key: only after a confirmation.
+    if (formOf(request).confirm !== "yes") {
+      const merchant = await ctx.services().merchants.getMerchant(session.merchantId);
+      const key = merchant.keys.find((k) => k.id === keyId && !k.revoked_at);
+      if (!key)
+        return redirectWithFlash(ctx, request, reply, "/dashboard/keys", {
+          kind: "error",
+          text: "That key does not exist or is already revoked.",
+        });
+      return render(
+        ctx,
+        request,
+        reply,
+        { title: "Revoke this key?", current: "keys" },
+        `<div class="notice" role="status"><p class="lead"><strong>Revoke the ${esc(key.kind)} key ${esc(key.key_hint)}</strong>${key.label ? ` (${esc(key.label)})` : ""}.</p><p>Every request made with it fails from now on: ${key.kind === "public" ? "checkouts that load the SDK with it stop working" : "servers that call the API with it get 401"}. This cannot be undone; create a new key first if something still uses it.</p></div>
+${postForm(`/dashboard/keys/${key.id}/revoke`, session.csrfToken, `<input type="hidden" name="confirm" value="yes"><p class="actions"><button type="submit" class="danger">Revoke key ${esc(key.key_hint)}</button> <a href="/dashboard/keys">Cancel, keep it</a></p>`)}`,
+      );
+    }
     await ctx
       .services()
       .merchants.revokeKey(sessionOf(request).merchantId, KEY_ID.test(keyId) ? keyId : "key_none");

@@ -4,17 +4,22 @@
  * the API's, signed the same way. A form appears only to a user with its permission and only
  * when the payment allows the operation; the POST checks the permission again (forged forms).
  *
+ * Money moves only after a confirmation: the form's first POST checks the amount (typed as a
+ * person types it: "12.5" is 12.500 KWD) and answers a page that repeats the amount, the currency
+ * and the effect, with an optional reason; only the POST of that page (`confirm=yes`) operates.
+ * A POST without it never moves money, whoever sends it.
+ *
  * Each rendered form carries its own idempotency key, claimed under the user like an API
  * request's `Idempotency-Key`: a double click or a resubmitted form never operates twice, and
  * after an unknown gateway outcome the form keeps its key, so submitting it again recovers that
  * operation instead of starting another.
  */
 import { randomBytes } from "node:crypto";
-import type { Operation, Permission } from "@svc/protocol";
-import type { FastifyInstance, FastifyRequest } from "fastify";
+import { normaliseAmountInput, type Operation, type Permission } from "@svc/protocol";
+import type { FastifyInstance, FastifyReply, FastifyRequest } from "fastify";
 import { claimKey, finishKey, releaseKey, requestFingerprint } from "../../http/idempotency.js";
 import { AppError } from "../../http/problem.js";
-import { type DashboardContext, formOf, redirectWithFlash, sessionOf } from "../context.js";
+import { type DashboardContext, formOf, redirectWithFlash, render, sessionOf } from "../context.js";
 import { can, errorSummary, esc, field, postForm } from "../html.js";
 import { type OperationFormState, type PaymentView, renderPayment } from "./payment.js";
 
@@ -55,7 +60,7 @@ export function operationSections(
           : field({
               name: "amount",
               label: `Amount to ${o.operation} (${p.currency_code})`,
-              value: own ? state.amount : max,
+              value: own ? state.amount : "",
               hint: `At most ${max} ${p.currency_code}.`,
               error: own ? state.error : undefined,
               attrs: 'inputmode="decimal" required',
@@ -64,7 +69,7 @@ export function operationSections(
       return `<section aria-labelledby="op-${o.operation}-h"><h2 id="op-${o.operation}-h">${o.verb}</h2>${postForm(
         `/dashboard/payments/${p.session_id}/${o.operation}`,
         session.csrfToken,
-        `<input type="hidden" name="idempotency_key" value="${esc(key)}">${amount}<button type="submit"${o.operation === "void" ? ' class="danger"' : ""}>${o.verb}${o.operation === "void" ? " payment" : ""}</button>`,
+        `<input type="hidden" name="idempotency_key" value="${esc(key)}">${amount}<button type="submit"${o.operation === "void" ? ' class="danger"' : ""}>Review ${o.operation}…</button>`,
       )}</section>`;
     });
   const body = forms.length
@@ -73,12 +78,75 @@ export function operationSections(
   return `${summary}<div class="operations">${body}</div>`;
 }
 
+/** An operation's refusal in the merchant's words (the API's detail speaks to developers). */
+function refusalText(error: AppError, o: (typeof OPERATIONS)[number], p: PaymentView | undefined): string {
+  const currency = p?.currency_code ?? "";
+  switch (error.code) {
+    case "operation_declined":
+      return declineText(error, o.verb);
+    case "amount_exceeds_refundable":
+      return `That is more than can be refunded now: at most ${p?.refundable_amount ?? "?"} ${currency}. Nothing was refunded.`;
+    case "amount_exceeds_capturable":
+      return `That is more than can be captured now: at most ${p?.capturable_amount ?? "?"} ${currency}. Nothing was captured.`;
+    case "invalid_state_for_operation":
+      return `This payment cannot be ${o.past} now (it is ${p?.state ?? "in another state"}). Nothing was done.`;
+    case "gateway_unavailable":
+      return `The gateway could not be reached, so nothing was ${o.past}. Try again in a few minutes.`;
+    default:
+      return error.message;
+  }
+}
+
 function declineText(error: AppError, verb: string): string {
   const pg = (error.extra.pg_response ?? {}) as Record<string, unknown>;
   const reason = [pg.message, pg.reason, pg.code, pg.status].find((v) => typeof v === "string");
   return `The gateway declined the ${verb.toLowerCase()}${reason ? `: ${reason}` : ""}. Nothing was ${
     OPERATIONS.find((o) => o.verb === verb)?.past ?? "done"
   } and no webhook was sent.`;
+}
+
+/** What the operation will do, in words, for the confirmation page. */
+function effectText(o: (typeof OPERATIONS)[number], p: PaymentView, amount: string): string {
+  const c = p.currency_code;
+  const minus = (from: string) => {
+    const exp = from.split(".")[1]?.length ?? 0;
+    const scale = 10 ** exp;
+    const left = Math.round(Number(from) * scale) - Math.round(Number(amount) * scale);
+    return (left / scale).toFixed(exp);
+  };
+  if (o.operation === "refund")
+    return `${amount} ${c} goes back to the customer's card or wallet. The payment's refundable amount goes from ${p.refundable_amount} to ${minus(p.refundable_amount)} ${c}. A refund cannot be undone.`;
+  if (o.operation === "capture")
+    return `${amount} ${c} of the authorisation is taken from the customer. What can still be captured goes from ${p.capturable_amount} to ${minus(p.capturable_amount)} ${c}.`;
+  return `The remaining authorisation of ${amount} ${c} is released to the customer; nothing more can be captured on this payment. A void cannot be undone.`;
+}
+
+function confirmPage(
+  ctx: DashboardContext,
+  request: FastifyRequest,
+  reply: FastifyReply,
+  o: (typeof OPERATIONS)[number],
+  p: PaymentView,
+  amount: string,
+  key: string,
+) {
+  const session = sessionOf(request);
+  const page = `/dashboard/payments/${p.session_id}`;
+  const who = [p.customer_first_name, p.customer_last_name].filter(Boolean).join(" ");
+  const form = postForm(
+    `${page}/${o.operation}`,
+    session.csrfToken,
+    `<input type="hidden" name="idempotency_key" value="${esc(key)}"><input type="hidden" name="confirm" value="yes">${o.operation === "void" ? "" : `<input type="hidden" name="amount" value="${esc(amount)}">`}
+${field({ name: "reason", label: "Reason (optional, kept with the operation)", attrs: 'class="wide" maxlength="200"', hint: "For your team: for example the customer's request or the ticket number. It is not sent to the customer or in the webhook." })}
+<p class="actions"><button type="submit"${o.operation === "refund" ? "" : ' class="danger"'}>${esc(o.verb)} ${esc(amount)} ${esc(p.currency_code)}</button> <a href="${page}">Cancel, do nothing</a></p>`,
+  );
+  return render(
+    ctx,
+    request,
+    reply,
+    { title: `Confirm the ${o.operation}`, current: "payments" },
+    `<div class="notice" role="status"><p class="lead"><strong>${esc(o.verb)} ${esc(amount)} ${esc(p.currency_code)}</strong> on payment ${esc(p.order_no ?? p.session_id)}${who ? ` of ${esc(who)}` : ""}.</p><p>${esc(effectText(o, p, amount))}</p></div>${form}`,
+  );
 }
 
 export function operationPages(scope: FastifyInstance, ctx: DashboardContext): void {
@@ -91,34 +159,52 @@ export function operationPages(scope: FastifyInstance, ctx: DashboardContext): v
         const rawId = (request.params as { session_id: string }).session_id;
         const sessionId = SESSION_ID.test(rawId) ? rawId : "sess_unknown";
         const form = formOf(request);
-        const amount = o.operation === "void" ? undefined : form.amount?.trim() || undefined;
         const page = `/dashboard/payments/${sessionId}`;
         const key = /^dash_[0-9a-f]{32}$/.test(form.idempotency_key ?? "")
           ? form.idempotency_key!
-          : undefined;
-        const claimed = key
-          ? await claimKey(
-              ctx.services().db,
-              {
-                merchantId: session.merchantId,
-                credential: `user:${session.user.id}`,
-                key,
-                requestHash: requestFingerprint("POST", request.url, { amount: amount ?? null }),
-              },
-              {
-                ttlSeconds: ctx.config.idempotencyTtlSeconds,
-                leaseSeconds: ctx.config.idempotencyLeaseSeconds,
-              },
-            )
-          : undefined;
-        if (claimed && claimed.kind !== "claimed") {
+          : `dash_${randomBytes(16).toString("hex")}`;
+        const p = await ctx.services().payments.status(session.merchantId, { sessionId });
+        const refuse = (error: string, status = 422) =>
+          renderPayment(ctx, request, reply, sessionId, {
+            status,
+            formState: { operation: o.operation, amount: form.amount ?? "", error },
+            sections: operationSections,
+          });
+        // The amount as typed, in the currency's form ("12.5" → "12.500"); a void takes it all.
+        let amount: string;
+        if (o.operation === "void") amount = p.capturable_amount;
+        else {
+          const typed = normaliseAmountInput(form.amount ?? "", p.currency_code);
+          if (!typed.ok) return refuse(typed.message);
+          amount = typed.value;
+          const max = o.operation === "refund" ? p.refundable_amount : p.capturable_amount;
+          if (Number(amount) > Number(max))
+            return refuse(`That is more than can be ${o.past} now: at most ${max} ${p.currency_code}.`);
+        }
+        // Step one: say what will happen. Nothing moves without the confirmation's own POST.
+        if (form.confirm !== "yes") return confirmPage(ctx, request, reply, o, p, amount, key);
+        const wire = o.operation === "void" ? undefined : amount;
+        const claimed = await claimKey(
+          ctx.services().db,
+          {
+            merchantId: session.merchantId,
+            credential: `user:${session.user.id}`,
+            key,
+            requestHash: requestFingerprint("POST", request.url, { amount: wire ?? null }),
+          },
+          {
+            ttlSeconds: ctx.config.idempotencyTtlSeconds,
+            leaseSeconds: ctx.config.idempotencyLeaseSeconds,
+          },
+        );
+        if (claimed.kind !== "claimed") {
           // A double click or a resubmitted form: the first submission is (being) done, once.
           return redirectWithFlash(ctx, request, reply, page, {
             kind: "info",
-            text: `This ${o.operation} form was already submitted, so it was not done again. The payment below shows its result; reload the page to make another ${o.operation}.`,
+            text: `This ${o.operation} was already submitted, so it was not done again. The payment below shows its result.`,
           });
         }
-        const claim = claimed?.claim;
+        const claim = claimed.claim;
         try {
           const result = await ctx.services().operations.perform({
             merchantId: session.merchantId,
@@ -126,13 +212,13 @@ export function operationPages(scope: FastifyInstance, ctx: DashboardContext): v
             initiator: session.user,
             operation: o.operation,
             sessionId,
-            amount,
+            amount: wire,
             idempotency: claim,
+            reason: form.reason,
           });
           const { payload } = result;
           const what = `${o.verb} of ${payload.amount} ${payload.txn.currency_code} (reference ${payload.reference_number})`;
-          if (claim)
-            await finishKey(ctx.services().db, claim, { status: 303, type: "text/plain", text: what });
+          await finishKey(ctx.services().db, claim, { status: 303, type: "text/plain", text: what });
           return redirectWithFlash(ctx, request, reply, page, {
             kind: result.status === 202 ? "info" : "success",
             text:
@@ -142,32 +228,27 @@ export function operationPages(scope: FastifyInstance, ctx: DashboardContext): v
           });
         } catch (error) {
           const unknown = error instanceof AppError && error.code === "gateway_outcome_unknown";
-          if (claim) {
-            if (unknown || !(error instanceof AppError)) await releaseKey(ctx.services().db, claim);
-            else
-              await finishKey(ctx.services().db, claim, {
-                status: error.status,
-                type: "text/plain",
-                text: error.message,
-              });
-          }
+          if (unknown || !(error instanceof AppError)) await releaseKey(ctx.services().db, claim);
+          else
+            await finishKey(ctx.services().db, claim, {
+              status: error.status,
+              type: "text/plain",
+              text: error.message,
+            });
           if (!(error instanceof AppError) || error.code === "internal_error" || error.code === "not_found")
             throw error;
           // Declines, rule violations (amount too high, wrong state), an unreachable gateway, and
           // an unknown outcome (the form keeps its key: submitting it again gets that outcome).
-          const message =
-            error.code === "operation_declined"
-              ? declineText(error, o.verb)
-              : unknown
-                ? `The gateway did not answer in time, so the ${o.operation} may have been done. Submit the form again to get its outcome: it will not be done twice.`
-                : error.message;
+          const message = unknown
+            ? `The gateway did not answer in time, so the ${o.operation} may have been done. Submit the form again to get its outcome: it will not be done twice.`
+            : refusalText(error, o, p);
           return renderPayment(ctx, request, reply, sessionId, {
             status: error.status,
             formState: {
               operation: o.operation,
-              amount: amount ?? "",
+              amount: amount,
               error: message,
-              ...(unknown && key ? { idempotencyKey: key } : {}),
+              ...(unknown ? { idempotencyKey: key } : {}),
             },
             sections: operationSections,
           });

@@ -69,7 +69,7 @@ ${field({ name: `${p.type}_webhook_url`, label: `${TYPE_LABEL[p.type]} webhook U
 <p class="actions"><a class="button" href="/dashboard/webhooks/endpoints">Endpoints</a> <span class="hint">More URLs of your own, each with the events it wants and custom headers.</span></p>
 <section aria-labelledby="gen-h"><h2 id="gen-h">General configuration</h2>${general}</section>
 <section aria-labelledby="plug-h"><h2 id="plug-h">Payment webhook plugins</h2><p class="hint">Per transaction type. Operation webhooks go to the general URL and to the plugin URL of the payment's type.</p>${pluginForms}</section>
-<section aria-labelledby="sec-h"><h2 id="sec-h">Signing secret</h2>${secretShown}<div class="actions">${postForm("/dashboard/webhooks/secret/reveal", session.csrfToken, '<button type="submit" class="secondary">Reveal signing secret</button>', "inline")}${postForm("/dashboard/webhooks/secret/rotate", session.csrfToken, '<button type="submit" class="danger">Rotate signing secret</button>', "inline")}</div></section>
+<section aria-labelledby="sec-h"><h2 id="sec-h">Signing secret</h2>${secretShown}<div class="actions">${postForm("/dashboard/webhooks/secret/reveal", session.csrfToken, '<button type="submit" class="secondary">Reveal signing secret</button>', "inline")}${postForm("/dashboard/webhooks/secret/rotate", session.csrfToken, '<button type="submit" class="danger">Rotate signing secret…</button>', "inline")}</div></section>
 <section aria-labelledby="test-h"><h2 id="test-h">Test</h2><p>Sends a sample refund webhook, signed like a real one, to every URL above and every enabled endpoint.</p>${postForm("/dashboard/webhooks/test", session.csrfToken, '<button type="submit">Send test webhook</button>')}</section>`;
   return render(ctx, request, reply, { title: "Webhook settings", current: "webhooks" }, body, status);
 }
@@ -151,6 +151,16 @@ export function webhookPages(scope: FastifyInstance, ctx: DashboardContext): voi
   });
 
   scope.post("/webhooks/secret/rotate", { config }, async (request, reply) => {
+    // Receivers must move to the new secret within 24 h: only after a confirmation.
+    if (formOf(request).confirm !== "yes")
+      return render(
+        ctx,
+        request,
+        reply,
+        { title: "Rotate the signing secret?", current: "webhooks" },
+        `<div class="notice" role="status"><p class="lead"><strong>Make a new webhook signing secret.</strong></p><p>Every webhook is signed with both the new and the current secret for 24 hours; after that the current one stops signing. Put the new secret in every receiver within 24 hours, or they will refuse svc's webhooks. Rotate when a secret may have leaked.</p></div>
+${postForm("/dashboard/webhooks/secret/rotate", sessionOf(request).csrfToken, `<input type="hidden" name="confirm" value="yes"><p class="actions"><button type="submit" class="danger">Rotate signing secret</button> <a href="/dashboard/webhooks">Cancel, keep the current one</a></p>`)}`,
+      );
     const rotated = await ctx.services().webhookSettings.rotateSecret(sessionOf(request).merchantId);
     return settingsPage(ctx, request, reply, { rotated });
   });
