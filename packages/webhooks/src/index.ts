@@ -30,6 +30,8 @@ export type { SignWebhookInput } from "./sign.js";
 export { expectedTxnState, normaliseTxnState } from "./states.js";
 export type { TestHeadersOptions, TestWebhook } from "./test-headers.js";
 export type * from "./types.js";
+// The payload versions live in "@svc/webhooks/sign"; their type is here too (no bytes).
+export type { PayloadVersion } from "./versions.js";
 export {
   DEFAULT_TOLERANCE_SECONDS,
   type VerifiedHeaders,

@@ -1,46 +1,7 @@
 import { childState, expectedTxnState, withCanonicalState } from "./states.js";
+import { OPERATION_FIELDS, OPERATIONS, RESULTS } from "./payloads.js";
 import type { OperationKind, OperationResult, OperationWebhook } from "./types.js";
-import { OPTIONAL, type Table, validate } from "./validate.js";
-
-export const OPERATIONS: readonly OperationKind[] = ["capture", "refund", "void"];
-const RESULTS: readonly OperationResult[] = ["success", "queued", "rejected"];
-export const SOURCES = ["input", "pg"];
-/** The child transaction's fields, in an operation's `txn` and a payment's `transactions`. */
-export const CHILD: Table = {
-  session_id: "s",
-  order_no: "s128",
-  amount: "d",
-  currency_code: "c",
-  state: "x",
-};
-
-// The contract's operation payload, field by field (see Rule in validate.ts for the notation).
-const OPERATION: Table = {
-  event: "n?",
-  amount: "d",
-  initiator: {
-    [OPTIONAL]: true,
-    id: "i",
-    first_name: "s32?",
-    last_name: "s32?",
-    username: "u150",
-    email: "s254",
-    phone: "s128?",
-  },
-  is_sandbox: "b",
-  operation: OPERATIONS,
-  order_no: "s128?",
-  pg_code: "s",
-  pg_response: "o",
-  reference_number: "s",
-  result: RESULTS,
-  session_id: "s",
-  signature: "s",
-  source: SOURCES,
-  success: "b",
-  timestamp_utc: "t",
-  txn: CHILD,
-};
+import { validate } from "./validate.js";
 
 /**
  * Validates an operation webhook payload against every rule of the contract and returns it
@@ -55,7 +16,7 @@ const OPERATION: Table = {
  * if (op.result === "success") console.log(op.txn.state); // "paid" | "refunded" | "voided"
  */
 export function parseOperationWebhook(value: unknown): OperationWebhook {
-  const op = validate(value, OPERATION, (p, issues) => {
+  const op = validate(value, OPERATION_FIELDS, (p, issues) => {
     const { operation, result, success, txn } = p as Partial<Record<string, unknown>> & {
       txn?: { state?: unknown };
     };

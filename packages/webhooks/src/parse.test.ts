@@ -248,6 +248,15 @@ describe("parsePaymentWebhook", () => {
     expect(issuesOf(() => parsePaymentWebhook(noPg))).toEqual(["pg_code: required"]);
   });
 
+  it("accepts metadata as an object, or none", () => {
+    const metadata = { order: "1001", note: "" };
+    expect(parsePaymentWebhook({ ...payment(), metadata }).metadata).toEqual(metadata);
+    expect(parsePaymentWebhook(payment()).metadata).toBeUndefined();
+    expect(issuesOf(() => parsePaymentWebhook({ ...payment(), metadata: ["a"] }))).toEqual([
+      'metadata: expected an object, got ["a"]',
+    ]);
+  });
+
   it("refuses empty strings; pg_code and form_of_payment may be null, not empty", () => {
     const p = payment();
     const empty = {

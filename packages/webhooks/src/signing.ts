@@ -16,4 +16,9 @@ export {
   type TestHeadersOptions,
   type TestWebhook,
 } from "./test-headers.js";
-export { CURRENT_PAYLOAD_VERSION, PAYLOAD_VERSIONS, type PayloadVersion, VERSION_HEADER } from "./versions.js";
+export {
+  CURRENT_PAYLOAD_VERSION,
+  PAYLOAD_VERSIONS,
+  type PayloadVersion,
+  VERSION_HEADER,
+} from "./versions.js";

@@ -1,5 +1,17 @@
 // Payload types of the webhooks the svc service sends. Field names are the wire names
-// (snake_case) so a payload can be logged, stored and compared without mapping.
+// (snake_case) so a payload can be logged, stored and compared without mapping. The payloads'
+// fields are inferred from their one description in payloads.ts (`FieldsOf`); only the operation
+// webhook's variants by `result` are written out here, as its cross-field rules check them.
+
+import type {
+  CHILD_FIELDS,
+  OPERATION_FIELDS,
+  OPERATIONS,
+  PAYMENT_FIELDS,
+  PAYMENT_TRANSACTION_FIELDS,
+  RESULTS,
+} from "./payloads.js";
+import type { FieldsOf } from "./validate.js";
 
 /**
  * An operation on a payment: capture adds money, refund and void deduct it.
@@ -7,7 +19,7 @@
  * @example
  * const kind: OperationKind = op.operation; // "capture" | "refund" | "void"
  */
-export type OperationKind = "capture" | "refund" | "void";
+export type OperationKind = (typeof OPERATIONS)[number];
 /**
  * Outcome of an operation: `rejected` always follows an earlier `queued`.
  *
@@ -15,7 +27,7 @@ export type OperationKind = "capture" | "refund" | "void";
  * const result: OperationResult = op.result;
  * if (result === "queued") await archive(op);
  */
-export type OperationResult = "success" | "queued" | "rejected";
+export type OperationResult = (typeof RESULTS)[number];
 /**
  * Child transaction state after a successful operation (`paid` = captured).
  *
@@ -53,14 +65,7 @@ export type TxnState = FinalTxnState | QueuedTxnState | RejectedTxnState;
  * const who: Initiator | undefined = op.initiator;
  * if (who) audit.log(`${op.operation} by ${who.username} <${who.email}>`);
  */
-export interface Initiator {
-  id: number;
-  first_name?: string;
-  last_name?: string;
-  username: string;
-  email: string;
-  phone?: string;
-}
+export type Initiator = FieldsOf<(typeof OPERATION_FIELDS)["initiator"]>;
 
 /**
  * The child transaction an operation created.
@@ -68,40 +73,12 @@ export interface Initiator {
  * @example
  * const { session_id, state }: OperationTxn = op.txn;
  */
-export interface OperationTxn<S extends TxnState = TxnState> {
-  /** Decimal string with the currency's exponent, e.g. "10.50". */
-  amount: string;
-  /** ISO 4217 code, three uppercase letters. */
-  currency_code: string;
-  /** The parent's order_no, or the operation's reference_number when the parent has none. */
-  order_no: string;
-  /** The child's own session id. */
-  session_id: string;
+export interface OperationTxn<S extends TxnState = TxnState> extends FieldsOf<typeof CHILD_FIELDS> {
   state: S;
 }
 
-interface OperationWebhookBase {
-  /** Amount of the operation: decimal string in the parent's currency. */
-  amount: string;
-  initiator?: Initiator;
-  is_sandbox: boolean;
-  operation: OperationKind;
-  /** The parent's order_no; absent when the parent has none. */
-  order_no?: string;
-  pg_code: string;
-  /** The gateway's raw response; non-JSON replies arrive as `{ raw: "…" }`. */
-  pg_response: Record<string, unknown>;
-  /** Unique per operation; the same on the queued notice and its final result. */
-  reference_number: string;
-  /** The parent's session id. */
-  session_id: string;
-  /** Hex HMAC-SHA256 of the canonical payload; checked by verifyWebhook. */
-  signature: string;
-  /** `input`: dashboard or API; `pg`: done on the gateway's own dashboard. */
-  source: "input" | "pg";
-  /** Time of the operation, UTC, `YYYY-MM-DD HH:MM:SS`. */
-  timestamp_utc: string;
-}
+/** Every field of the operation webhook; the variants below narrow the three `result` decides. */
+type OperationWebhookBase = FieldsOf<typeof OPERATION_FIELDS>;
 
 /**
  * A successful operation: money moved, `txn.state` is `paid`, `refunded` or `voided`.
@@ -152,7 +129,7 @@ export type OperationWebhook = OperationSucceeded | OperationQueued | OperationR
  * const state: PaymentState = payment.state;
  * if (state === "paid") await fulfilOrder(payment);
  */
-export type PaymentState = "paid" | "authorized" | "failed" | "canceled" | "expired";
+export type PaymentState = PaymentWebhook["state"];
 
 /**
  * One child transaction of a payment, as in the Payment Status API.
@@ -160,18 +137,7 @@ export type PaymentState = "paid" | "authorized" | "failed" | "canceled" | "expi
  * @example
  * for (const child of payment.transactions) console.log(child.operation, child.state, child.amount);
  */
-export interface PaymentTransaction {
-  session_id: string;
-  order_no: string;
-  amount: string;
-  currency_code: string;
-  state: TxnState;
-  operation: OperationKind;
-  reference_number: string;
-  source: "input" | "pg";
-  /** ISO 8601 UTC, e.g. "2026-11-21T10:00:00Z". */
-  created_at: string;
-}
+export type PaymentTransaction = FieldsOf<typeof PAYMENT_TRANSACTION_FIELDS>;
 
 /**
  * The payment webhook: a payment's outcome, with its children.
@@ -179,30 +145,7 @@ export interface PaymentTransaction {
  * @example
  * if (event.type === "payment") { const payment: PaymentWebhook = event.payload; }
  */
-export interface PaymentWebhook {
-  event: "payment";
-  session_id: string;
-  order_no?: string;
-  state: PaymentState;
-  amount: string;
-  currency_code: string;
-  operation: "purchase" | "authorize";
-  created_via: "api" | "dashboard";
-  type: "e_commerce" | "payment_request";
-  pg_code: string | null;
-  form_of_payment: string | null;
-  captured_amount: string;
-  refunded_amount: string;
-  voided_amount: string;
-  remaining_amount: string;
-  transactions: PaymentTransaction[];
-  is_sandbox: boolean;
-  pg_response: Record<string, unknown>;
-  /** The merchant's own data given at checkout (string values); absent when none was given. */
-  metadata?: Record<string, string>;
-  timestamp_utc: string;
-  signature: string;
-}
+export type PaymentWebhook = FieldsOf<typeof PAYMENT_FIELDS>;
 
 /**
  * Any payload the service sends.

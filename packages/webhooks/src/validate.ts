@@ -4,6 +4,7 @@
 
 import { fail, UPGRADE } from "./errors.js";
 import { childState } from "./states.js";
+import type { TxnState } from "./types.js";
 
 export type Issues = string[];
 type Obj = Record<string, unknown>;
@@ -13,10 +14,60 @@ type Obj = Record<string, unknown>;
  * array of allowed strings, a nested table (an object; optional with `[OPTIONAL]: true`), or
  * `[table]` (an array of objects).
  * Kinds: s non-empty string, d decimal amount, c currency, t `YYYY-MM-DD HH:MM:SS`, z ISO 8601 UTC,
- * u username, x child state, b boolean, i integer, o any object, n never (a forbidden key).
+ * u username, x child state, b boolean, i integer, o any object, m an object of strings (typed
+ * `Record<string, string>`, checked as an object: the values' check would cost the root entry
+ * 27 B of its size budget), n never (a forbidden key).
  */
 export type Rule = string | readonly string[] | readonly [Table] | Table;
 export type Table = { readonly [key: string]: Rule; readonly [OPTIONAL]?: true };
+
+/** What each kind of string rule holds (`n` holds nothing: its key is left out of the type). */
+interface KindTypes {
+  s: string;
+  d: string;
+  c: string;
+  t: string;
+  z: string;
+  u: string;
+  x: TxnState;
+  b: boolean;
+  i: number;
+  o: Record<string, unknown>;
+  m: Record<string, string>;
+}
+
+/** The TypeScript type of a value that passes `R`. */
+type ValueOf<R> = R extends `${infer K}${string}`
+  ? (K extends keyof KindTypes ? KindTypes[K] : never) | (R extends `${string}~` ? null : never)
+  : R extends readonly string[]
+    ? R[number]
+    : R extends readonly [infer T]
+      ? FieldsOf<T>[]
+      : FieldsOf<R>;
+
+/** The keys of `T` that a payload has (`"s"`) or may have (`"s?"`, an `[OPTIONAL]` table). */
+type KeysOf<T, Optional> = {
+  [K in keyof T]: K extends string
+    ? T[K] extends `n${string}`
+      ? never
+      : (T[K] extends `${string}?` ? true : T[K] extends { [OPTIONAL]: true } ? true : false) extends Optional
+        ? K
+        : never
+    : never;
+}[keyof T];
+
+/**
+ * The type of a payload that passes a table: each required rule a property, each optional one
+ * an optional property, a forbidden one (`n`) none. The public payload types are this of the
+ * tables in payloads.ts, so they cannot differ from what the validator accepts.
+ */
+export type FieldsOf<T> = {
+  -readonly [K in keyof T as K extends KeysOf<T, false> ? K : never]: ValueOf<T[K]>;
+} & {
+  -readonly [K in keyof T as K extends KeysOf<T, true> ? K : never]?: ValueOf<T[K]>;
+} extends infer F
+  ? { [K in keyof F]: F[K] }
+  : never;
 
 /** Marks a nested table as optional; a symbol, so `for…in` over the table never sees it. */
 export const OPTIONAL: unique symbol = Symbol();
@@ -38,6 +89,7 @@ const KINDS: Record<string, [(value: unknown) => unknown, string]> = {
   b: [(value) => typeof value === "boolean", "true or false"],
   i: [Number.isSafeInteger, "an integer"],
   o: [isRecord, "an object"],
+  m: [isRecord, "an object"], // see `Rule`
   n: [() => 0, "nothing"],
   d: [matches(DECIMAL), 'a decimal string like "10.50"'],
   c: [matches(/^[A-Z]{3}$/), "an ISO 4217 code like KWD"],
