@@ -139,8 +139,8 @@ describe("merchant dashboard in Chromium", () => {
     );
     const child = page.locator("#children tbody tr");
     await expect(child.count()).resolves.toBe(1);
-    expect(await child.textContent()).toContain("refunded");
-    expect(await page.locator("dl.facts").nth(1).textContent()).toContain("Refunded7.250 KWD");
+    expect(await child.textContent()).toContain("Refunded");
+    expect(await page.locator("dl.facts").nth(2).textContent()).toContain("Refunded7.250 KWD");
 
     const [hook] = await receiver.waitFor(1, { path: "/hooks" });
     expect(hook!.json).toMatchObject({
@@ -152,10 +152,11 @@ describe("merchant dashboard in Chromium", () => {
     expect(hook!.json.signature).toBe(expectedPayloadSignature(hook!.json, demo.webhookSecret));
     verifyWithStandardWebhooks(hook!, demo.webhookSecret);
 
-    await activate(page.getByRole("link", { name: "Delivery log" }));
-    await page.getByLabel("Session").focus();
-    await page.keyboard.type(parent.session_id);
-    await submit();
+    // The payment's timeline tells the story and links to its webhooks in the log.
+    const timeline = await page.locator("ol.timeline").textContent();
+    expect(timeline).toContain("Refund of 7.250 KWD: refunded");
+    expect(timeline).toContain("Reason: Customer returned one item");
+    await activate(page.getByRole("link", { name: "Every webhook of this payment in the delivery log" }));
     await page.waitForURL(/session_id=/);
     const message = page.locator("article.message").first();
     expect(await message.locator("h2").textContent()).toContain("refund success");
@@ -175,7 +176,7 @@ describe("merchant dashboard in Chromium", () => {
     await activate(page.getByRole("button", { name: "Capture 4.000 KWD" }));
     await page.waitForURL(`${stack.url}/dashboard/payments/${a.session_id}`);
     await expect(page.getByRole("status").first().textContent()).resolves.toContain("Capture of 4.000 KWD");
-    expect(await page.locator("#children").textContent()).toContain("capture");
+    expect(await page.locator("#children").textContent()).toContain("Capture");
 
     const b = await paidParent(stack, demo, "authorize", { amount: "5.000" });
     await page.goto(`${stack.url}/dashboard/payments/${b.session_id}`);
@@ -184,7 +185,7 @@ describe("merchant dashboard in Chromium", () => {
     await activate(page.getByRole("button", { name: "Void 5.000 KWD" }));
     await page.waitForURL(`${stack.url}/dashboard/payments/${b.session_id}`);
     await expect(page.getByRole("status").first().textContent()).resolves.toContain("Void of 5.000 KWD");
-    expect(await page.locator("#children").textContent()).toContain("voided");
+    expect(await page.locator("#children").textContent()).toContain("Voided");
     const status = await api(stack, "GET", `/v1/payments/${b.session_id}`, { auth: apiKey(demo.privateKey) });
     expect(status.json.voided_amount).toBe("5.000");
   });

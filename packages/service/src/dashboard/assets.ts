@@ -39,9 +39,19 @@ input[aria-invalid=true],select[aria-invalid=true]{border-color:var(--err);borde
 button{font:inherit;font-weight:600;padding:.5rem 1rem;border:2px solid var(--accent);border-radius:6px;background:var(--accent);color:var(--accent-fg);cursor:pointer}
 a.button{display:inline-block;font-weight:600;padding:.5rem 1rem;border:2px solid var(--accent);border-radius:6px;background:var(--accent);color:var(--accent-fg);text-decoration:none}
 code.url{overflow-wrap:anywhere}
+.summary{display:flex;flex-wrap:wrap;gap:.75rem;align-items:center;margin-block:.25rem 1rem}
+.summary .big{font-size:1.6rem;font-weight:700}
+ol.timeline{list-style:none;padding:0;margin:0 0 1rem;border-inline-start:2px solid var(--line)}
+ol.timeline li{position:relative;padding:.15rem 0 .8rem;padding-inline-start:1rem}
+ol.timeline li::before{content:"";position:absolute;inset-inline-start:-7px;inset-block-start:.45rem;width:12px;height:12px;border-radius:50%;background:var(--border)}
+ol.timeline li.good::before{background:var(--ok)}
+ol.timeline li.bad::before{background:var(--err)}
+ol.timeline li.wait::before{background:var(--wait)}
+ol.timeline .what{margin:.1rem 0;font-weight:600}
+ol.timeline .hint{margin:0;overflow-wrap:anywhere}
 fieldset{border:1px solid var(--line);border-radius:6px;margin:0 0 1rem;padding:.5rem 1rem}
 textarea{font:inherit;padding:.4rem;border:1px solid var(--border);border-radius:6px;background:var(--card);color:var(--fg);max-width:100%}
-@media (max-width:40rem){table.stack thead{position:absolute;width:1px;height:1px;overflow:hidden;clip-path:inset(50%)}table.stack,table.stack tbody,table.stack tr,table.stack td{display:block}table.stack tr{border-block-end:1px solid var(--line);padding-block:.4rem}table.stack td{border:0;padding:.15rem .6rem}table.stack td::before{content:attr(data-label);display:block;font-size:.8rem;font-weight:600;color:var(--muted)}}
+@media (max-width:40rem){table.stack thead{position:absolute;width:1px;height:1px;overflow:hidden;clip-path:inset(50%)}table.stack,table.stack tbody,table.stack tr,table.stack td{display:block}table.stack tr{border-block-end:1px solid var(--line);padding-block:.4rem}table.stack td{border:0;padding:.15rem .6rem}table.stack td::before{content:attr(data-label);display:block;font-size:.8rem;font-weight:600;color:var(--muted)}table.stack caption{display:block}table.stack td.num{text-align:start}}
 button.secondary{background:transparent;color:var(--accent)}
 button.danger{background:var(--err);border-color:var(--err);color:var(--card)}
 button[disabled]{opacity:.6;cursor:progress}

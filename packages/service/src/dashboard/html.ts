@@ -127,14 +127,16 @@ export function time(value: Date | string | null | undefined): string {
   return `<time datetime="${d.toISOString()}">${text}</time>`;
 }
 
-/** A state as a badge; the word itself carries the meaning, colour only repeats it. */
-export function badge(state: string): string {
+/** A state as a badge; the word itself carries the meaning, colour only repeats it. `text`: a label for it. */
+export function badge(state: string, text?: string): string {
   const tone = /rejected|failed|failing|disabled|declined|canceled|expired|dead/.test(state)
     ? "bad"
     : /queued|pending|attempted|created|authorized|retrying/.test(state)
       ? "wait"
       : "good";
-  return `<span class="badge ${tone}">${esc(state.replace(/_/g, " "))}</span>`;
+  return text
+    ? `<span class="badge ${tone}" title="${esc(state)}">${esc(text)}</span>`
+    : `<span class="badge ${tone}">${esc(state.replace(/_/g, " "))}</span>`;
 }
 
 /** Builds a query string from the non-empty values. */

@@ -65,7 +65,7 @@ describe.each(STORES)("dashboard operations and webhooks on %s", (store) => {
     expect(done.status).toBe(303);
     const shown = await client.get(done.location!);
     expect(shown.text).toMatch(/Refund of 2\.500 KWD \(reference ref_[a-z2-7]+\) succeeded\./);
-    expect(shown.text).toContain("refunded</span>");
+    expect(shown.text).toContain(">Refunded</span>");
     const after = await status(parent.session_id);
     expect(after.refunded_amount).toBe("2.500");
     expect(after.transactions).toHaveLength(1);
@@ -130,6 +130,30 @@ describe.each(STORES)("dashboard operations and webhooks on %s", (store) => {
       [parent.session_id],
     );
     expect(rows.map((r) => r.reason)).toEqual(["Customer returned one item (ticket 881)"]);
+    // The payment tells its story: who paid, what it is now, and what happened, in order.
+    await receiver.waitFor(1, { path: "/ops" });
+    const story = await waitUntil(async () => {
+      const r = await client.get(`/dashboard/payments/${parent.session_id}`);
+      return r.text.includes("Webhook operation (success): delivered to 1 destination") ? r.text : undefined;
+    });
+    expect(story).toContain("<dd>Layla Al-Sabah</dd>");
+    expect(story).toContain('title="partially_refunded">Partially refunded</span>');
+    expect(story).toContain("Wallet A (device wallet)");
+    const timeline = story.slice(story.indexOf('<ol class="timeline">'));
+    const order = [
+      "Purchase of 10.000 KWD created through the API",
+      "The customer chose Wallet A (device wallet)",
+      '<p class="what">Paid</p>',
+      "Refund of 2.500 KWD: refunded",
+      "by Ada Admin in the dashboard",
+      "Reason: Customer returned one item (ticket 881)",
+      "Webhook operation (success): delivered to 1 destination",
+    ].map((text) => timeline.indexOf(text));
+    expect(
+      order.every((at) => at >= 0),
+      timeline,
+    ).toBe(true);
+    expect([...order].sort((a, b) => a - b)).toEqual(order);
   });
 
   it.each([
@@ -257,13 +281,13 @@ describe.each(STORES)("dashboard operations and webhooks on %s", (store) => {
     expect(done.status).toBe(303);
     const shown = await client.get(done.location!);
     expect(shown.text).toContain("is queued at the gateway");
-    expect(shown.text).toMatch(/refund queued<\/span>|refund pending<\/span>/);
+    expect(shown.text).toMatch(/Refund queued at the gateway<\/span>|Refund in progress<\/span>/);
     expect(shown.text).toContain("data-pending");
     const final = await waitUntil(async () => {
       const r = await client.get(`/dashboard/payments/${parent.session_id}/transactions`);
       return r.text.includes("data-pending") ? undefined : r.text;
     });
-    expect(final).toContain("refunded</span>");
+    expect(final).toContain(">Refunded</span>");
   });
 
   it("refuses a forged refund from a user without payment.refund, who sees no refund form", async () => {
