@@ -2,6 +2,7 @@
  * The operation webhook of the contract, field by field, for tests (vitest only: the bench
  * imports ./webhooks.js, which must not load vitest).
  */
+import { OPERATION_FIELDS, payloadKeys } from "@svc/webhooks/schema";
 import { expect } from "vitest";
 import type { ReceivedRequest } from "./receiver.js";
 import {
@@ -10,22 +11,12 @@ import {
   verifyWithStandardWebhooks,
 } from "./webhooks.js";
 
-/** The operation webhook's keys as the contract lists them, less the optional `initiator` and `order_no`. */
-export const OPERATION_PAYLOAD_KEYS = [
-  "amount",
-  "is_sandbox",
-  "operation",
-  "pg_code",
-  "pg_response",
-  "reference_number",
-  "result",
-  "session_id",
-  "signature",
-  "source",
-  "success",
-  "timestamp_utc",
-  "txn",
-] as const;
+/**
+ * The operation webhook's keys, less the optional `initiator` and `order_no`: read from
+ * @svc/webhooks' field table, the one description the validator, the types and the OpenAPI
+ * schema come from too.
+ */
+export const OPERATION_PAYLOAD_KEYS: readonly string[] = payloadKeys(OPERATION_FIELDS).required;
 
 /** `YYYY-MM-DD HH:MM:SS` (UTC). */
 export const TIMESTAMP_UTC = /^\d{4}-\d{2}-\d{2} \d{2}:\d{2}:\d{2}$/;

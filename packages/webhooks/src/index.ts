@@ -30,6 +30,10 @@ export type { SignWebhookInput } from "./sign.js";
 export { expectedTxnState, normaliseTxnState } from "./states.js";
 export type { TestHeadersOptions, TestWebhook } from "./test-headers.js";
 export type * from "./types.js";
+// The payload tables and their JSON Schema live in "@svc/webhooks/schema"; their types are here
+// too (no bytes).
+export type { JsonSchema, SchemaNote } from "./schema.js";
+export type { FieldsOf, Rule, Table } from "./validate.js";
 // The payload versions live in "@svc/webhooks/sign"; their type is here too (no bytes).
 export type { PayloadVersion } from "./versions.js";
 export {

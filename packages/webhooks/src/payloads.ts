@@ -14,7 +14,12 @@ export const RESULTS = ["success", "queued", "rejected"] as const;
 /** `input`: dashboard or API; `pg`: done on the gateway's own dashboard. */
 export const SOURCES = ["input", "pg"] as const;
 
-/** The child transaction's fields, in an operation's `txn` and a payment's `transactions`. */
+/**
+ * The child transaction's fields, in an operation's `txn` and a payment's `transactions`.
+ *
+ * @example
+ * Object.keys(CHILD_FIELDS); // ["session_id", "order_no", "amount", "currency_code", "state"]
+ */
 export const CHILD_FIELDS = {
   /** The child's own session id. */
   session_id: "s",
@@ -27,7 +32,12 @@ export const CHILD_FIELDS = {
   state: "x",
 } as const satisfies Table;
 
-/** The contract's operation payload, field by field. */
+/**
+ * The contract's operation payload, field by field.
+ *
+ * @example
+ * OPERATION_FIELDS.order_no; // "s128?": an optional non-empty string of at most 128 characters
+ */
 export const OPERATION_FIELDS = {
   /** Never present: a payload with `event` is not an operation webhook. */
   event: "n?",
@@ -65,7 +75,12 @@ export const OPERATION_FIELDS = {
   txn: CHILD_FIELDS,
 } as const satisfies Table;
 
-/** One child of a payment, as in the Payment Status API. */
+/**
+ * One child of a payment, as in the Payment Status API.
+ *
+ * @example
+ * PAYMENT_TRANSACTION_FIELDS.created_at; // "z": ISO 8601 UTC
+ */
 export const PAYMENT_TRANSACTION_FIELDS = {
   ...CHILD_FIELDS,
   operation: OPERATIONS,
@@ -75,7 +90,12 @@ export const PAYMENT_TRANSACTION_FIELDS = {
   created_at: "z",
 } as const satisfies Table;
 
-/** The contract's payment payload, field by field. */
+/**
+ * The contract's payment payload, field by field.
+ *
+ * @example
+ * PAYMENT_FIELDS.pg_code; // "s~": a non-empty string, or null
+ */
 export const PAYMENT_FIELDS = {
   event: ["payment"],
   session_id: "s",

@@ -58,6 +58,7 @@ describe("public API", () => {
       "./fastify",
       "./fetch",
       "./sequence",
+      "./schema",
     ]);
     for (const [, file] of entries) expect(exportsOf(file).size, file).toBeGreaterThan(0);
   });

@@ -17,8 +17,17 @@ type Obj = Record<string, unknown>;
  * u username, x child state, b boolean, i integer, o any object, m an object of strings (typed
  * `Record<string, string>`, checked as an object: the values' check would cost the root entry
  * 27 B of its size budget), n never (a forbidden key).
+ *
+ * @example
+ * const rules: Rule[] = ["s128?", "d", ["paid", "failed"], [{ amount: "d" }]];
  */
 export type Rule = string | readonly string[] | readonly [Table] | Table;
+/**
+ * A payload shape: each key's rule (see {@link Rule}).
+ *
+ * @example
+ * const table: Table = { amount: "d", order_no: "s128?" };
+ */
 export type Table = { readonly [key: string]: Rule; readonly [OPTIONAL]?: true };
 
 /** What each kind of string rule holds (`n` holds nothing: its key is left out of the type). */
@@ -60,6 +69,9 @@ type KeysOf<T, Optional> = {
  * The type of a payload that passes a table: each required rule a property, each optional one
  * an optional property, a forbidden one (`n`) none. The public payload types are this of the
  * tables in payloads.ts, so they cannot differ from what the validator accepts.
+ *
+ * @example
+ * type Child = FieldsOf<typeof CHILD_FIELDS>; // { session_id: string; order_no: string; … }
  */
 export type FieldsOf<T> = {
   -readonly [K in keyof T as K extends KeysOf<T, false> ? K : never]: ValueOf<T[K]>;

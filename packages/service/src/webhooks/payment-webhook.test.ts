@@ -3,6 +3,7 @@
  * transaction's own webhook_url, else its plugin's, signed like the operation webhook; the
  * plugin's `enabled` and the general `enabled` stop it; operations do not send another one.
  */
+import { PAYMENT_FIELDS, payloadKeys } from "@svc/webhooks/schema";
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import {
   api,
@@ -74,6 +75,10 @@ describe.each(STORES)("payment webhook on %s", (store) => {
     window: { fromMs: number; toMs: number },
   ) {
     const payload = request.json as Record<string, unknown>;
+    // The keys @svc/webhooks' field table lists (the validator's, the types' and the OpenAPI
+    // schema's one description): every required one, and order_no only when there is one.
+    const { required } = payloadKeys(PAYMENT_FIELDS);
+    expect(Object.keys(payload).sort()).toEqual([...required, ...(e.tx.order_no ? ["order_no"] : [])].sort());
     expect(payload).toStrictEqual({
       event: "payment",
       session_id: e.tx.session_id,
