@@ -3,6 +3,7 @@ import { afterEach, describe, expect, it, vi } from "vitest";
 import { operationPayload, OTHER_SECRET, SECRET } from "../test/fixtures.js";
 import { forceWebCrypto } from "./hmac.js";
 import { verifyWebhook, type WebhookErrorCode, WebhookVerificationError } from "./index.js";
+import { checkWebhookVersion } from "./sequence.js";
 import { generateTestHeaders, signPayload, signWebhook } from "./signing.js";
 
 const NOW = 1_800_000_000;
@@ -155,6 +156,18 @@ const cases: Record<
       /^Pass the endpoint's whsec_ secret \(or a list\), without quotes or spaces\.$/,
     ],
   ],
+  unsupported_version: [
+    [
+      "a payload of a version newer than this library",
+      async () => {
+        const { body, headers } = await good();
+        const sent = { ...headers, "svc-webhook-version": "2027-03-01" };
+        await verifyWebhook(body, sent, SECRET, opts);
+        return checkWebhookVersion(sent);
+      },
+      /^This payload is version 2027-03-01; @svc\/webhooks 0\.1\.0 knows 2026-11-24 — upgrade @svc\/webhooks\.$/,
+    ],
+  ],
   crypto_unavailable: [
     [
       "no crypto.subtle, as on a page served over http:",
@@ -172,6 +185,27 @@ const cases: Record<
 afterEach(() => {
   vi.unstubAllGlobals();
   forceWebCrypto(false);
+});
+
+describe("status codes", () => {
+  it("401 when not authentic, 400 when authentic but unreadable, 500 when the receiver is wrong", () => {
+    const statuses: Record<WebhookErrorCode, number> = {
+      missing_header: 401,
+      invalid_header: 401,
+      timestamp_too_old: 401,
+      timestamp_in_future: 401,
+      signature_mismatch: 401,
+      payload_signature_mismatch: 401,
+      invalid_payload: 400,
+      unsupported_version: 400,
+      invalid_body: 500,
+      invalid_secret: 500,
+      crypto_unavailable: 500,
+    };
+    for (const [code, status] of Object.entries(statuses)) {
+      expect(new WebhookVerificationError(code as WebhookErrorCode, "").statusCode, code).toBe(status);
+    }
+  });
 });
 
 describe("error messages", () => {

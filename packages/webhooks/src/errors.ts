@@ -19,7 +19,8 @@ export type WebhookErrorCode =
   | "invalid_payload"
   | "invalid_body"
   | "invalid_secret"
-  | "crypto_unavailable";
+  | "crypto_unavailable"
+  | "unsupported_version";
 
 /**
  * Thrown when a webhook cannot be trusted or understood. `code` is stable and machine-readable;
@@ -40,7 +41,8 @@ export class WebhookVerificationError extends Error {
   /** Stable reason, e.g. `signature_mismatch`. */
   declare readonly code: WebhookErrorCode;
   /**
-   * 401 (not authentic), 400 (`invalid_payload`: authentic but invalid) or 500 (`invalid_body`,
+   * 401 (not authentic), 400 (`invalid_payload`: authentic but invalid; `unsupported_version`:
+   * authentic, but of a payload version newer than this library) or 500 (`invalid_body`,
    * `invalid_secret`, `crypto_unavailable`: the receiver's own code, configuration or runtime is
    * wrong, not the sender's).
    */
@@ -52,7 +54,8 @@ export class WebhookVerificationError extends Error {
     super(message);
     this.name = "WebhookVerificationError";
     this.code = code;
-    this.statusCode = code === "invalid_payload" ? 400 : /body|secret|crypto/.test(code) ? 500 : 401;
+    // 400: invalid_payload and unsupported_version, authentic but not readable.
+    this.statusCode = /d_p|_v/.test(code) ? 400 : /body|secret|crypto/.test(code) ? 500 : 401;
     this.issues = issues;
   }
 }

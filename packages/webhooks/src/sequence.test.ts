@@ -6,10 +6,12 @@ describe("webhookMeta", () => {
     expect(webhookMeta({ "svc-event-type": "operation", "svc-sequence": "3" })).toEqual({
       eventType: "operation",
       sequence: 3,
+      version: "2026-11-24",
     });
     expect(webhookMeta(new Headers({ "SVC-Event-Type": "payment.paid", "Svc-Sequence": "1" }))).toEqual({
       eventType: "payment.paid",
       sequence: 1,
+      version: "2026-11-24",
     });
     expect(webhookMeta({ "Svc-Sequence": "12" }).sequence).toBe(12);
   });

@@ -1,5 +1,6 @@
 /**
- * `@svc/webhooks/sequence`: what a request is (`svc-event-type`) and where it stands among its
+ * `@svc/webhooks/sequence`: what a request is (`svc-event-type`), its payload's version
+ * (`svc-webhook-version`, and whether this library knows it) and where it stands among its
  * parent's messages (`svc-sequence`), and a tracker that tells a missed or reordered message
  * from the next one. A separate entry: receivers that do not track order do not load it.
  *
@@ -17,18 +18,26 @@
  *
  * @packageDocumentation
  */
+import { fail } from "./errors.js";
 import type { HeadersLike } from "./headers.js";
+import { LIBRARY_VERSION, PAYLOAD_VERSIONS, type PayloadVersion, VERSION_HEADER } from "./versions.js";
 
 /**
- * The two svc headers beside the Standard Webhooks ones.
+ * The svc headers beside the Standard Webhooks ones.
  * @example
- * const meta: WebhookMeta = webhookMeta(req.headers); // { eventType: "operation", sequence: 2 }
+ * const meta: WebhookMeta = webhookMeta(req.headers); // { eventType: "operation", sequence: 2, version: "2026-11-24" }
  */
 export interface WebhookMeta {
   /** `svc-event-type`: `operation`, `payment.paid`, `payment.authorized`, `payment.failed`, `payment.canceled`, `webhook.test`. */
   eventType: string | undefined;
   /** `svc-sequence`: this message's number among its parent's messages to this URL (1, 2, 3…). */
   sequence: number | undefined;
+  /**
+   * `svc-webhook-version`: the payload's version, as sent (it may be one this library does not
+   * know: see {@link checkWebhookVersion}); the first version when the header is missing, as
+   * older senders send no header and only first-version payloads.
+   */
+  version: string;
 }
 
 function read(headers: HeadersLike, name: string): string | undefined {
@@ -49,7 +58,33 @@ function read(headers: HeadersLike, name: string): string | undefined {
 export function webhookMeta(headers: HeadersLike): WebhookMeta {
   const raw = read(headers, "svc-sequence");
   const sequence = raw !== undefined && /^[1-9][0-9]{0,15}$/.test(raw) ? Number(raw) : undefined;
-  return { eventType: read(headers, "svc-event-type"), sequence };
+  const version = read(headers, VERSION_HEADER) || PAYLOAD_VERSIONS[0];
+  return { eventType: read(headers, "svc-event-type"), sequence, version };
+}
+
+/**
+ * The payload's version (`svc-webhook-version`; the first one when the header is missing), if
+ * this library knows it. A newer one is refused with `unsupported_version` (answer 400), whose
+ * message names it, rather than as a payload that breaks field rules: upgrade @svc/webhooks to
+ * read it. The adapters call this on every authentic request; call it after
+ * {@link verifyWebhook} when you use that directly (and, for a payload it refused as
+ * `invalid_payload`, to tell a newer version from a broken payload).
+ *
+ * @throws WebhookVerificationError `unsupported_version`.
+ * @example
+ * import { verifyWebhook } from "@svc/webhooks";
+ * import { checkWebhookVersion } from "@svc/webhooks/sequence";
+ * const event = await verifyWebhook(rawBody, req.headers, secret);
+ * checkWebhookVersion(req.headers); // "2026-11-24"
+ */
+export function checkWebhookVersion(headers: HeadersLike): PayloadVersion {
+  const { version } = webhookMeta(headers);
+  return (PAYLOAD_VERSIONS as readonly string[]).includes(version)
+    ? (version as PayloadVersion)
+    : fail(
+        "unsupported_version",
+        `This payload is version ${version}; @svc/webhooks ${LIBRARY_VERSION} knows ${PAYLOAD_VERSIONS.join(", ")} — upgrade @svc/webhooks.`,
+      );
 }
 
 /**

@@ -5,6 +5,7 @@ import { operationPayload, SECRET } from "../../test/fixtures.js";
 import { createDeduper } from "../dedupe.js";
 import type { WebhookEvent } from "../index.js";
 import { generateTestHeaders } from "../signing.js";
+import { VERSION_HEADER } from "../versions.js";
 import { svcWebhooks } from "./fastify.js";
 import { createWebhookHandler } from "./fetch.js";
 import { webhookMiddleware } from "./node.js";
@@ -24,21 +25,53 @@ const options = {
   },
 };
 
-/** The cases every adapter must answer the same way: [name, build request, status]. */
+/** The message a payload of a version newer than this library gets. */
+const NEWER =
+  "This payload is version 2027-03-01; @svc/webhooks 0.1.0 knows 2026-11-24 — upgrade @svc/webhooks.";
+
+/** The cases every adapter must answer the same way: [name, build request, status, error code]. */
 async function cases() {
   const good = await generateTestHeaders(operationPayload(), SECRET);
   const invalid = await generateTestHeaders({ ...operationPayload(), result: "maybe" }, SECRET);
+  const named = await generateTestHeaders(operationPayload(), SECRET);
+  const newer = await generateTestHeaders(operationPayload(), SECRET);
+  // A newer version's payload that this library's field rules would refuse.
+  const reshaped = await generateTestHeaders({ ...operationPayload(), amount: 10.5 }, SECRET);
+  const version = (headers: object, v: string) => ({ ...headers, [VERSION_HEADER]: v });
   return {
     good,
+    named,
     list: [
-      ["authentic", good.body, good.headers, 200],
-      ["duplicate", good.body, good.headers, 200],
-      ["tampered", good.body.replace("10.500", "99.500"), good.headers, 401],
-      ["unsigned", good.body, {}, 401],
-      ["invalid payload", invalid.body, invalid.headers, 400],
-      ["too large", "x".repeat(70 * 1024), good.headers, 413],
+      ["authentic", good.body, good.headers, 200, undefined],
+      ["duplicate", good.body, good.headers, 200, undefined],
+      ["tampered", good.body.replace("10.500", "99.500"), good.headers, 401, "signature_mismatch"],
+      ["unsigned", good.body, {}, 401, "missing_header"],
+      ["invalid payload", invalid.body, invalid.headers, 400, "invalid_payload"],
+      ["too large", "x".repeat(70 * 1024), good.headers, 413, "body_too_large"],
+      ["first version, named", named.body, version(named.headers, "2026-11-24"), 200, undefined],
+      ["newer version", newer.body, version(newer.headers, "2027-03-01"), 400, "unsupported_version"],
+      [
+        "newer version, fields this library refuses",
+        reshaped.body,
+        version(reshaped.headers, "2027-03-01"),
+        400,
+        "unsupported_version",
+      ],
+      [
+        "newer version, not authentic",
+        newer.body.replace("10.500", "99.500"),
+        version(newer.headers, "2027-03-01"),
+        401,
+        "signature_mismatch",
+      ],
     ] as const,
   };
+}
+
+/** The answer's error code matches the case's, and a newer version is named in the message. */
+function expectError(answer: { error?: string; message?: string }, name: string, error?: string) {
+  expect(answer.error, name).toBe(error);
+  if (error === "unsupported_version") expect(answer.message, name).toBe(NEWER);
 }
 
 describe("node adapter (real http server)", () => {
@@ -53,17 +86,17 @@ describe("node adapter (real http server)", () => {
 
   it("answers 200 / 401 / 400 / 413 and runs the handler once", async () => {
     received.length = 0;
-    const { list, good } = await cases();
-    for (const [name, body, headers, status] of list) {
+    const { list, good, named } = await cases();
+    for (const [name, body, headers, status, error] of list) {
       const res = await fetch(url, {
         method: "POST",
         body,
         headers: { ...headers, "content-type": "application/json" },
       });
       expect(res.status, name).toBe(status);
-      if (status === 401) expect((await res.json()).error).toMatch(/signature_mismatch|missing_header/);
+      if (error) expectError(await res.json(), name, error);
     }
-    expect(received.map((e) => e.id)).toEqual([good.headers["webhook-id"]]);
+    expect(received.map((e) => e.id)).toEqual([good.headers["webhook-id"], named.headers["webhook-id"]]);
     const first = received[0];
     expect(first?.type === "operation" && first.payload.reference_number).toBe("REF-7Q2K9");
   });
@@ -158,14 +191,15 @@ describe("fetch adapter", () => {
 
   it("answers 200 / 401 / 400 / 413 like the node adapter, and runs the handler once", async () => {
     received.length = 0;
-    const { list, good } = await cases();
-    for (const [name, body, headers, status] of list) {
+    const { list, good, named } = await cases();
+    for (const [name, body, headers, status, error] of list) {
       const res = await post(body, headers);
       expect(res.status, name).toBe(status);
       if (name === "duplicate") expect(await res.json()).toEqual({ received: true, duplicate: true });
+      if (error) expectError(await res.json(), name, error);
     }
     // "duplicate" repeats "authentic" (same webhook-id): the handler ran for the first only.
-    expect(received.map((e) => e.id)).toEqual([good.headers["webhook-id"]]);
+    expect(received.map((e) => e.id)).toEqual([good.headers["webhook-id"], named.headers["webhook-id"]]);
   });
 
   it("answers 500 when the handler throws, handles the retry, and 405 to anything but POST", async () => {
@@ -237,7 +271,7 @@ describe("fastify adapter", () => {
     expect(removed).toBe(true);
     expect(route?.path).toBe("/webhooks/svc");
     const { list } = await cases();
-    for (const [name, body, headers, status] of list.filter(([n]) => n !== "too large")) {
+    for (const [name, body, headers, status, error] of list.filter(([n]) => n !== "too large")) {
       const parsedBody = await new Promise((resolve) =>
         parser!({}, Buffer.from(body), (_e, b) => resolve(b)),
       );
@@ -258,6 +292,7 @@ describe("fastify adapter", () => {
       };
       await route!.handler({ body: parsedBody, headers } as never, reply as never);
       expect(reply.status, name).toBe(status);
+      if (error) expectError(JSON.parse(reply.sent), name, error);
     }
   });
 });

@@ -80,4 +80,25 @@ describe("fastify adapter (real Fastify 5)", () => {
     const res = await app.inject({ method: "POST", url: "/orders", payload: { a: 1 } });
     expect(res.json()).toEqual({ parsed: { a: 1 } });
   });
+
+  it("accepts the versions it knows and refuses a newer one by name, authentic or not first", async () => {
+    received.length = 0;
+    const named = await generateTestHeaders(operationPayload(), SECRET);
+    const res = await post(named.body, { ...named.headers, "svc-webhook-version": "2026-11-24" });
+    expect(res.statusCode).toBe(200);
+    expect(received.map((e) => e.id)).toEqual([named.headers["webhook-id"]]);
+    const newer = await generateTestHeaders({ ...operationPayload(), amount: 10.5 }, SECRET);
+    const sent = { ...newer.headers, "svc-webhook-version": "2027-03-01" };
+    const refused = await post(newer.body, sent);
+    expect(refused.statusCode).toBe(400);
+    expect(refused.json()).toEqual({
+      error: "unsupported_version",
+      message:
+        "This payload is version 2027-03-01; @svc/webhooks 0.1.0 knows 2026-11-24 — upgrade @svc/webhooks.",
+    });
+    expect((await post(newer.body.replace('"amount":10.5', '"amount":11.5'), sent)).json().error).toBe(
+      "signature_mismatch",
+    );
+    expect(received).toHaveLength(1);
+  });
 });

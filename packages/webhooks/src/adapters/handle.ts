@@ -1,6 +1,7 @@
 import type { Deduper } from "../dedupe.js";
 import { isWebhookVerificationError } from "../errors.js";
 import type { HeadersLike } from "../headers.js";
+import { checkWebhookVersion } from "../sequence.js";
 import type { RawBody } from "../body.js";
 import type { WebhookEvent } from "../types.js";
 import { type VerifyOptions, verifyWebhook } from "../verify.js";
@@ -60,7 +61,10 @@ const json = (status: number, value: unknown, headers?: Record<string, string>):
   body: JSON.stringify(value),
 });
 
-/** The whole receive path every adapter shares: verify, dedupe, run the handler, answer. */
+/**
+ * The whole receive path every adapter shares: verify, check the payload version, dedupe, run
+ * the handler, answer.
+ */
 export async function handleWebhook<C>(
   rawBody: RawBody,
   headers: HeadersLike,
@@ -69,7 +73,15 @@ export async function handleWebhook<C>(
 ): Promise<HandlerResponse> {
   let event: WebhookEvent;
   try {
-    event = await verifyWebhook(rawBody, headers, options.secrets, options);
+    try {
+      event = await verifyWebhook(rawBody, headers, options.secrets, options);
+    } catch (err) {
+      // invalid_payload comes after the signatures: an authentic payload this library cannot
+      // read. When it is of a newer version, say that instead of listing its fields.
+      if (isWebhookVerificationError(err) && err.code === "invalid_payload") checkWebhookVersion(headers);
+      throw err;
+    }
+    checkWebhookVersion(headers);
   } catch (err) {
     options.onError?.(err, context);
     if (isWebhookVerificationError(err))
