@@ -56,7 +56,7 @@ async function main() {
     await page.goto(`${stack.url}/dashboard/sign-in`);
     await page.getByLabel("Username").fill(demo.admin.username);
     await page.getByLabel("Password").fill(demo.admin.password);
-    await Promise.all([page.waitForURL(/\/dashboard\/payments$/), page.keyboard.press("Enter")]);
+    await Promise.all([page.waitForURL(/\/dashboard\/overview$/), page.keyboard.press("Enter")]);
     mkdirSync(OUT_DIR, { recursive: true });
     await page.goto(`${stack.url}/dashboard/payments/${parent.session_id}`);
     await page.screenshot({ path: path.join(OUT_DIR, "dashboard-payment.png"), fullPage: true });

@@ -84,8 +84,8 @@ describe("merchant dashboard in Chromium", () => {
     await page.keyboard.press("Tab");
     await page.keyboard.type(demo.admin.password);
     await submit();
-    await page.waitForURL(`${stack.url}/dashboard/payments`);
-    expect(await page.locator("h1").textContent()).toBe("Payments");
+    await page.waitForURL(`${stack.url}/dashboard/overview`);
+    expect(await page.locator("h1").textContent()).toBe("Overview");
   });
 
   it("changes the webhook settings by keyboard", async () => {
@@ -277,7 +277,7 @@ describe("merchant dashboard in Chromium", () => {
     await page.getByLabel("Username").fill(viewer.username);
     await page.getByLabel("Password").fill(viewer.password);
     await submit();
-    await page.waitForURL(`${stack.url}/dashboard/payments`);
+    await page.waitForURL(`${stack.url}/dashboard/overview`);
     await page.goto(`${stack.url}/dashboard/payments/${parent.session_id}`);
     expect(await page.locator("form[action$='/refund']").count()).toBe(0);
     expect(await page.getByRole("link", { name: "Webhooks" }).count()).toBe(0);
@@ -295,7 +295,7 @@ describe("merchant dashboard in Chromium", () => {
     await page.getByLabel("Username").fill(demo.admin.username);
     await page.getByLabel("Password").fill(demo.admin.password);
     await submit();
-    await page.waitForURL(`${stack.url}/dashboard/payments`);
+    await page.waitForURL(`${stack.url}/dashboard/overview`);
   });
 
   it("the discrepancies page and a payment with an open discrepancy have no axe violations, light and dark", async () => {
@@ -370,6 +370,8 @@ describe("merchant dashboard in Chromium", () => {
       };
     })());
   it.each([
+    "/dashboard/overview",
+    "/dashboard/overview?range=30d",
     "/dashboard/payments",
     "queued payment",
     "payment request",

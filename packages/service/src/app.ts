@@ -43,6 +43,7 @@ import { createMessagesService } from "./webhooks/messages.service.js";
 import { OPENAPI_WEBHOOKS } from "./webhooks/openapi.js";
 import { notifyWorkers, OutboxSignal } from "./webhooks/outbox.js";
 import { testWebhookRoutes } from "./operations/test-webhook.routes.js";
+import { overviewRoutes } from "./payments/overview.routes.js";
 import { endpointsRoutes } from "./webhooks/endpoints.routes.js";
 import { createEndpointsService } from "./webhooks/endpoints.service.js";
 import { settingsRoutes } from "./webhooks/settings.routes.js";
@@ -214,6 +215,7 @@ export async function buildApp(config: ServiceConfig, deps: AppDeps): Promise<Fa
     messagesRoutes(app, messages);
     endpointsRoutes(app, endpoints);
     testWebhookRoutes(app, { db: deps.db, outbox, now });
+    overviewRoutes(app, { db: deps.db, now });
     dashboardRoutes(app, { config, now });
   }
 

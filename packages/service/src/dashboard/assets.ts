@@ -41,6 +41,17 @@ a.button{display:inline-block;font-weight:600;padding:.5rem 1rem;border:2px soli
 code.url{overflow-wrap:anywhere}
 .summary{display:flex;flex-wrap:wrap;gap:.75rem;align-items:center;margin-block:.25rem 1rem}
 .summary .big{font-size:1.6rem;font-weight:700}
+.tiles{display:grid;grid-template-columns:repeat(auto-fit,minmax(8.5rem,1fr));gap:.75rem;margin-block:.5rem 1rem}
+.tile{background:var(--card);border:1px solid var(--line);border-radius:8px;padding:.6rem .9rem}
+.tile p{margin:0}.tile .k{color:var(--muted);font-size:.85rem;font-weight:600}.tile .v{font-size:1.35rem;font-weight:700}
+svg.chart{display:block;inline-size:100%;block-size:10rem;border-block-end:1px solid var(--border)}
+svg.chart .bar{fill:var(--accent)}
+[dir=rtl] svg.chart{transform:scaleX(-1)}
+ol.chart-days{display:grid;list-style:none;padding:0;margin:.2rem 0 .5rem;font-size:.75rem;color:var(--muted);text-align:center}
+ol.chart-days.n1{grid-template-columns:1fr}ol.chart-days.n7{grid-template-columns:repeat(7,1fr)}ol.chart-days.n30{grid-template-columns:repeat(30,1fr);white-space:nowrap}
+ul.ranges{display:flex;flex-wrap:wrap;gap:.5rem;list-style:none;padding:0;margin:0 0 .5rem}
+ul.ranges a{display:inline-block;padding:.3rem .8rem;border:1px solid var(--border);border-radius:999px;text-decoration:none}
+ul.ranges a[aria-current=page]{background:var(--accent);color:var(--accent-fg);border-color:var(--accent);font-weight:600}
 ol.timeline{list-style:none;padding:0;margin:0 0 1rem;border-inline-start:2px solid var(--line)}
 ol.timeline li{position:relative;padding:.15rem 0 .8rem;padding-inline-start:1rem}
 ol.timeline li::before{content:"";position:absolute;inset-inline-start:-7px;inset-block-start:.45rem;width:12px;height:12px;border-radius:50%;background:var(--border)}

@@ -51,7 +51,7 @@ describe.each(STORES)("dashboard sign-in and security on %s", (store) => {
     const other = new DashboardClient(stack);
     await other.get("/dashboard/sign-in");
     const evil = await other.post("/dashboard/sign-in", { ...m.admin, next: "//evil.example/x" });
-    expect(evil.location).toBe("/dashboard/payments");
+    expect(evil.location).toBe("/dashboard/overview");
   });
 
   it("sets an HttpOnly, SameSite=Lax session cookie scoped to /dashboard and stores only its hash", async () => {

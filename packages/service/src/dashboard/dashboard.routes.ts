@@ -26,6 +26,7 @@ import { sdkPages } from "./pages/sdk.js";
 import { signInPages } from "./pages/sign-in.js";
 import { webhookPages } from "./pages/webhooks.js";
 import { endpointPages } from "./pages/endpoints.js";
+import { overviewPages } from "./pages/overview.js";
 import { createSessionStore, readCookie, SESSION_COOKIE } from "./session.js";
 
 export function dashboardRoutes(
@@ -148,6 +149,7 @@ export function dashboardRoutes(
       operationPages(scope, ctx);
       sdkPages(scope, ctx);
       keysPages(scope, ctx);
+      overviewPages(scope, ctx);
       webhookPages(scope, ctx);
       endpointPages(scope, ctx);
       deliveryPages(scope, ctx);

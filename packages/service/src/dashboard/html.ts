@@ -14,6 +14,7 @@ export { esc };
 
 /** Which permission opens each page; one place, so the nav and the routes cannot disagree. */
 export const PAGE_PERMISSIONS = {
+  overview: "payment.view",
   payments: "payment.view",
   discrepancies: "payment.view",
   paymentRequest: "payment.create",
@@ -26,6 +27,7 @@ export const PAGE_PERMISSIONS = {
 type NavKey = keyof typeof PAGE_PERMISSIONS;
 
 const NAV: { key: NavKey; href: string; text: string }[] = [
+  { key: "overview", href: "/dashboard/overview", text: "Overview" },
   { key: "payments", href: "/dashboard/payments", text: "Payments" },
   { key: "paymentRequest", href: "/dashboard/payments/new", text: "New payment request" },
   { key: "discrepancies", href: "/dashboard/discrepancies", text: "Discrepancies" },

@@ -21,7 +21,7 @@ export function safeNext(value: string | undefined): string | undefined {
 
 /** The first page the user may open. */
 export function homeFor(permissions: readonly string[]): string {
-  if (permissions.includes(PAGE_PERMISSIONS.payments)) return "/dashboard/payments";
+  if (permissions.includes(PAGE_PERMISSIONS.overview)) return "/dashboard/overview";
   if (permissions.includes(PAGE_PERMISSIONS.webhooks)) return "/dashboard/webhooks";
   return "/dashboard/account";
 }
