@@ -55,7 +55,7 @@ export class WebhookVerificationError extends Error {
     this.name = "WebhookVerificationError";
     this.code = code;
     // 400: invalid_payload and unsupported_version, authentic but not readable.
-    this.statusCode = /d_p|_v/.test(code) ? 400 : /body|secret|crypto/.test(code) ? 500 : 401;
+    this.statusCode = /_[pv]/.test(code) ? 400 : /body|secret|crypto/.test(code) ? 500 : 401;
     this.issues = issues;
   }
 }

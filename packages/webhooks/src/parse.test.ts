@@ -200,6 +200,14 @@ describe("parseOperationWebhook", () => {
     ]);
   });
 
+  it("accepts the metadata an endpoint with include_metadata gets, as an object", () => {
+    const metadata = { order: "1001" };
+    expect(parseOperationWebhook({ ...signed(), metadata }).metadata).toEqual(metadata);
+    expect(issuesOf(() => parseOperationWebhook({ ...signed(), metadata: "order=1001" }))).toEqual([
+      'metadata: expected an object, got "order=1001"',
+    ]);
+  });
+
   it("refuses an event key on an operation", () => {
     expect(issuesOf(() => parseOperationWebhook({ ...signed(), event: "payment" }))[0]).toMatch(/^event:/);
   });

@@ -54,6 +54,11 @@ export const OPERATION_FIELDS = {
     phone: "s128?",
   },
   is_sandbox: "b",
+  /**
+   * The payment's metadata (string values): only to endpoints that opted in (`include_metadata`)
+   * and only when the payment has some; never to the general and plugin URLs.
+   */
+  metadata: "m?",
   operation: OPERATIONS,
   /** The parent's order_no; absent when the parent has none. */
   order_no: "s128?",

@@ -86,13 +86,13 @@ describe("payloadJsonSchema", () => {
 describe("payloadKeys", () => {
   it("are a sample payload's keys, with and without the optional ones", () => {
     for (const [table, sample] of [
-      [OPERATION_FIELDS, sign(operationPayload())],
+      [OPERATION_FIELDS, sign({ ...operationPayload(), metadata: { a: "b" } })],
       [PAYMENT_FIELDS, sign({ ...paymentPayload(), metadata: { a: "b" } })],
     ] as const) {
       const { required, optional } = payloadKeys(table);
       expect(Object.keys(sample).sort()).toEqual([...required, ...optional].sort());
     }
-    expect(payloadKeys(OPERATION_FIELDS).optional).toEqual(["initiator", "order_no"]);
+    expect(payloadKeys(OPERATION_FIELDS).optional).toEqual(["initiator", "metadata", "order_no"]);
     expect(payloadKeys(PAYMENT_FIELDS).optional).toEqual(["order_no", "metadata"]);
   });
 });

@@ -77,7 +77,7 @@ const isForbidden = (rule: Rule) => typeof rule === "string" && rule[0] === "n";
  * in the table's order; forbidden keys are in neither.
  *
  * @example
- * payloadKeys(OPERATION_FIELDS).optional; // ["initiator", "order_no"]
+ * payloadKeys(OPERATION_FIELDS).optional; // ["initiator", "metadata", "order_no"]
  */
 export function payloadKeys(table: Table): { required: string[]; optional: string[] } {
   const keys = Object.keys(table).filter((key) => !isForbidden(table[key]!));

@@ -1,6 +1,7 @@
 // The public payload types as they were written by hand before they were inferred from
-// payloads.ts (0.1.0), kept here so that `tsc` fails if the inferred types ever differ from them
-// without anyone meaning it. Changing a payload on purpose means changing this file too.
+// payloads.ts (0.1.0, plus the operation webhook's optional metadata), kept here so that `tsc`
+// fails if the inferred types ever differ from them without anyone meaning it. Changing a payload
+// on purpose means changing this file too.
 import { describe, expectTypeOf, it } from "vitest";
 import type * as Now from "./index.js";
 
@@ -35,6 +36,8 @@ interface OperationWebhookBase {
   amount: string;
   initiator?: Initiator;
   is_sandbox: boolean;
+  // Added since 0.1.0: the operation webhook to endpoints with include_metadata carries it.
+  metadata?: Record<string, string>;
   operation: OperationKind;
 
   order_no?: string;

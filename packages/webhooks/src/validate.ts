@@ -98,7 +98,7 @@ const matches = (pattern: RegExp) => (value: unknown) => typeof value === "strin
 const KINDS: Record<string, [(value: unknown) => unknown, string]> = {
   // Never empty: the service omits an optional field rather than send "".
   s: [(value) => typeof value === "string" && value, "a non-empty string"],
-  b: [(value) => typeof value === "boolean", "true or false"],
+  b: [(value) => value === !!value, "true or false"],
   i: [Number.isSafeInteger, "an integer"],
   o: [isRecord, "an object"],
   m: [isRecord, "an object"], // see `Rule`

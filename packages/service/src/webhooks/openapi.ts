@@ -47,9 +47,16 @@ const headers = {
 // The payloads' schemas are generated from @svc/webhooks' field tables, the one description of
 // each payload (the library validates and types payloads with the same tables); only the
 // descriptions, and the metadata limits the service keeps but receivers need not check, are here.
+const metadataLimits = { additionalProperties: { type: "string", maxLength: 500 }, maxProperties: 50 };
+
 const OperationWebhook = payloadJsonSchema(OPERATION_FIELDS, {
   amount: "Operation amount, decimal string in the parent's currency",
   initiator: "The dashboard user who made the operation; absent for private keys and gateway relays",
+  metadata: {
+    ...metadataLimits,
+    description:
+      "The payment's metadata: only to endpoints with include_metadata, when the payment has some; never to the general and plugin URLs",
+  },
   order_no: "The parent's order_no; omitted when it has none",
   pg_code: "Gateway setting used",
   pg_response: "The gateway's raw response (non-JSON wrapped as {raw})",
@@ -64,8 +71,7 @@ const OperationWebhook = payloadJsonSchema(OPERATION_FIELDS, {
 const PaymentWebhook = payloadJsonSchema(PAYMENT_FIELDS, {
   transactions: "Children, as in the Payment Status API",
   metadata: {
-    additionalProperties: { type: "string", maxLength: 500 },
-    maxProperties: 50,
+    ...metadataLimits,
     description: "Your own data given at checkout; absent when none was given",
   },
   timestamp_utc: "YYYY-MM-DD HH:MM:SS, UTC",
