@@ -117,7 +117,8 @@ describe("merchant dashboard in Chromium", () => {
     await page.keyboard.type(orderNo);
     await submit();
     await page.waitForURL(/q=E2E-/);
-    await activate(page.getByRole("link", { name: parent.session_id }));
+    // The list leads with the amount, the state and the customer.
+    await activate(page.getByRole("link", { name: "20.000 KWD" }));
     await page.waitForURL(`${stack.url}/dashboard/payments/${parent.session_id}`);
     expect(await page.locator("h1").textContent()).toBe(`Payment ${orderNo}`);
 

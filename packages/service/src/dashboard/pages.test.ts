@@ -13,7 +13,7 @@ import { STORES } from "../../../../test/support/stores.js";
 import { PAGE_SIZE } from "./pages/payments-list.js";
 
 const sessionIds = (html: string) =>
-  [...html.matchAll(/<code>(sess_[a-z2-7]+)<\/code><\/a>/g)].map((x) => x[1]);
+  [...html.matchAll(/<a href="\/dashboard\/payments\/(sess_[a-z2-7]+)">/g)].map((x) => x[1]);
 
 describe.each(STORES)("dashboard pages on %s", (store) => {
   let stack: Stack;

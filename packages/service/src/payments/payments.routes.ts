@@ -1,8 +1,11 @@
-/** The Payment Status API. */
-import { Type } from "@sinclair/typebox";
+/** The Payment Status API, and the payments list (`GET /v1/payments` without `order_no`). */
+import { type Static, Type } from "@sinclair/typebox";
+import { PARENT_STATES } from "@svc/protocol";
 import type { FastifyInstance } from "fastify";
 import { merchantOf } from "../http/auth.js";
 import { PRIVATE_SECURITY } from "../http/openapi.js";
+import { validationError } from "../http/problem.js";
+import { stringEnum } from "../http/schema.js";
 import type { PaymentsService } from "./payments.service.js";
 
 const tags = ["Payment Status"];
@@ -33,14 +36,59 @@ export function paymentsRoutes(app: FastifyInstance, payments: PaymentsService):
       schema: {
         tags,
         security,
-        summary: "A payment looked up by your order_no",
-        querystring: Type.Object(
-          { order_no: Type.String({ minLength: 1, maxLength: 128 }) },
-          { additionalProperties: false },
-        ),
+        summary:
+          "With order_no: that payment (as GET /v1/payments/{session_id}). Without: the list, newest first, filtered, a page at a time ({data, has_more, next_cursor}; pass next_cursor as cursor for the next page: payments created meanwhile never shift a page)",
+        querystring: ListQuery,
       },
     },
-    async (request) =>
-      payments.status(merchantOf(request), { orderNo: (request.query as { order_no: string }).order_no }),
+    async (request) => {
+      const query = request.query as Static<typeof ListQuery>;
+      const merchantId = merchantOf(request);
+      if (query.order_no !== undefined) return payments.status(merchantId, { orderNo: query.order_no });
+      return payments.page(
+        merchantId,
+        {
+          search: query.q,
+          state: query.state,
+          pgCode: query.pg_code,
+          from: timeOf(query.since, "since"),
+          to: timeOf(query.until, "until"),
+        },
+        query.cursor,
+        query.limit ?? 25,
+      );
+    },
   );
+}
+
+const ListQuery = Type.Object(
+  {
+    order_no: Type.Optional(
+      Type.String({ minLength: 1, maxLength: 128, description: "Your order number: answers that payment" }),
+    ),
+    state: Type.Optional(stringEnum(PARENT_STATES)),
+    pg_code: Type.Optional(Type.String({ minLength: 1, maxLength: 64 })),
+    q: Type.Optional(
+      Type.String({
+        minLength: 1,
+        maxLength: 200,
+        description: "session_id, order_no prefix, or part of a customer's id, email, phone or name",
+      }),
+    ),
+    since: Type.Optional(Type.String({ maxLength: 40, description: "Created at or after (ISO 8601)" })),
+    until: Type.Optional(Type.String({ maxLength: 40, description: "Created before (ISO 8601)" })),
+    cursor: Type.Optional(
+      Type.String({ minLength: 1, maxLength: 200, description: "next_cursor of the previous page" }),
+    ),
+    limit: Type.Optional(Type.Integer({ minimum: 1, maximum: 100, description: "Default 25" })),
+  },
+  { additionalProperties: false },
+);
+
+function timeOf(value: string | undefined, field: string): Date | undefined {
+  if (value === undefined) return undefined;
+  const at = /^\d{4}-\d{2}-\d{2}/.test(value) ? new Date(value) : new Date(Number.NaN);
+  if (Number.isNaN(at.getTime()) || at.getUTCFullYear() < 1970 || at.getUTCFullYear() > 9999)
+    throw validationError({ [field]: ["must be an ISO 8601 time such as 2026-11-21T10:00:00Z"] });
+  return at;
 }

@@ -21,6 +21,100 @@ export interface PaymentEvents {
   paymentEventCommitted?: () => void;
 }
 
+const CSV_BATCH = 500;
+const CSV_COLUMNS = [
+  "created_at",
+  "session_id",
+  "order_no",
+  "state",
+  "amount",
+  "currency_code",
+  "operation",
+  "type",
+  "form_of_payment",
+  "pg_code",
+  "customer_name",
+  "customer_email",
+  "customer_phone",
+  "customer_id",
+  "completed_at",
+] as const;
+
+function csvField(value: string | null | undefined): string {
+  if (value === null || value === undefined) return "";
+  // A spreadsheet runs a cell starting with = + - @ as a formula: keep it text.
+  const safe = /^[=+\-@\t\r]/.test(value) ? `'${value}` : value;
+  return /[",\r\n']/.test(safe) ? `"${safe.replace(/"/g, '""')}"` : safe;
+}
+
+function csvLine(tx: TransactionRow): string {
+  const name = [tx.customer_first_name, tx.customer_last_name].filter(Boolean).join(" ");
+  return `${[
+    tx.created_at.toISOString(),
+    tx.session_id,
+    tx.order_no,
+    tx.state,
+    formatAmount(tx.amount_minor, tx.currency_code),
+    tx.currency_code,
+    tx.operation,
+    tx.type,
+    tx.form_of_payment,
+    tx.pg_code,
+    name || null,
+    tx.customer_email,
+    tx.customer_phone,
+    tx.customer_id,
+    tx.completed_at?.toISOString() ?? null,
+  ]
+    .map(csvField)
+    .join(",")}\r\n`;
+}
+
+/** The list API's cursor: opaque to clients (base64url of the position). */
+function encodeCursor(createdAt: string, sessionId: string): string {
+  return Buffer.from(`${createdAt}|${sessionId}`).toString("base64url");
+}
+
+function decodeCursor(cursor: string): { createdAt: string; sessionId: string } {
+  const [createdAt = "", sessionId = ""] = Buffer.from(cursor, "base64url").toString("utf8").split("|");
+  if (
+    !/^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{6}Z$/.test(createdAt) ||
+    !/^sess_[a-z2-7]{1,40}$/.test(sessionId)
+  )
+    throw new AppError(
+      "validation_failed",
+      "The cursor is not one this API gave: pass next_cursor as it came.",
+      {
+        errors: { cursor: ["is not a cursor this API gave"] },
+      },
+    );
+  return { createdAt, sessionId };
+}
+
+/** A payment in lists: what a person scans for (amount, state, customer) first. */
+function listItem(tx: TransactionRow) {
+  return {
+    session_id: tx.session_id,
+    order_no: tx.order_no,
+    state: tx.state,
+    amount: formatAmount(tx.amount_minor, tx.currency_code),
+    currency_code: tx.currency_code,
+    type: tx.type,
+    operation: tx.operation,
+    created_via: tx.created_via,
+    pg_code: tx.pg_code,
+    form_of_payment: tx.form_of_payment,
+    customer_id: tx.customer_id,
+    customer_first_name: tx.customer_first_name,
+    customer_last_name: tx.customer_last_name,
+    customer_email: tx.customer_email,
+    customer_phone: tx.customer_phone,
+    metadata: tx.metadata,
+    created_at: tx.created_at.toISOString(),
+    completed_at: tx.completed_at?.toISOString() ?? null,
+  };
+}
+
 export function createPaymentsService(db: Db, deps: { now: () => Date; events?: PaymentEvents }) {
   /**
    * Turns the due open sessions (or the one given) `expired`, each with its event, in one
@@ -77,6 +171,51 @@ export function createPaymentsService(db: Db, deps: { now: () => Date; events?: 
 
   return {
     view,
+    /**
+     * A page of the list API, newest first, after an opaque `cursor` (the last page's
+     * `next_cursor`): keyset pagination, so payments created meanwhile never shift a page.
+     */
+    async page(merchantId: string, filter: PaymentListFilter, cursor: string | undefined, limit: number) {
+      const after = cursor === undefined ? undefined : decodeCursor(cursor);
+      const rows = await paymentsRepo.listAfter(db, merchantId, filter, after, limit);
+      const items = rows.slice(0, limit);
+      const last = items.at(-1);
+      return {
+        data: items.map(listItem),
+        has_more: rows.length > limit,
+        next_cursor: rows.length > limit && last ? encodeCursor(last.cursor_at, last.session_id) : null,
+      };
+    },
+    /** How many payments match the filter, with their totals per currency. */
+    async summary(merchantId: string, filter: PaymentListFilter) {
+      const rows = await paymentsRepo.summary(db, merchantId, filter);
+      return {
+        count: rows.reduce((n, r) => n + Number(r.n), 0),
+        currencies: rows.map((r) => ({
+          currency_code: r.currency_code,
+          count: Number(r.n),
+          total: formatAmount(Number(r.total), r.currency_code),
+          paid_or_authorized: formatAmount(Number(r.successful), r.currency_code),
+        })),
+      };
+    },
+    /**
+     * The filtered list as CSV lines (a header first), read 500 rows at a time by keyset: memory
+     * stays bounded however many payments match. Fields are quoted per RFC 4180, and a value that
+     * a spreadsheet would run as a formula (=, +, -, @ first) is prefixed with a quote.
+     */
+    async *csv(merchantId: string, filter: PaymentListFilter): AsyncGenerator<string> {
+      yield `${CSV_COLUMNS.join(",")}\r\n`;
+      let after: { createdAt: string; sessionId: string } | undefined;
+      for (;;) {
+        const rows = await paymentsRepo.listAfter(db, merchantId, filter, after, CSV_BATCH);
+        const batch = rows.slice(0, CSV_BATCH);
+        if (batch.length > 0) yield batch.map((tx) => csvLine(tx)).join("");
+        if (rows.length <= CSV_BATCH) return;
+        const last = batch.at(-1)!;
+        after = { createdAt: last.cursor_at, sessionId: last.session_id };
+      }
+    },
     /** One page of the merchant's payments (the dashboard's list), newest first. */
     async list(merchantId: string, filter: PaymentListFilter, page: { limit: number; offset: number }) {
       const rows = await paymentsRepo.list(db, merchantId, filter, page);
