@@ -88,10 +88,12 @@ describe.each(STORES)("dashboard operations and webhooks on %s", (store) => {
 
     const log = await waitUntil(async () => {
       const r = await client.get(`/dashboard/deliveries?session_id=${parent.session_id}`);
-      return r.text.includes("succeeded</span>") && r.text.includes(" ms</td>") ? r.text : undefined;
+      return r.text.includes(">delivered</span>") && r.text.includes(" ms</td>") ? r.text : undefined;
     });
     expect(log).toContain(`${receiver.url}/ops`);
-    expect(log).toMatch(/<td>200<\/td><td class="num">\d+ ms<\/td><td><pre>ok<\/pre>/);
+    expect(log).toMatch(
+      /<td data-label="Status">200<\/td><td data-label="Latency" class="num">\d+ ms<\/td><td data-label="Response or error"><pre>ok<\/pre>/,
+    );
     expect(log).toContain(m.admin.username);
   });
 
@@ -366,7 +368,12 @@ describe.each(STORES)("dashboard operations and webhooks on %s", (store) => {
       retry_schedule_seconds: "",
     });
     const sent = await client.post("/dashboard/webhooks/test");
-    expect(sent.location).toBe("/dashboard/deliveries");
+    // Straight to the test message in the log, where its attempts are.
+    expect(sent.location).toMatch(/^\/dashboard\/deliveries\?session_id=sess_[a-z2-7]+$/);
+    const landed = await client.get(sent.location!);
+    expect(landed.text).toContain("Its attempts are below.");
+    expect(landed.text).toContain("Test webhook");
+    expect(landed.text).not.toContain("<dt>Payment</dt>");
     const [test] = await receiver.waitFor(1, { path: "/test" });
     expect(test!.json).toMatchObject({
       order_no: "svc-test-webhook",
@@ -396,6 +403,51 @@ describe.each(STORES)("dashboard operations and webhooks on %s", (store) => {
     m.webhookSecret = fresh!;
   });
 
+  it("an old message can be sent to the URL configured now; the log says where a replay goes", async () => {
+    await client.get("/dashboard/webhooks");
+    await client.post("/dashboard/webhooks/config", {
+      enabled: "on",
+      operations_webhook_url: `${receiver.url}/old`,
+      notify_api_initiated: "on",
+      timeout_seconds: "5",
+      retry_schedule_seconds: "",
+    });
+    const parent = await paidParent(stack, m, "sandbox", { amount: "3.000" });
+    await api(stack, "POST", "/v1/operations", {
+      auth: apiKey(m.privateKey),
+      body: { operation: "refund", session_id: parent.session_id, amount: "1.000" },
+    });
+    const [old] = await receiver.waitFor(1, { path: "/old" });
+    const messageId = String(old!.headers["webhook-id"]);
+    await client.post("/dashboard/webhooks/config", {
+      enabled: "on",
+      operations_webhook_url: `${receiver.url}/new`,
+      notify_api_initiated: "on",
+      timeout_seconds: "5",
+      retry_schedule_seconds: "",
+    });
+    const log = await waitUntil(async () => {
+      const r = await client.get(`/dashboard/deliveries?session_id=${parent.session_id}`);
+      return r.text.includes("Replay to") ? r.text : undefined;
+    });
+    expect(log).toContain("Refund of 1.000 KWD succeeded");
+    expect(log).toContain(`Replay to ${receiver.url}/old`);
+    expect(log).toContain(`Send to ${receiver.url}/new`);
+    expect(log).toContain("1 attempt");
+    expect(log).toContain("&quot;operation&quot;: &quot;refund&quot;");
+    const sent = await client.post(`/dashboard/deliveries/${messageId}/send`, { url: `${receiver.url}/new` });
+    expect(sent.status).toBe(303);
+    const [moved] = await receiver.waitFor(1, { path: "/new" });
+    expect(moved!.headers["webhook-id"]).toBe(messageId);
+    expect(moved!.body).toBe(old!.body);
+    // Only the URLs configured now: any other is refused, nothing sent.
+    await client.get("/dashboard/deliveries");
+    const forged = await client.post(`/dashboard/deliveries/${messageId}/send`, {
+      url: "http://127.0.0.1:9/x",
+    });
+    expect((await client.get(forged.location!)).text).toContain("is not one of your current webhook URLs");
+  });
+
   it("replays all failed deliveries in a date range", async () => {
     await client.get("/dashboard/webhooks");
     await client.post("/dashboard/webhooks/config", {
@@ -412,7 +464,7 @@ describe.each(STORES)("dashboard operations and webhooks on %s", (store) => {
       const r = await client.get("/dashboard/deliveries?status=failed");
       return r.text.includes("down for maintenance") ? r.text : undefined;
     });
-    expect(failed).toContain("<td>500</td>");
+    expect(failed).toContain('<td data-label="Status">500</td>');
     receiver.respond = () => ({ status: 204 });
     const today = new Date().toISOString().slice(0, 10);
     const yesterday = new Date(Date.now() - 24 * 3600 * 1000).toISOString().slice(0, 10);

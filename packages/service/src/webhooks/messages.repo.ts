@@ -14,6 +14,7 @@ export interface MessageFilter {
 interface MessageRow {
   id: string;
   kind: string;
+  event_type: string;
   parent_session_id: string;
   child_session_id: string | null;
   reference_number: string | null;
@@ -26,6 +27,8 @@ interface DeliveryRow {
   id: string;
   message_id: string;
   url: string;
+  endpoint_id: string | null;
+  payload_version: string;
   status: string;
   tries: number;
   next_attempt_at: Date;
@@ -68,7 +71,7 @@ export const messagesRepo = {
     }
     params.push(f.limit);
     return q.query<MessageRow>(
-      `select m.id, m.kind, m.parent_session_id, m.child_session_id, m.reference_number, m.result, m.body, m.created_at
+      `select m.id, m.kind, m.event_type, m.parent_session_id, m.child_session_id, m.reference_number, m.result, m.body, m.created_at
          from webhook_messages m where ${where.join(" and ")}
         order by m.created_at desc, m.id desc limit $${params.length}`,
       params,
@@ -76,7 +79,7 @@ export const messagesRepo = {
   },
   async find(q: Queryable, merchantId: string, id: string): Promise<MessageRow | undefined> {
     const rows = await q.query<MessageRow>(
-      `select id, kind, parent_session_id, child_session_id, reference_number, result, body, created_at
+      `select id, kind, event_type, parent_session_id, child_session_id, reference_number, result, body, created_at
          from webhook_messages where merchant_id = $1 and id = $2`,
       [merchantId, id],
     );
@@ -85,7 +88,7 @@ export const messagesRepo = {
   async deliveries(q: Queryable, messageIds: string[]): Promise<DeliveryRow[]> {
     if (messageIds.length === 0) return [];
     return q.query<DeliveryRow>(
-      `select id, message_id, url, status, tries, next_attempt_at, last_error, last_status_code, created_at, completed_at
+      `select id, message_id, url, endpoint_id, payload_version, status, tries, next_attempt_at, last_error, last_status_code, created_at, completed_at
          from webhook_deliveries where message_id = any($1) order by seq`,
       [messageIds],
     );

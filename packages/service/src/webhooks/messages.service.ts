@@ -2,7 +2,8 @@
 import type { Db } from "../db/client.js";
 import { AppError } from "../http/problem.js";
 import { type MessageFilter, messagesRepo } from "./messages.repo.js";
-import type { OutboxSignal } from "./outbox.js";
+import { TRANSACTION_TYPES } from "@svc/protocol";
+import { addDelivery, FIRST_PAYLOAD_VERSION, type OutboxSignal, uniqueUrls } from "./outbox.js";
 import { settingsRepo } from "./settings.repo.js";
 
 export const DEFAULT_PAGE = 50;
@@ -22,6 +23,7 @@ export function createMessagesService(db: Db, deps: { outbox: OutboxSignal }) {
       return {
         id: m.id,
         kind: m.kind,
+        event_type: m.event_type,
         session_id: m.parent_session_id,
         child_session_id: m.child_session_id,
         reference_number: m.reference_number,
@@ -32,6 +34,7 @@ export function createMessagesService(db: Db, deps: { outbox: OutboxSignal }) {
         deliveries: own.map((d) => ({
           id: d.id,
           url: d.url,
+          endpoint_id: d.endpoint_id,
           status: d.status,
           tries: d.tries,
           next_attempt_at:
@@ -74,6 +77,61 @@ export function createMessagesService(db: Db, deps: { outbox: OutboxSignal }) {
       );
       deps.outbox.committed();
       return { replayed };
+    },
+    /**
+     * The URLs a message could be sent to now that it was not sent to: the general URL, the plugin
+     * URLs and the enabled endpoints (an old message, after a merchant changed their URL).
+     */
+    async otherDestinations(
+      merchantId: string,
+      urlsSentTo: string[],
+    ): Promise<{ url: string; endpointId: string | null }[]> {
+      const [config, plugins, routing] = await Promise.all([
+        settingsRepo.config(db, merchantId),
+        Promise.all(TRANSACTION_TYPES.map((t) => settingsRepo.plugin(db, merchantId, t))),
+        settingsRepo.routing(db, merchantId, "e_commerce"),
+      ]);
+      const current = new Map<string, string | null>();
+      for (const url of uniqueUrls([
+        config.operations_webhook_url,
+        ...plugins.map((p) => (p.enabled ? p.webhook_url : null)),
+      ]))
+        current.set(url, null);
+      for (const e of routing.endpoints) if (e.enabled) current.set(e.url, e.id);
+      return [...current]
+        .filter(([url]) => !urlsSentTo.includes(url))
+        .map(([url, endpointId]) => ({ url, endpointId }));
+    },
+    /** Sends a stored message to one of its {@link otherDestinations}, with the current timeout and retries. */
+    async sendTo(merchantId: string, id: string, url: string) {
+      const message = await messagesRepo.find(db, merchantId, id);
+      if (!message) throw new AppError("not_found", `No webhook message ${id}.`);
+      const sent = await messagesRepo.deliveries(db, [id]);
+      const target = (
+        await this.otherDestinations(
+          merchantId,
+          sent.map((d) => d.url),
+        )
+      ).find((d) => d.url === url);
+      if (!target)
+        throw new AppError(
+          "invalid_state",
+          `${url} is not one of your current webhook URLs that this message was not sent to: replay the message to send it again where it went.`,
+        );
+      await db.tx(async (q) =>
+        addDelivery(q, {
+          messageId: id,
+          merchantId,
+          parentSessionId: message.parent_session_id,
+          url,
+          endpointId: target.endpointId,
+          eventType: message.event_type,
+          payloadVersion: sent[0]?.payload_version ?? FIRST_PAYLOAD_VERSION,
+          config: await settingsRepo.config(q, merchantId),
+        }),
+      );
+      deps.outbox.committed();
+      return { sent_to: url };
     },
     async replayMany(
       merchantId: string,

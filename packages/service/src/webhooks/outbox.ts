@@ -219,7 +219,44 @@ interface NewDelivery {
   held: boolean;
 }
 
-/** Parameters $10… of ENQUEUE: the deliveries and their counters. */
+// ENQUEUE's deliveries without the message (it exists): its parameters from $10 are $1 here.
+const ADD_DELIVERIES = `with counters as (
+    insert into webhook_sequences as s (parent_session_id, url, last)
+    select * from unnest($9::text[], $10::text[], $11::int8[])
+    on conflict (parent_session_id, url) do update set last = s.last + excluded.last
+    returning parent_session_id, url, last)
+  insert into webhook_deliveries (id, message_id, merchant_id, parent_session_id, url, status, timeout_seconds,
+                                  retry_schedule_seconds, event_type, sequence, endpoint_id, payload_version)
+  select d.id, d.message_id, d.merchant_id, d.parent_session_id, d.url, d.status, d.timeout_seconds,
+         d.schedule::int4[], d.event_type, counters.last - d.count + d.k, d.endpoint_id, d.payload_version
+    from unnest($1::text[], $2::text[], $3::text[], $4::text[], $5::text[], $6::int4[], $7::text[], $8::text[],
+                $12::int8[], $13::int8[], $14::text[], $15::text[], $16::text[]) with ordinality
+         as d(id, message_id, merchant_id, parent_session_id, url, timeout_seconds, schedule, event_type, k, count,
+              endpoint_id, payload_version, status, n)
+    join counters on counters.parent_session_id = d.parent_session_id and counters.url = d.url
+   order by d.n`;
+
+/**
+ * A stored message sent to one more URL (a merchant sending an old message to the URL configured
+ * now): a new delivery, numbered after everything its (parent, URL) got before.
+ */
+export async function addDelivery(
+  q: Queryable,
+  d: {
+    messageId: string;
+    merchantId: string;
+    parentSessionId: string;
+    url: string;
+    endpointId: string | null;
+    eventType: string;
+    payloadVersion: string;
+    config: Pick<WebhookConfig, "timeout_seconds" | "retry_schedule_seconds">;
+  },
+): Promise<void> {
+  await q.query(ADD_DELIVERIES, deliveryParams([{ ...d, held: false }]));
+}
+
+/** Parameters $10… of ENQUEUE (ADD_DELIVERIES: $1…): the deliveries and their counters. */
 function deliveryParams(input: NewDelivery[]): unknown[] {
   const deliveries = input.map((d) => ({ ...d, id: newId("dlv"), k: 0, count: 0 }));
   // Sequence numbers: each (parent, URL) of the batch moves its counter by how many deliveries it

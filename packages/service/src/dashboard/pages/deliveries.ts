@@ -7,6 +7,7 @@ import type { FastifyInstance } from "fastify";
 import { AppError } from "../../http/problem.js";
 import { type DashboardContext, formOf, queryOf, redirectWithFlash, render, sessionOf } from "../context.js";
 import { badge, esc, field, PAGE_PERMISSIONS, postForm, selectField, time } from "../html.js";
+import { label } from "../labels.js";
 
 const STATUSES = ["pending", "retrying", "succeeded", "failed"] as const;
 type Status = (typeof STATUSES)[number];
@@ -37,33 +38,77 @@ function excerpt(text: string | null): string {
   return `<pre>${esc(short)}</pre>`;
 }
 
-function messageSection(m: Message, csrf: string): string {
+/** What a message says, in words: "Refund of 2.500 KWD succeeded", "Payment paid: 86.000 KWD", "Test webhook". */
+export function messageTitle(m: Pick<Message, "event_type" | "kind" | "result" | "payload">): string {
+  const p = (m.payload ?? {}) as Record<string, unknown>;
+  const money = (amount: unknown, currency: unknown) =>
+    typeof amount === "string" ? `${amount}${typeof currency === "string" ? ` ${currency}` : ""}` : "";
+  if (m.event_type === "webhook.test") return "Test webhook";
+  if (m.event_type === "webhook.endpoint_disabled") return "An endpoint was disabled";
+  if (m.kind === "operation") {
+    const txn = (p.txn ?? {}) as Record<string, unknown>;
+    const verb = label(String(p.operation ?? "operation"));
+    const result =
+      m.result === "success"
+        ? "succeeded"
+        : m.result === "queued"
+          ? "queued at the gateway"
+          : m.result === "rejected"
+            ? "rejected by the gateway"
+            : String(m.result ?? "");
+    return `${verb} of ${money(p.amount, txn.currency_code)} ${result}`.replace(/ {2,}/g, " ");
+  }
+  return `Payment ${label(String(m.result ?? "")).toLowerCase()}: ${money(p.amount, p.currency_code)}`;
+}
+
+const DELIVERY_TEXT: Record<string, string> = {
+  succeeded: "delivered",
+  failed: "failed",
+  retrying: "retrying",
+  pending: "waiting",
+};
+
+function messageSection(m: Message, csrf: string, others: { url: string }[]): string {
   const payload = (m.payload ?? {}) as Record<string, unknown>;
-  const what =
-    m.kind === "operation"
-      ? `${String(payload.operation ?? "operation")} ${String(m.result ?? "")}`
-      : `payment ${String(m.result ?? "")}`;
   const deliveries = m.deliveries
-    .map(
-      (
-        d,
-      ) => `<table><caption>To <span class="mono">${esc(d.url)}</span>: ${badge(d.status)}, ${d.tries} ${d.tries === 1 ? "try" : "tries"}${d.next_attempt_at ? `, next ${time(d.next_attempt_at)}` : ""}</caption>
-<thead><tr><th scope="col">Time</th><th scope="col">Status</th><th scope="col" class="num">Latency</th><th scope="col">Response or error</th></tr></thead><tbody>${
-        d.attempts.length
-          ? d.attempts
-              .map(
-                (a) =>
-                  `<tr><td>${time(a.attempted_at)}</td><td>${a.status_code ?? "no response"}</td><td class="num">${a.latency_ms} ms</td><td>${a.error ? `<p>${esc(a.error)}</p>` : ""}${excerpt(a.response_body)}</td></tr>`,
-              )
-              .join("")
-          : `<tr><td colspan="4">No attempt yet.</td></tr>`
-      }</tbody></table>`,
-    )
+    .map((d) => {
+      const n = d.attempts.length;
+      const rows = n
+        ? d.attempts
+            .map(
+              (a) =>
+                `<tr><td data-label="Time">${time(a.attempted_at)}</td><td data-label="Status">${a.status_code ?? "no response"}</td><td data-label="Latency" class="num">${a.latency_ms} ms</td><td data-label="Response or error">${a.error ? `<p>${esc(a.error)}</p>` : ""}${excerpt(a.response_body)}</td></tr>`,
+            )
+            .join("")
+        : `<tr><td colspan="4">No attempt yet.</td></tr>`;
+      return `<details class="delivery"><summary>To <span class="mono url">${esc(d.url)}</span>: ${badge(d.status, DELIVERY_TEXT[d.status] ?? d.status)} ${n} ${n === 1 ? "attempt" : "attempts"}${d.next_attempt_at ? `, next ${time(d.next_attempt_at)}` : ""}</summary>
+<table class="stack"><caption>Attempts to ${esc(d.url)}, oldest first</caption><thead><tr><th scope="col">Time</th><th scope="col">Status</th><th scope="col" class="num">Latency</th><th scope="col">Response or error</th></tr></thead><tbody>${rows}</tbody></table></details>`;
+    })
     .join("");
   const done = m.status === "succeeded" || m.status === "failed";
-  return `<article aria-labelledby="h-${esc(m.id)}" class="message"><h2 id="h-${esc(m.id)}">${esc(what)} · ${badge(m.status)}</h2>
-<dl class="facts"><dt>Message</dt><dd><code>${esc(m.id)}</code></dd><dt>Created</dt><dd>${time(m.created_at)}</dd><dt>Payment</dt><dd><a href="/dashboard/payments/${esc(m.session_id)}"><code>${esc(m.session_id)}</code></a></dd>${payload.order_no ? `<dt>Order</dt><dd>${esc(payload.order_no)}</dd>` : ""}${m.reference_number ? `<dt>Reference</dt><dd><code>${esc(m.reference_number)}</code></dd>` : ""}${payload.initiator ? `<dt>Initiator</dt><dd>${esc((payload.initiator as { username?: string }).username)}</dd>` : ""}</dl>
-${deliveries}${done ? postForm(`/dashboard/deliveries/${m.id}/replay`, csrf, `<button type="submit" class="secondary" aria-label="Replay message ${esc(m.id)}">Replay</button>`) : ""}</article>`;
+  const urls = m.deliveries.map((d) => d.url);
+  const replay = done
+    ? postForm(
+        `/dashboard/deliveries/${m.id}/replay`,
+        csrf,
+        `<button type="submit" class="secondary">Replay to ${esc(urls.join(" and "))}</button>`,
+      )
+    : "";
+  const sendTo = others
+    .map((o) =>
+      postForm(
+        `/dashboard/deliveries/${m.id}/send`,
+        csrf,
+        `<input type="hidden" name="url" value="${esc(o.url)}"><button type="submit" class="secondary">Send to ${esc(o.url)}</button>`,
+      ),
+    )
+    .join("");
+  const isTest = m.event_type === "webhook.test";
+  const pretty = JSON.stringify(payload, null, 2);
+  return `<article aria-labelledby="h-${esc(m.id)}" class="message"><h2 id="h-${esc(m.id)}">${esc(messageTitle(m))} ${badge(m.status, DELIVERY_TEXT[m.status] ?? m.status)}</h2>
+<dl class="facts"><dt>Event</dt><dd><code>${esc(m.event_type)}</code></dd><dt>Message</dt><dd><code>${esc(m.id)}</code></dd><dt>Created</dt><dd>${time(m.created_at)}</dd>${isTest ? "" : `<dt>Payment</dt><dd><a href="/dashboard/payments/${esc(m.session_id)}"><code>${esc(m.session_id)}</code></a></dd>`}${payload.order_no ? `<dt>Order</dt><dd>${esc(payload.order_no)}</dd>` : ""}${m.reference_number ? `<dt>Reference</dt><dd><code>${esc(m.reference_number)}</code></dd>` : ""}${payload.initiator ? `<dt>Initiator</dt><dd>${esc((payload.initiator as { username?: string }).username)}</dd>` : ""}</dl>
+${deliveries}<details class="payload"><summary>Payload</summary><pre class="json" id="payload-${esc(m.id)}" data-copy="payload">${esc(pretty)}</pre></details>
+<div class="actions">${replay}${sendTo}</div>${others.length ? `<p class="hint">Your webhook URLs changed since: it was sent to ${esc(urls.join(", "))}.</p>` : ""}</article>`;
 }
 
 export function deliveryPages(scope: FastifyInstance, ctx: DashboardContext): void {
@@ -80,7 +125,7 @@ export function deliveryPages(scope: FastifyInstance, ctx: DashboardContext): vo
       .services()
       .messages.list(session.merchantId, { status, sessionId, since, until, limit: LOG_PAGE_SIZE });
     const filters = `<form method="get" action="/dashboard/deliveries" class="filters" role="search" aria-label="Deliveries">
-${selectField({ name: "status", label: "Status", value: status, options: [{ value: "", text: "Any status" }, ...STATUSES.map((s) => ({ value: s, text: s }))] })}
+${selectField({ name: "status", label: "Status", value: status, options: [{ value: "", text: "Any status" }, ...STATUSES.map((s) => ({ value: s, text: DELIVERY_TEXT[s] ?? s }))] })}
 ${field({ name: "session_id", label: "Session", value: sessionId, hint: "Parent or child session_id" })}
 ${field({ name: "since", label: "Since", type: "date", value: q.since })}
 ${field({ name: "until", label: "Until", type: "date", value: q.until })}
@@ -90,8 +135,19 @@ ${field({ name: "until", label: "Until", type: "date", value: q.until })}
       session.csrfToken,
       `<div class="filters">${field({ name: "failed_since", label: "Failed from", type: "date", value: q.since, hint: "Empty: from the first." })}${field({ name: "failed_until", label: "Failed until", type: "date", value: q.until, hint: "Empty: to now. The day is included." })}<div class="field"><button type="submit">Replay all failed</button></div></div>`,
     );
+    const service = ctx.services().messages;
+    const others = await Promise.all(
+      messages.map((m) =>
+        m.event_type === "operation" || m.event_type.startsWith("payment.")
+          ? service.otherDestinations(
+              session.merchantId,
+              m.deliveries.map((d) => d.url),
+            )
+          : Promise.resolve([]),
+      ),
+    );
     const list = messages.length
-      ? messages.map((m) => messageSection(m, session.csrfToken)).join("")
+      ? messages.map((m, i) => messageSection(m, session.csrfToken, others[i]!)).join("")
       : `<p role="status">No webhook messages match these filters.</p>`;
     return render(
       ctx,
@@ -112,6 +168,25 @@ ${field({ name: "until", label: "Until", type: "date", value: q.until })}
       text: replayed
         ? `Message ${id} is queued again for ${replayed} destination${replayed === 1 ? "" : "s"}.`
         : `Message ${id} is still being delivered; replay it once it has finished.`,
+    });
+  });
+
+  scope.post("/deliveries/:message_id/send", { config }, async (request, reply) => {
+    const id = (request.params as { message_id: string }).message_id;
+    if (!MESSAGE_ID.test(id)) throw new AppError("not_found", "There is no such webhook message.");
+    const url = formOf(request).url ?? "";
+    try {
+      await ctx.services().messages.sendTo(sessionOf(request).merchantId, id, url);
+    } catch (error) {
+      if (!(error instanceof AppError) || error.code === "not_found") throw error;
+      return redirectWithFlash(ctx, request, reply, "/dashboard/deliveries", {
+        kind: "error",
+        text: error.message,
+      });
+    }
+    return redirectWithFlash(ctx, request, reply, "/dashboard/deliveries", {
+      kind: "success",
+      text: `Message ${id} is queued for ${url}.`,
     });
   });
 

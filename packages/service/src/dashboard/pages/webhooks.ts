@@ -177,9 +177,17 @@ ${postForm("/dashboard/webhooks/secret/rotate", sessionOf(request).csrfToken, `<
         kind: "error",
         text: "No webhook URL is configured: set the operations webhook URL or a plugin URL first.",
       });
-    return redirectWithFlash(ctx, request, reply, `/dashboard/deliveries`, {
-      kind: "success",
-      text: `Test webhook queued for ${sent.urls.join(" and ")}. Its attempts appear below.`,
-    });
+    // Straight to the test message in the log, where its attempts show.
+    const message = await ctx.services().messages.get(session.merchantId, sent.messageId);
+    return redirectWithFlash(
+      ctx,
+      request,
+      reply,
+      `/dashboard/deliveries?session_id=${encodeURIComponent(message.session_id)}`,
+      {
+        kind: "success",
+        text: `Test webhook queued for ${sent.urls.join(" and ")}. Its attempts are below.`,
+      },
+    );
   });
 }
