@@ -149,7 +149,7 @@ describe("parseOperationWebhook", () => {
       "initiator.id: expected an integer, got 1.5",
       "initiator.first_name: at most 32 characters, got 33",
       "initiator.last_name: at most 32 characters, got 33",
-      'initiator.username: expected only letters, digits and @ . + - _, got "has space"',
+      'initiator.username: expected letters, digits, @ . + - _, got "has space"',
       "initiator.email: at most 254 characters, got 255",
       "initiator.phone: at most 128 characters, got 129",
     ]);

@@ -105,7 +105,7 @@ export const PAYMENT_FIELDS = {
   event: ["payment"],
   session_id: "s",
   order_no: "s128?",
-  state: ["paid", "authorized", "failed", "canceled", "expired"],
+  state: ["paid", "authorized", "failed", "canceled", "expired", "attempted"],
   amount: "d",
   currency_code: "c",
   operation: ["purchase", "authorize"],

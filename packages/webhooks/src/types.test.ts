@@ -74,7 +74,8 @@ interface OperationRejected extends OperationWebhookBase {
 
 type OperationWebhook = OperationSucceeded | OperationQueued | OperationRejected;
 
-type PaymentState = "paid" | "authorized" | "failed" | "canceled" | "expired";
+// `attempted`: the payment.pending event (the customer is on a gateway page); added after 0.1.0.
+type PaymentState = "paid" | "authorized" | "failed" | "canceled" | "expired" | "attempted";
 
 interface PaymentTransaction {
   session_id: string;

@@ -108,7 +108,7 @@ const KINDS: Record<string, [(value: unknown) => unknown, string]> = {
   t: [isTime, 'UTC "YYYY-MM-DD HH:MM:SS"'],
   z: [matches(/^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(\.\d{1,9})?(Z|\+00:00)$/), "ISO 8601 UTC"],
   // Django's default username rule, which the seed's "letters, digits and @ . + - _" describes.
-  u: [matches(/^[\p{L}\p{M}\p{N}@.+\-_]+$/u), "only letters, digits and @ . + - _"],
+  u: [matches(/^[\p{L}\p{M}\p{N}@.+\-_]+$/u), "letters, digits, @ . + - _"],
   x: [childState, "a child state like refunded"],
 };
 

@@ -1,4 +1,5 @@
 /** The OpenAPI 3.1 `webhooks` section: what svc POSTs to a merchant's URLs (see docs/webhooks.md). */
+import { EVENT_TYPES } from "./outbox.js";
 import { OPERATION_FIELDS, PAYMENT_FIELDS, payloadJsonSchema } from "@svc/webhooks/schema";
 import { PAYLOAD_VERSIONS, VERSION_HEADER } from "@svc/webhooks/sign";
 
@@ -23,7 +24,7 @@ const headers = {
   "svc-event-type": {
     required: true,
     schema: str(
-      "The event type: operation, payment.paid, payment.authorized, payment.failed, payment.canceled, webhook.test",
+      `The event type: ${EVENT_TYPES.map((e) => e.type).join(", ")} (GET /v1/webhooks/event-types)`,
     ),
   },
   "svc-sequence": {
