@@ -224,7 +224,11 @@ describe.each(STORES)("webhook endpoints on %s", (store) => {
     const [pending] = await receiver.waitFor(1, { path: sub });
     expect(pending!.headers["svc-event-type"]).toBe("payment.pending");
     expect(pending!.json).toMatchObject({ session_id: waiting.json.session_id, state: "attempted" });
-    const event = await verifyWebhook(pending!.body, pending!.headers as Record<string, string>, m.webhookSecret);
+    const event = await verifyWebhook(
+      pending!.body,
+      pending!.headers as Record<string, string>,
+      m.webhookSecret,
+    );
     expect(event.type === "payment" && event.payload.state).toBe("attempted");
     const lapsing = await createTransaction(stack, m, { expiration_time: 120 });
     stack.advance(121_000);

@@ -205,7 +205,10 @@ describe.each(STORES)("operation webhook on %s", (store) => {
     const client = await signedIn(stack, m.admin);
     await client.get(`/dashboard/payments/${parent.session_id}`);
     const fromMs = Date.now();
-    const done = await client.post(`/dashboard/payments/${parent.session_id}/capture`, { amount: "4.000", confirm: "yes" });
+    const done = await client.post(`/dashboard/payments/${parent.session_id}/capture`, {
+      amount: "4.000",
+      confirm: "yes",
+    });
     const toMs = Date.now();
     expect(done.status).toBe(303);
     const [delivered] = await receiver.waitFor(1);
