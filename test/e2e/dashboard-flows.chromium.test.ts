@@ -113,6 +113,9 @@ describe("merchant dashboard in Chromium", () => {
     const orderNo = `E2E-${Date.now()}`;
     const parent = await paidParent(stack, demo, "sandbox", { amount: "20.000", order_no: orderNo });
     await activate(page.getByRole("link", { name: "Payments", exact: true }));
+    // The filters fold behind one control (a phone's first screen stays the list).
+    await page.getByText("Search and filters").focus();
+    await page.keyboard.press("Enter");
     await page.getByLabel("Search").focus();
     await page.keyboard.type(orderNo);
     await submit();
@@ -388,12 +391,27 @@ describe("merchant dashboard in Chromium", () => {
     "/dashboard/account",
     "/dashboard/discrepancies",
     "/dashboard/no-such-page",
-  ])("%s has no axe violations, light and dark", async (name) => {
+  ])("%s has no axe violations, light and dark, and no sideways scroll at 360 px", async (name) => {
     const path = name.startsWith("/") ? name : (await pagesToSweep())[name]!;
     for (const colorScheme of ["light", "dark"] as const) {
       await page.emulateMedia({ colorScheme });
       await page.goto(`${stack.url}${path}`);
       expect(await axeViolations(page), `${path} ${colorScheme}`).toEqual([]);
+    }
+    // A phone: nothing wider than the screen.
+    await page.setViewportSize({ width: 360, height: 740 });
+    try {
+      await page.goto(`${stack.url}${path}`);
+      const wide = await page.evaluate(() => ({
+        page: document.documentElement.scrollWidth,
+        offenders: [...document.querySelectorAll("main *")]
+          .filter((e) => e.checkVisibility() && e.getBoundingClientRect().right > 361)
+          .slice(0, 3)
+          .map((e) => `${e.tagName.toLowerCase()}.${e.className}`),
+      }));
+      expect(wide, path).toEqual({ page: 360, offenders: [] });
+    } finally {
+      await page.setViewportSize({ width: 1280, height: 900 });
     }
   });
 

@@ -33,7 +33,14 @@ form.filters{display:flex;flex-wrap:wrap;gap:.5rem 1rem;align-items:end;margin-b
 label{display:block;font-weight:600;margin-block-end:.2rem}
 .hint{color:var(--muted);font-size:.875rem;margin:0 0 .2rem}
 input[type=text],input[type=password],input[type=url],input[type=number],input[type=date],input[type=search],select{font:inherit;padding:.45rem .55rem;border:1px solid var(--border);border-radius:6px;background:var(--card);color:var(--fg);min-inline-size:10rem;max-inline-size:100%}
-input.wide{inline-size:28rem}
+input.wide{inline-size:28rem;max-inline-size:100%}
+input,select,textarea{max-inline-size:100%}
+code,dd,td,h1,h2{overflow-wrap:anywhere}
+.filters .field{min-inline-size:0;max-inline-size:100%}
+details.filters-toggle>summary{cursor:pointer;font-weight:600;margin-block:.5rem}
+input,select,textarea{max-inline-size:100%}
+code,dd,td{overflow-wrap:anywhere}
+details.filters-toggle>summary{cursor:pointer;font-weight:600;margin-block:.5rem}
 input[aria-invalid=true],select[aria-invalid=true]{border-color:var(--err);border-width:2px}
 .check{display:flex;flex-wrap:wrap;gap:.5rem;align-items:center;margin-block:.5rem}.check label{margin:0;font-weight:400;flex:1 1 0;min-inline-size:0}.check .hint{flex-basis:100%}
 button{font:inherit;font-weight:600;padding:.5rem 1rem;border:2px solid var(--accent);border-radius:6px;background:var(--accent);color:var(--accent-fg);cursor:pointer}
@@ -62,7 +69,7 @@ ol.timeline .what{margin:.1rem 0;font-weight:600}
 ol.timeline .hint{margin:0;overflow-wrap:anywhere}
 fieldset{border:1px solid var(--line);border-radius:6px;margin:0 0 1rem;padding:.5rem 1rem}
 textarea{font:inherit;padding:.4rem;border:1px solid var(--border);border-radius:6px;background:var(--card);color:var(--fg);max-width:100%}
-@media (max-width:40rem){table.stack thead{position:absolute;width:1px;height:1px;overflow:hidden;clip-path:inset(50%)}table.stack,table.stack tbody,table.stack tr,table.stack td{display:block}table.stack tr{border-block-end:1px solid var(--line);padding-block:.4rem}table.stack td{border:0;padding:.15rem .6rem}table.stack td::before{content:attr(data-label);display:block;font-size:.8rem;font-weight:600;color:var(--muted)}table.stack caption{display:block}table.stack td.num{text-align:start}}
+@media (max-width:40rem){table.stack thead{display:none}table.stack,table.stack tbody,table.stack tr,table.stack td{display:block}table.stack tr{border-block-end:1px solid var(--line);padding-block:.4rem}table.stack td{border:0;padding:.15rem .6rem}table.stack td::before{content:attr(data-label);display:block;font-size:.8rem;font-weight:600;color:var(--muted)}table.stack caption{display:block}table.stack td.num{text-align:start}}
 button.secondary{background:transparent;color:var(--accent)}
 button.danger{background:var(--err);border-color:var(--err);color:var(--card)}
 button[disabled]{opacity:.6;cursor:progress}

@@ -130,7 +130,9 @@ describe.each(STORES)("dashboard pages on %s", (store) => {
     expect(list.text).not.toContain(key);
     expect(list.text).toContain(`${key.slice(0, 3)}…${key.slice(-4)}`);
     const rows = [
-      ...list.text.matchAll(/<tr><td><code>([^<]+)<\/code>[^]*?\/dashboard\/keys\/(key_[a-z2-7]+)\/revoke/g),
+      ...list.text.matchAll(
+        /<tr><td data-label="Key"><code>([^<]+)<\/code>[^]*?\/dashboard\/keys\/(key_[a-z2-7]+)\/revoke/g,
+      ),
     ];
     const id = rows.find((row) => row[1] === `${key.slice(0, 3)}…${key.slice(-4)}`)?.[2];
     expect(id).toBeDefined();

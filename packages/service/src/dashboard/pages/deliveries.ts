@@ -124,12 +124,13 @@ export function deliveryPages(scope: FastifyInstance, ctx: DashboardContext): vo
     const { messages } = await ctx
       .services()
       .messages.list(session.merchantId, { status, sessionId, since, until, limit: LOG_PAGE_SIZE });
-    const filters = `<form method="get" action="/dashboard/deliveries" class="filters" role="search" aria-label="Deliveries">
+    const filtering = Boolean(status || sessionId || q.since || q.until);
+    const filters = `<details class="filters-toggle"${filtering ? " open" : ""}><summary>Filters${filtering ? " (on)" : ""}</summary><form method="get" action="/dashboard/deliveries" class="filters" role="search" aria-label="Deliveries">
 ${selectField({ name: "status", label: "Status", value: status, options: [{ value: "", text: "Any status" }, ...STATUSES.map((s) => ({ value: s, text: DELIVERY_TEXT[s] ?? s }))] })}
 ${field({ name: "session_id", label: "Session", value: sessionId, hint: "Parent or child session_id" })}
 ${field({ name: "since", label: "Since", type: "date", value: q.since })}
 ${field({ name: "until", label: "Until", type: "date", value: q.until })}
-<div class="field"><button type="submit">Filter</button></div></form>`;
+<div class="field"><button type="submit">Filter</button></div></form></details>`;
     const replayAll = postForm(
       "/dashboard/deliveries/replay",
       session.csrfToken,

@@ -23,8 +23,8 @@ async function keysPage(
     .map(
       (
         k,
-      ) => `<tr><td><code>${esc(k.key_hint)}</code></td><td>${esc(k.kind)}</td><td>${esc(k.label || "—")}</td><td>${time(k.created_at)}</td><td>${k.revoked_at ? badge("revoked") : badge("active")}</td>
-<td>${k.revoked_at ? time(k.revoked_at) : postForm(`/dashboard/keys/${k.id}/revoke`, session.csrfToken, `<button type="submit" class="danger" aria-label="Revoke ${esc(k.kind)} key ${esc(k.key_hint)}${k.label ? ` (${esc(k.label)})` : ""}">Revoke…</button>`, "inline")}</td></tr>`,
+      ) => `<tr><td data-label="Key"><code>${esc(k.key_hint)}</code></td><td data-label="Kind">${esc(k.kind)}</td><td data-label="Label">${esc(k.label || "—")}</td><td data-label="Created">${time(k.created_at)}</td><td data-label="Status">${k.revoked_at ? badge("revoked") : badge("active")}</td>
+<td data-label="Revoke">${k.revoked_at ? time(k.revoked_at) : postForm(`/dashboard/keys/${k.id}/revoke`, session.csrfToken, `<button type="submit" class="danger" aria-label="Revoke ${esc(k.kind)} key ${esc(k.key_hint)}${k.label ? ` (${esc(k.label)})` : ""}">Revoke…</button>`, "inline")}</td></tr>`,
     )
     .join("");
   const form = postForm(
@@ -46,7 +46,7 @@ async function keysPage(
     reply,
     { title: "API keys", current: "keys" },
     `${shown}<section aria-labelledby="create-h"><h2 id="create-h">Create a key</h2>${form}</section>
-<section aria-labelledby="keys-h"><h2 id="keys-h">Keys</h2><table><caption>Keys of ${esc(merchant.root_domain)}</caption><thead><tr><th scope="col">Key</th><th scope="col">Kind</th><th scope="col">Label</th><th scope="col">Created</th><th scope="col">Status</th><th scope="col">Revoke</th></tr></thead><tbody>${rows}</tbody></table></section>`,
+<section aria-labelledby="keys-h"><h2 id="keys-h">Keys</h2><table class="stack"><caption>Keys of ${esc(merchant.root_domain)}</caption><thead><tr><th scope="col">Key</th><th scope="col">Kind</th><th scope="col">Label</th><th scope="col">Created</th><th scope="col">Status</th><th scope="col">Revoke</th></tr></thead><tbody>${rows}</tbody></table></section>`,
   );
 }
 

@@ -36,10 +36,10 @@ export function sdkPages(scope: FastifyInstance, ctx: DashboardContext): void {
       `${checkbox({ name: "is_enabled", label: "Report SDK errors to svc", checked: enabled, hint: "Turn this off when your app has its own error reporting, to avoid conflicts." })}<button type="submit">Save</button>`,
     );
     const table = reports.length
-      ? `<table><caption>The latest ${reports.length} SDK error reports</caption><thead><tr><th scope="col">Time</th><th scope="col">Message</th><th scope="col">Form of payment</th><th scope="col">Session</th><th scope="col">User agent</th></tr></thead><tbody>${reports
+      ? `<table class="stack"><caption>The latest ${reports.length} SDK error reports</caption><thead><tr><th scope="col">Time</th><th scope="col">Message</th><th scope="col">Form of payment</th><th scope="col">Session</th><th scope="col">User agent</th></tr></thead><tbody>${reports
           .map(
             (r) =>
-              `<tr><td>${time(r.created_at)}</td><td>${esc(r.message)}</td><td>${esc(r.form_of_payment ?? "—")}</td><td>${r.session_id ? `<code>${esc(r.session_id)}</code>` : "—"}</td><td class="muted">${esc(r.user_agent ?? "—")}</td></tr>`,
+              `<tr><td data-label="Time">${time(r.created_at)}</td><td data-label="Message">${esc(r.message)}</td><td data-label="Form of payment">${esc(r.form_of_payment ?? "—")}</td><td data-label="Session">${r.session_id ? `<code>${esc(r.session_id)}</code>` : "—"}</td><td data-label="User agent" class="muted">${esc(r.user_agent ?? "—")}</td></tr>`,
           )
           .join("")}</tbody></table>`
       : "<p>No SDK error reports.</p>";
