@@ -1,8 +1,9 @@
 /**
  * Screenshots of the real dashboard for the README: starts a real stack (sandbox gateway,
  * service on PGlite, a webhook receiver), seeds the `svc dev` demo merchant, makes a paid
- * payment with a partial refund and a delivered webhook, signs in with Chromium and writes
- * docs/images/dashboard-payment.png and docs/images/dashboard-deliveries.png.
+ * payment with a partial refund and a delivered webhook, and a week of earlier payments, signs in
+ * with Chromium and writes docs/images/dashboard-overview.png, dashboard-payment.png,
+ * dashboard-deliveries.png (1280 px, light) and dashboard-phone.png (the payment at 360 px, dark).
  *
  *   npx tsx scripts/screenshots.ts
  */
@@ -41,10 +42,18 @@ async function main() {
       customer_last_name: "Ali",
       customer_email: "sara@example.com",
     });
+    // A week of earlier payments for the overview's chart (the service's clock moved back a day at a time).
+    for (let d = 6; d >= 1; d--) {
+      stack.advance(-d * 86_400_000);
+      for (let i = 0; i < (d % 3) + 1; i++)
+        await paidParent(stack, demo, "sandbox", { amount: `${d * 9 + 12}.500` });
+      stack.advance(d * 86_400_000);
+    }
     await http.get(`/dashboard/payments/${parent.session_id}`);
     const refund = await http.post(`/dashboard/payments/${parent.session_id}/refund`, {
       amount: "20.000",
       confirm: "yes",
+      reason: "Returned one of two items",
     });
     if (refund.status !== 303) throw new Error(`refund: ${refund.status}`);
     await receiver.waitFor(1);
@@ -58,11 +67,18 @@ async function main() {
     await page.getByLabel("Password").fill(demo.admin.password);
     await Promise.all([page.waitForURL(/\/dashboard\/overview$/), page.keyboard.press("Enter")]);
     mkdirSync(OUT_DIR, { recursive: true });
+    await page.screenshot({ path: path.join(OUT_DIR, "dashboard-overview.png"), fullPage: true });
     await page.goto(`${stack.url}/dashboard/payments/${parent.session_id}`);
     await page.screenshot({ path: path.join(OUT_DIR, "dashboard-payment.png"), fullPage: true });
     await page.goto(`${stack.url}/dashboard/deliveries`);
     await page.screenshot({ path: path.join(OUT_DIR, "dashboard-deliveries.png"), fullPage: true });
-    console.log(`wrote ${path.join(OUT_DIR, "dashboard-payment.png")} and dashboard-deliveries.png`);
+    await page.emulateMedia({ colorScheme: "dark" });
+    await page.setViewportSize({ width: 360, height: 780 });
+    await page.goto(`${stack.url}/dashboard/payments/${parent.session_id}`);
+    await page.screenshot({ path: path.join(OUT_DIR, "dashboard-phone.png"), fullPage: false });
+    console.log(
+      `wrote dashboard-overview.png, dashboard-payment.png, dashboard-deliveries.png and dashboard-phone.png in ${OUT_DIR}`,
+    );
   } finally {
     await browser.close();
     await receiver.close();

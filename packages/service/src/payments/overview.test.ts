@@ -112,7 +112,7 @@ describe.each(STORES)("overview on %s", (store) => {
       "2.000 KWD",
       "28.000 KWD",
       "3 payments",
-      "1 of 2 attempts succeeded",
+      "1 of 2 attempts got a 2xx answer",
     ])
       expect(page.text).toContain(text);
     expect(page.text).toContain('role="img"');

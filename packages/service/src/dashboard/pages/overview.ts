@@ -90,7 +90,7 @@ function webhookSection(o: Overview): string {
           "",
         )}</tbody></table><p><a href="/dashboard/deliveries?status=failed">Failed deliveries in the log</a></p>`
     : `<p>No destination is failing.</p>`;
-  return `<section aria-labelledby="wh-h"><h2 id="wh-h">Webhook health</h2><div class="tiles"><div class="tile"><p class="k">Delivered on the first or a later try</p><p class="v">${percent(w.success_rate)}</p><p class="hint">${w.succeeded} of ${w.attempts} attempts succeeded</p></div><div class="tile"><p class="k">Attempt latency, p95</p><p class="v">${w.p95_latency_ms === null ? "—" : `${w.p95_latency_ms} ms`}</p><p class="hint">95% of attempts took this long or less</p></div></div>${failing}</section>`;
+  return `<section aria-labelledby="wh-h"><h2 id="wh-h">Webhook health</h2><div class="tiles"><div class="tile"><p class="k">Attempts delivered</p><p class="v">${percent(w.success_rate)}</p><p class="hint">${w.succeeded} of ${w.attempts} ${w.attempts === 1 ? "attempt" : "attempts"} got a 2xx answer</p></div><div class="tile"><p class="k">Attempt latency, p95</p><p class="v">${w.p95_latency_ms === null ? "—" : `${w.p95_latency_ms} ms`}</p><p class="hint">95% of attempts took this long or less</p></div></div>${failing}</section>`;
 }
 
 async function overviewPage(ctx: DashboardContext, request: FastifyRequest, reply: FastifyReply) {
