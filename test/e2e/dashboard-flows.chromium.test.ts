@@ -388,6 +388,7 @@ describe("merchant dashboard in Chromium", () => {
     "/dashboard/deliveries",
     "/dashboard/sdk",
     "/dashboard/keys",
+    "/dashboard/audit",
     "/dashboard/account",
     "/dashboard/discrepancies",
     "/dashboard/no-such-page",

@@ -44,6 +44,8 @@ import { OPENAPI_WEBHOOKS } from "./webhooks/openapi.js";
 import { notifyWorkers, OutboxSignal } from "./webhooks/outbox.js";
 import { testWebhookRoutes } from "./operations/test-webhook.routes.js";
 import { overviewRoutes } from "./payments/overview.routes.js";
+import { registerAuditHook } from "./audit/audit.js";
+import { auditRoutes } from "./audit/audit.routes.js";
 import { endpointsRoutes } from "./webhooks/endpoints.routes.js";
 import { createEndpointsService } from "./webhooks/endpoints.service.js";
 import { settingsRoutes } from "./webhooks/settings.routes.js";
@@ -199,6 +201,8 @@ export async function buildApp(config: ServiceConfig, deps: AppDeps): Promise<Fa
   app.get("/openapi.json", { schema: { hide: true } }, async () => app.swagger());
 
   metricsRoutes(app, deps.db, metrics, config.metricsToken);
+  // Who did what: every action that changed something, as it answered (audit/audit.ts).
+  registerAuditHook(app, deps.db, (err) => app.log.warn({ err }, "audit record failed"));
 
   // A worker-only process (SVC_ROLE=worker) serves health, readiness and metrics, nothing else.
   if (config.role !== "worker") {
@@ -216,6 +220,7 @@ export async function buildApp(config: ServiceConfig, deps: AppDeps): Promise<Fa
     endpointsRoutes(app, endpoints);
     testWebhookRoutes(app, { db: deps.db, outbox, now });
     overviewRoutes(app, { db: deps.db, now });
+    auditRoutes(app, deps.db);
     dashboardRoutes(app, { config, now });
   }
 

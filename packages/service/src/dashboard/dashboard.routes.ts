@@ -27,6 +27,7 @@ import { signInPages } from "./pages/sign-in.js";
 import { webhookPages } from "./pages/webhooks.js";
 import { endpointPages } from "./pages/endpoints.js";
 import { overviewPages } from "./pages/overview.js";
+import { auditPages } from "./pages/audit.js";
 import { createSessionStore, readCookie, SESSION_COOKIE } from "./session.js";
 
 export function dashboardRoutes(
@@ -150,6 +151,7 @@ export function dashboardRoutes(
       sdkPages(scope, ctx);
       keysPages(scope, ctx);
       overviewPages(scope, ctx);
+      auditPages(scope, ctx);
       webhookPages(scope, ctx);
       endpointPages(scope, ctx);
       deliveryPages(scope, ctx);

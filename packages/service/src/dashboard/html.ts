@@ -22,6 +22,7 @@ export const PAGE_PERMISSIONS = {
   deliveries: "webhooks.manage",
   sdk: "webhooks.manage",
   keys: "webhooks.manage",
+  audit: "webhooks.manage",
 } as const satisfies Record<string, Permission>;
 
 type NavKey = keyof typeof PAGE_PERMISSIONS;
@@ -35,6 +36,7 @@ const NAV: { key: NavKey; href: string; text: string }[] = [
   { key: "deliveries", href: "/dashboard/deliveries", text: "Delivery log" },
   { key: "sdk", href: "/dashboard/sdk", text: "SDK" },
   { key: "keys", href: "/dashboard/keys", text: "API keys" },
+  { key: "audit", href: "/dashboard/audit", text: "Audit log" },
 ];
 
 export function can(user: AuthUser, permission: Permission): boolean {

@@ -6,6 +6,7 @@
 import type { Permission } from "@svc/protocol";
 import type { FastifyInstance, FastifyReply, FastifyRequest } from "fastify";
 import { dummyPasswordHash, verifyPassword } from "../../auth/passwords.js";
+import { auditRepo } from "../../audit/audit.repo.js";
 import { merchantsRepo } from "../../merchants/merchants.repo.js";
 import { type DashboardContext, formOf, queryOf, sendHtml } from "../context.js";
 import { allowedOrigins, csrfProblem } from "../csrf.js";
@@ -39,6 +40,27 @@ ${field({ name: "username", label: "Username", value: options.username ?? "", at
 ${field({ name: "password", label: "Password", type: "password", attrs: 'autocomplete="current-password" required' })}
 <button type="submit">Sign in</button></form></div>`;
   return sendHtml(reply, options.status ?? 200, layout({ title: "Sign in" }, body));
+}
+
+/** A sign-in, good or bad, in the merchant's audit log (a failed one only for a user that exists). */
+async function recordSignIn(
+  ctx: DashboardContext,
+  request: FastifyRequest,
+  user: { merchant_id: string; username: string },
+  action: "user.signed_in" | "user.sign_in_failed",
+): Promise<void> {
+  await auditRepo
+    .record(ctx.services().db, {
+      merchantId: user.merchant_id,
+      actorKind: "user",
+      actor: user.username,
+      action,
+      target: null,
+      detail: {},
+      ip: request.ip,
+      userAgent: request.headers["user-agent"] ?? null,
+    })
+    .catch((err: unknown) => request.log.warn({ err }, "audit record failed"));
 }
 
 export function signInPages(scope: FastifyInstance, ctx: DashboardContext): void {
@@ -82,6 +104,7 @@ export function signInPages(scope: FastifyInstance, ctx: DashboardContext): void
     // An unknown user costs one verification against a hash of the same parameters, as a known one does.
     const ok = await verifyPassword(password, user?.password_hash ?? (await dummyPasswordHash()));
     if (!user || !ok) {
+      if (user) await recordSignIn(ctx, request, user, "user.sign_in_failed");
       return signInPage(reply, secure, {
         status: 401,
         username,
@@ -90,6 +113,7 @@ export function signInPages(scope: FastifyInstance, ctx: DashboardContext): void
       });
     }
     await ctx.lockout.recordSuccess(username, request.ip);
+    await recordSignIn(ctx, request, user, "user.signed_in");
     const { token } = await ctx.sessions.create(user, user.merchant_id);
     reply.header("set-cookie", [
       cookieHeader(SESSION_COOKIE, token, { secure }),

@@ -1,0 +1,168 @@
+/**
+ * The audit log: who did what to a merchant's account, when and from where. One hook records
+ * every action that changed something, from the HTTP API (private key or Basic auth) and from the
+ * dashboard (its confirmed forms), as it answered; sign-ins are recorded by the sign-in page.
+ * Reads are not recorded, except revealing the signing secret.
+ *
+ * The record is written after the answer (it never slows or fails the action). A crash between
+ * the two loses that record: the audit log is an account of activity, not the ledger (operations
+ * and their webhooks are).
+ */
+import type { FastifyInstance, FastifyRequest } from "fastify";
+import type { Db } from "../db/client.js";
+import { auditRepo } from "./audit.repo.js";
+
+/** An action the hook records: its name, the target's route parameter, and what of the body to keep. */
+interface Rule {
+  action: string | ((body: Record<string, unknown>) => string);
+  target?: string;
+  keep?: string[];
+  /** Dashboard forms that ask first: only the confirmed POST did something. */
+  confirmed?: boolean;
+}
+
+const API: Record<string, Rule> = {
+  "POST /v1/operations": {
+    action: (b) => `operation.${String(b.operation ?? "unknown")}`,
+    keep: ["session_id", "order_no", "amount", "currency_code"],
+  },
+  "PUT /v1/webhooks/config": {
+    action: "webhooks.config_changed",
+    keep: [
+      "enabled",
+      "operations_webhook_url",
+      "notify_api_initiated",
+      "timeout_seconds",
+      "retry_schedule_seconds",
+    ],
+  },
+  "PUT /v1/webhooks/plugins/:type": {
+    action: "webhooks.plugin_changed",
+    target: "type",
+    keep: ["webhook_url", "enabled"],
+  },
+  "POST /v1/webhooks/secret/rotate": { action: "webhooks.secret_rotated" },
+  "POST /v1/webhooks/endpoints": {
+    action: "webhooks.endpoint_created",
+    keep: ["url", "event_types", "enabled"],
+  },
+  "PATCH /v1/webhooks/endpoints/:id": {
+    action: "webhooks.endpoint_changed",
+    target: "id",
+    keep: ["url", "event_types", "enabled", "payload_version", "include_metadata"],
+  },
+  "DELETE /v1/webhooks/endpoints/:id": { action: "webhooks.endpoint_deleted", target: "id" },
+  "POST /v1/webhooks/endpoints/:id/replay": { action: "webhooks.replayed", target: "id", keep: ["since"] },
+  "POST /v1/webhooks/endpoints/:id/test": { action: "webhooks.test_sent", target: "id" },
+  "POST /v1/webhooks/test": { action: "webhooks.test_sent" },
+  "POST /v1/webhooks/messages/:id/replay": { action: "webhooks.replayed", target: "id" },
+  "POST /v1/webhooks/replay": { action: "webhooks.replayed", keep: ["status", "since", "until"] },
+};
+
+const DASHBOARD: Record<string, Rule> = {
+  "POST /dashboard/payments/:session_id/refund": {
+    action: "operation.refund",
+    target: "session_id",
+    keep: ["amount", "reason"],
+    confirmed: true,
+  },
+  "POST /dashboard/payments/:session_id/capture": {
+    action: "operation.capture",
+    target: "session_id",
+    keep: ["amount", "reason"],
+    confirmed: true,
+  },
+  "POST /dashboard/payments/:session_id/void": {
+    action: "operation.void",
+    target: "session_id",
+    keep: ["reason"],
+    confirmed: true,
+  },
+  "POST /dashboard/payments/new": {
+    action: "payment_request.created",
+    keep: ["amount", "currency_code", "order_no"],
+  },
+  "POST /dashboard/webhooks/config": {
+    action: "webhooks.config_changed",
+    keep: [
+      "enabled",
+      "operations_webhook_url",
+      "notify_api_initiated",
+      "timeout_seconds",
+      "retry_schedule_seconds",
+    ],
+  },
+  "POST /dashboard/webhooks/plugins/:type": { action: "webhooks.plugin_changed", target: "type" },
+  "POST /dashboard/webhooks/secret/reveal": { action: "webhooks.secret_revealed" },
+  "POST /dashboard/webhooks/secret/rotate": { action: "webhooks.secret_rotated", confirmed: true },
+  "POST /dashboard/webhooks/test": { action: "webhooks.test_sent" },
+  "POST /dashboard/webhooks/endpoints": { action: "webhooks.endpoint_created", keep: ["url"] },
+  "POST /dashboard/webhooks/endpoints/:id": {
+    action: "webhooks.endpoint_changed",
+    target: "id",
+    keep: ["url", "enabled"],
+  },
+  "POST /dashboard/webhooks/endpoints/:id/delete": {
+    action: "webhooks.endpoint_deleted",
+    target: "id",
+    confirmed: true,
+  },
+  "POST /dashboard/webhooks/endpoints/:id/replay": { action: "webhooks.replayed", target: "id" },
+  "POST /dashboard/webhooks/endpoints/:id/test": { action: "webhooks.test_sent", target: "id" },
+  "POST /dashboard/deliveries/:message_id/replay": { action: "webhooks.replayed", target: "message_id" },
+  "POST /dashboard/deliveries/:message_id/send": {
+    action: "webhooks.sent_to_current_url",
+    target: "message_id",
+    keep: ["url"],
+  },
+  "POST /dashboard/deliveries/replay": {
+    action: "webhooks.replayed",
+    keep: ["failed_since", "failed_until"],
+  },
+  "POST /dashboard/keys": { action: "key.created", keep: ["kind", "label"] },
+  "POST /dashboard/keys/:key_id/revoke": { action: "key.revoked", target: "key_id", confirmed: true },
+  "POST /dashboard/sdk": { action: "sdk.settings_changed" },
+  "POST /dashboard/sign-out": { action: "user.signed_out" },
+};
+
+function bodyOf(request: FastifyRequest): Record<string, unknown> {
+  const body = request.body;
+  return typeof body === "object" && body !== null && !Array.isArray(body)
+    ? (body as Record<string, unknown>)
+    : {};
+}
+
+/** Records the actions of {@link API} and {@link DASHBOARD} that succeeded. */
+export function registerAuditHook(app: FastifyInstance, db: Db, onError: (error: unknown) => void): void {
+  app.addHook("onResponse", async (request, reply) => {
+    const key = `${request.method} ${request.routeOptions.url ?? ""}`;
+    const rule = API[key] ?? DASHBOARD[key];
+    if (!rule) return;
+    const dashboard = key.includes(" /dashboard/");
+    // The API answers 2xx for done (202: queued); a dashboard form that did something answers
+    // 303 (or 200 with what it shows, e.g. a new key); errors are 4xx/5xx.
+    if (reply.statusCode >= 400 || (!dashboard && reply.statusCode >= 300)) return;
+    const p = request.principal;
+    if (!p || (p.kind !== "private" && p.kind !== "user")) return;
+    const body = bodyOf(request);
+    if (rule.confirmed && body.confirm !== "yes") return;
+    const params = (request.params ?? {}) as Record<string, string>;
+    const detail: Record<string, unknown> = {};
+    for (const k of rule.keep ?? []) if (body[k] !== undefined && body[k] !== "") detail[k] = body[k];
+    if (reply.statusCode === 202) detail.queued = true;
+    try {
+      await auditRepo.record(db, {
+        merchantId: p.merchantId,
+        actorKind: p.kind === "user" ? "user" : "api_key",
+        actor: p.kind === "user" ? p.user.username : await auditRepo.keyHint(db, p.credential),
+        action: typeof rule.action === "function" ? rule.action(body) : rule.action,
+        target: rule.target ? (params[rule.target] ?? null) : null,
+        detail,
+        ip: request.ip,
+        userAgent: request.headers["user-agent"] ?? null,
+      });
+    } catch (error) {
+      onError(error);
+    }
+  });
+}
