@@ -221,21 +221,13 @@ export function createPaymentsService(db: Db, deps: { now: () => Date; events?: 
       const rows = await paymentsRepo.list(db, merchantId, filter, page);
       return {
         items: rows.slice(0, page.limit).map((tx) => ({
-          session_id: tx.session_id,
-          order_no: tx.order_no,
-          state: tx.state,
-          amount: formatAmount(tx.amount_minor, tx.currency_code),
-          currency_code: tx.currency_code,
-          type: tx.type,
-          created_via: tx.created_via,
-          pg_code: tx.pg_code,
+          ...listItem(tx),
+          // One line for people: the name, else how else the customer is known.
           customer:
             [tx.customer_first_name, tx.customer_last_name].filter(Boolean).join(" ") ||
             tx.customer_email ||
             tx.customer_id ||
             tx.customer_phone,
-          metadata: tx.metadata,
-          created_at: tx.created_at,
         })),
         hasMore: rows.length > page.limit,
       };
