@@ -47,6 +47,8 @@ import { overviewRoutes } from "./payments/overview.routes.js";
 import { registerAuditHook } from "./audit/audit.js";
 import { auditRoutes } from "./audit/audit.routes.js";
 import { endpointsRoutes } from "./webhooks/endpoints.routes.js";
+import { createListenService } from "./webhooks/listen.js";
+import { listenRoutes } from "./webhooks/listen.routes.js";
 import { createEndpointsService } from "./webhooks/endpoints.service.js";
 import { settingsRoutes } from "./webhooks/settings.routes.js";
 import { createSettingsService } from "./webhooks/settings.service.js";
@@ -218,6 +220,7 @@ export async function buildApp(config: ServiceConfig, deps: AppDeps): Promise<Fa
     settingsRoutes(app, webhookSettings);
     messagesRoutes(app, messages);
     endpointsRoutes(app, endpoints);
+    listenRoutes(app, createListenService(deps.db, { endpoints, now }), outbox);
     testWebhookRoutes(app, { db: deps.db, outbox, now });
     overviewRoutes(app, { db: deps.db, now });
     auditRoutes(app, deps.db);

@@ -327,6 +327,37 @@ export function createEndpointsService(
       return rows.map((r) => ({ id: r.id, url: r.url, disabled_at: iso(r.disabled_at) }));
     },
 
+    /**
+     * The temporary endpoint of `svc listen` (kind `cli`): its address is its own stream, so it
+     * needs no URL; it counts towards the merchant's endpoints until the CLI deletes it.
+     */
+    async createCli(merchantId: string, eventTypes: string[] | undefined): Promise<EndpointView> {
+      const valid = validate({ ...(eventTypes ? { event_types: eventTypes } : {}) }, false);
+      return db.tx(async (q) => {
+        await q.query("select id from merchants where id = $1 for update", [merchantId]);
+        if ((await endpointsRepo.count(q, merchantId)) >= MAX_ENDPOINTS)
+          throw new AppError(
+            "limit_reached",
+            `A merchant can have ${MAX_ENDPOINTS} webhook endpoints: delete one you no longer use first (svc listen deletes its own when it stops).`,
+          );
+        const id = newId("we");
+        return endpointView(
+          await endpointsRepo.insert(q, {
+            id,
+            merchant_id: merchantId,
+            kind: "cli",
+            url: `svc-cli://${id}`,
+            description: "svc listen",
+            event_types: valid.event_types === undefined ? null : valid.event_types,
+            headers: {},
+            enabled: true,
+            payload_version: CURRENT_PAYLOAD_VERSION,
+            include_metadata: false,
+          }),
+        );
+      });
+    },
+
     async create(
       merchantId: string,
       input: EndpointInput,

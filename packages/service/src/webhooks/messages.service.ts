@@ -97,7 +97,8 @@ export function createMessagesService(db: Db, deps: { outbox: OutboxSignal }) {
         ...plugins.map((p) => (p.enabled ? p.webhook_url : null)),
       ]))
         current.set(url, null);
-      for (const e of routing.endpoints) if (e.enabled) current.set(e.url, e.id);
+      // A `svc listen` endpoint is someone's terminal for now, not a URL to send old messages to.
+      for (const e of routing.endpoints) if (e.enabled && e.kind !== "cli") current.set(e.url, e.id);
       return [...current]
         .filter(([url]) => !urlsSentTo.includes(url))
         .map(([url, endpointId]) => ({ url, endpointId }));

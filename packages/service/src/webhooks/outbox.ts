@@ -121,10 +121,11 @@ export interface Enqueue {
   /** The endpoint each URL belongs to, position by position (absent or null: a seed destination). */
   endpointIds?: (string | null)[] | undefined;
   /**
-   * Position by position, whether the URL's endpoint is disabled: its delivery is written failed
-   * ("endpoint disabled"), never attempted, so re-enabling it can replay what it missed.
+   * Position by position, how the delivery starts: `pending` (the worker sends it; the default),
+   * `failed` (its endpoint is disabled: "endpoint disabled", never attempted, so re-enabling it can
+   * replay what it missed) or `stream` (an endpoint of `svc listen`: its CLI takes it).
    */
-  held?: boolean[] | undefined;
+  statuses?: DeliveryStart[] | undefined;
   config: Pick<WebhookConfig, "timeout_seconds" | "retry_schedule_seconds">;
 }
 
@@ -178,7 +179,7 @@ export async function enqueueMany(q: Queryable, items: Enqueue[]): Promise<(stri
   const ids = items.map(({ urls }) => (urls.length === 0 ? undefined : newId("msg")));
   const messages = items.flatMap(({ message }, i) => (ids[i] ? [{ id: ids[i], ...message }] : []));
   if (messages.length === 0) return ids;
-  const deliveries = items.flatMap(({ message, urls, endpointIds, held, config }, i) =>
+  const deliveries = items.flatMap(({ message, urls, endpointIds, statuses, config }, i) =>
     urls.map((url, u): NewDelivery => ({
       messageId: ids[i]!,
       merchantId: message.merchantId,
@@ -188,7 +189,7 @@ export async function enqueueMany(q: Queryable, items: Enqueue[]): Promise<(stri
       eventType: message.eventType,
       endpointId: endpointIds?.[u] ?? null,
       payloadVersion: message.payloadVersion ?? FIRST_PAYLOAD_VERSION,
-      held: held?.[u] ?? false,
+      status: statuses?.[u] ?? "pending",
     })),
   );
   await q.query(ENQUEUE, [
@@ -216,8 +217,10 @@ interface NewDelivery {
   eventType: string;
   endpointId: string | null;
   payloadVersion: string;
-  held: boolean;
+  status: DeliveryStart;
 }
+
+export type DeliveryStart = "pending" | "failed" | "stream";
 
 // ENQUEUE's deliveries without the message (it exists): its parameters from $10 are $1 here.
 const ADD_DELIVERIES = `with counters as (
@@ -248,12 +251,16 @@ export async function addDelivery(
     parentSessionId: string;
     url: string;
     endpointId: string | null;
+    endpointKind?: "endpoint" | "cli" | undefined;
     eventType: string;
     payloadVersion: string;
     config: Pick<WebhookConfig, "timeout_seconds" | "retry_schedule_seconds">;
   },
 ): Promise<void> {
-  await q.query(ADD_DELIVERIES, deliveryParams([{ ...d, held: false }]));
+  await q.query(
+    ADD_DELIVERIES,
+    deliveryParams([{ ...d, status: d.endpointKind === "cli" ? "stream" : "pending" }]),
+  );
 }
 
 /** Parameters $10… of ENQUEUE (ADD_DELIVERIES: $1…): the deliveries and their counters. */
@@ -291,6 +298,6 @@ function deliveryParams(input: NewDelivery[]): unknown[] {
     deliveries.map((d) => d.count),
     deliveries.map((d) => d.endpointId),
     deliveries.map((d) => d.payloadVersion),
-    deliveries.map((d) => (d.held ? "failed" : "pending")),
+    deliveries.map((d) => d.status),
   ];
 }

@@ -16,7 +16,7 @@
  */
 import type { PayloadVersion } from "@svc/webhooks/sign";
 import type { Queryable } from "../db/client.js";
-import { enqueueMany, FIRST_PAYLOAD_VERSION, type NewMessage } from "./outbox.js";
+import { type DeliveryStart, enqueueMany, FIRST_PAYLOAD_VERSION, type NewMessage } from "./outbox.js";
 import type { WebhookConfig } from "./settings.repo.js";
 
 /** An enabled endpoint as routing reads it (with the merchant's routing, in the producer's statement). */
@@ -29,6 +29,8 @@ export interface EndpointRoute {
   payload_version: PayloadVersion;
   /** A disabled endpoint's deliveries are written failed, never sent: a replay sends them later. */
   enabled: boolean;
+  /** `cli`: the temporary endpoint of `svc listen`, whose deliveries its CLI takes from a stream. */
+  kind: "endpoint" | "cli";
 }
 
 /** What shapes a body: the payload version, and whether the merchant's metadata is added. */
@@ -42,8 +44,8 @@ export interface Destination {
   /** null: one of the producer's own (seed) destinations. */
   endpointId: string | null;
   variant: Variant;
-  /** The endpoint is disabled: the delivery is kept (failed, "endpoint disabled") but not sent. */
-  held?: boolean;
+  /** How the delivery starts (see Enqueue.statuses): by default `pending`, sent by the worker. */
+  start?: DeliveryStart;
 }
 
 /** The seed's destinations get the first payload version, without metadata, for good. */
@@ -56,7 +58,8 @@ export function isSubscribed(endpoint: Pick<EndpointRoute, "event_types">, event
 /**
  * Where an event goes: the producer's own URLs (each once, in order), then each endpoint
  * subscribed to `eventType`; an enabled endpoint with the URL of one of the producer's takes its
- * place (a disabled one leaves it as it is). A disabled endpoint's delivery is held.
+ * place (a disabled one leaves it as it is). A disabled endpoint's delivery is held (written
+ * failed, not sent); a `cli` endpoint's waits for its stream.
  */
 export function route(
   seedUrls: readonly string[],
@@ -77,7 +80,7 @@ export function endpointDestination(e: EndpointRoute): Destination {
     url: e.url,
     endpointId: e.id,
     variant: { version: e.payload_version, metadata: e.include_metadata },
-    ...(e.enabled ? {} : { held: true }),
+    ...(!e.enabled ? { start: "failed" as const } : e.kind === "cli" ? { start: "stream" as const } : {}),
   };
 }
 
@@ -106,7 +109,7 @@ export async function publishMany(
       message: { ...g.publication.message, payloadVersion: g.version, body: g.body },
       urls: g.destinations.map((d) => d.url),
       endpointIds: g.destinations.map((d) => d.endpointId),
-      held: g.destinations.map((d) => d.held === true),
+      statuses: g.destinations.map((d) => d.start ?? "pending"),
       config: g.publication.config,
     })),
   );

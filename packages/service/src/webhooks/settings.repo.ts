@@ -55,7 +55,7 @@ export const ROUTING_COLUMNS = `(select s.secret from webhook_secrets s
          p.webhook_url as rt_plugin_url, p.enabled as rt_plugin_enabled,
          (select coalesce(json_agg(json_build_object('id', e.id, 'url', e.url, 'event_types', e.event_types,
                     'include_metadata', e.include_metadata, 'payload_version', e.payload_version,
-                    'enabled', e.enabled)
+                    'enabled', e.enabled, 'kind', e.kind)
                   order by e.created_at, e.id), '[]'::json)
             from webhook_endpoints e where e.merchant_id = t.merchant_id) as rt_endpoints`;
 
