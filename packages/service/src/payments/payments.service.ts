@@ -126,6 +126,8 @@ export function createPaymentsService(db: Db, deps: { now: () => Date; events?: 
       for (const row of expired) await deps.events?.onPaymentEvent?.(t, row);
       return expired.length;
     };
+    // One session that is not due (nearly every status read): one indexed look, no transaction.
+    if (!q && sessionId && !(await transactionsRepo.isDue(db, deps.now(), sessionId))) return 0;
     const count = q ? await run(q) : await db.tx(run);
     // Inside the caller's transaction the wake comes before its commit; the workers' poll covers that.
     if (count > 0) deps.events?.paymentEventCommitted?.();

@@ -74,6 +74,14 @@ export const transactionsRepo = {
       ])
     )[0];
   } /** Marks due open sessions expired (never one with a payment in flight). */,
+  /** Whether the session is open past its expiry (expireDue would turn it `expired`). */
+  async isDue(q: Queryable, now: Date, sessionId: string): Promise<boolean> {
+    const rows = await q.query(
+      "select 1 from transactions where session_id = $1 and state in ('created', 'pending') and expires_at <= $2",
+      [sessionId, now],
+    );
+    return rows.length > 0;
+  },
   async expireDue(q: Queryable, now: Date, sessionId?: string): Promise<TransactionRow[]> {
     return q.query<TransactionRow>(
       `update transactions set state = 'expired', updated_at = now(), completed_at = $1
