@@ -13,32 +13,40 @@ export interface AuditEvent {
   user_agent: string | null;
 }
 
+export interface NewAuditEvent {
+  merchantId: string;
+  actorKind: "user" | "api_key";
+  actor: string;
+  action: string;
+  target: string | null;
+  detail: Record<string, unknown>;
+  ip: string | null;
+  userAgent: string | null;
+  /** When it happened (default: now). */
+  at?: Date;
+}
+
 export const auditRepo = {
-  async record(
-    q: Queryable,
-    e: {
-      merchantId: string;
-      actorKind: "user" | "api_key";
-      actor: string;
-      action: string;
-      target: string | null;
-      detail: Record<string, unknown>;
-      ip: string | null;
-      userAgent: string | null;
-    },
-  ): Promise<void> {
+  async record(q: Queryable, e: NewAuditEvent): Promise<void> {
+    await auditRepo.recordMany(q, [e]);
+  },
+  /** Many events in one statement (the hook's buffer). */
+  async recordMany(q: Queryable, events: NewAuditEvent[]): Promise<void> {
+    if (events.length === 0) return;
     await q.query(
-      `insert into audit_events (merchant_id, actor_kind, actor, action, target, detail, ip, user_agent)
-       values ($1, $2, $3, $4, $5, $6::jsonb, $7, $8)`,
+      `insert into audit_events (merchant_id, actor_kind, actor, action, target, detail, ip, user_agent, at)
+       select * from unnest($1::text[], $2::text[], $3::text[], $4::text[], $5::text[], $6::jsonb[], $7::text[],
+                            $8::text[], $9::timestamptz[])`,
       [
-        e.merchantId,
-        e.actorKind,
-        e.actor.slice(0, 200),
-        e.action,
-        e.target?.slice(0, 200) ?? null,
-        JSON.stringify(e.detail),
-        e.ip,
-        e.userAgent?.slice(0, 300) ?? null,
+        events.map((e) => e.merchantId),
+        events.map((e) => e.actorKind),
+        events.map((e) => e.actor.slice(0, 200)),
+        events.map((e) => e.action),
+        events.map((e) => e.target?.slice(0, 200) ?? null),
+        events.map((e) => JSON.stringify(e.detail)),
+        events.map((e) => e.ip),
+        events.map((e) => e.userAgent?.slice(0, 300) ?? null),
+        events.map((e) => (e.at ?? new Date()).toISOString()),
       ],
     );
   },

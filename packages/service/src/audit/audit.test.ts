@@ -53,6 +53,8 @@ describe.each(STORES)("audit log on %s", (store) => {
     });
     await client.get("/dashboard/webhooks");
     await client.post("/dashboard/webhooks/secret/rotate", { confirm: "yes" });
+    // Written in batches a moment after the answers.
+    await expect.poll(async () => (await events()).data.length, { timeout: 5_000 }).toBe(6);
     const got = await events();
     const actions = got.data.map((e: { action: string }) => e.action);
     expect(actions).toEqual([
