@@ -7,6 +7,7 @@
  */
 import { PAYLOAD_VERSIONS, signWebhook, VERSION_HEADER } from "@svc/webhooks/sign";
 import { Agent, type Dispatcher } from "undici";
+import { parseRetryAfter } from "./retry-policy.js";
 import { MAX_TIMEOUT_SECONDS } from "./settings.repo.js";
 import { checkLiteralHost, createGuardedLookup, type ResolveAll } from "./ssrf.js";
 
@@ -42,14 +43,6 @@ export function createDeliveryAgent(options: { allowPrivate: boolean; resolve?: 
       ...(options.allowPrivate ? {} : { lookup: createGuardedLookup(options.resolve) as never }),
     },
   });
-}
-
-export function parseRetryAfter(value: string | string[] | undefined, now = Date.now()): number | null {
-  const raw = Array.isArray(value) ? value[0] : value;
-  if (!raw) return null;
-  if (/^\d+$/.test(raw.trim())) return Number(raw.trim());
-  const at = Date.parse(raw);
-  return Number.isNaN(at) ? null : Math.max(0, Math.ceil((at - now) / 1000));
 }
 
 function describe(error: unknown): string {

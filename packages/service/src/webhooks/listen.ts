@@ -14,11 +14,11 @@ import { signWebhook } from "@svc/webhooks/sign";
 import { VERSION_HEADER } from "@svc/webhooks/sign";
 import type { Db } from "../db/client.js";
 import { AppError } from "../http/problem.js";
-import { parseRetryAfter } from "./deliver.js";
+
 import { type EndpointsService, endpointView } from "./endpoints.service.js";
 import { endpointsRepo } from "./endpoints.repo.js";
 import { settingsRepo } from "./settings.repo.js";
-import { nextState } from "./worker.js";
+import { nextState, parseRetryAfter } from "./retry-policy.js";
 
 /** How long a streamed delivery is the CLI's before it may be taken again (it forwards, then reports). */
 export const STREAM_LEASE_SECONDS = 60;

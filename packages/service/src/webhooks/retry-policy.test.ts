@@ -1,7 +1,6 @@
 import { describe, expect, it } from "vitest";
-import { parseRetryAfter } from "./deliver.js";
 import { timestampUtc } from "./format.js";
-import { nextState } from "./worker.js";
+import { nextState, parseRetryAfter } from "./retry-policy.js";
 
 const now = new Date("2026-11-21T10:00:00Z");
 const schedule = [5, 300, 1800];

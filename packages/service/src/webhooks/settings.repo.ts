@@ -2,9 +2,10 @@
 import type { TransactionType } from "@svc/protocol";
 import type { Queryable } from "../db/client.js";
 import type { EndpointRoute } from "./publish.js";
+import { DEFAULT_RETRY_SCHEDULE_SECONDS } from "./retry-policy.js";
 
-/** Default retry schedule: delays after each failed try, in seconds (5 s … 10 h). */
-export const DEFAULT_RETRY_SCHEDULE_SECONDS: readonly number[] = [5, 300, 1800, 7200, 18000, 36000, 36000];
+/** The default schedule is the retry policy's (retry-policy.ts). */
+export { DEFAULT_RETRY_SCHEDULE_SECONDS };
 export const DEFAULT_TIMEOUT_SECONDS = 15;
 /** The longest per-attempt timeout a destination may have. */
 export const MAX_TIMEOUT_SECONDS = 30;

@@ -6,11 +6,9 @@
 import { newId, type TransactionType } from "@svc/protocol";
 import type { Db } from "../db/client.js";
 import { FieldErrors } from "../http/problem.js";
+import { MAX_RETRIES, MAX_RETRY_DELAY_SECONDS } from "./retry-policy.js";
 import { newWebhookSecret } from "./secrets.js";
 import { type PluginConfig, SECRET_OVERLAP_MS, settingsRepo, type WebhookConfig } from "./settings.repo.js";
-
-const MAX_RETRIES = 20;
-const MAX_RETRY_DELAY_SECONDS = 7 * 24 * 3600; // one week between two tries at most
 
 export type ConfigInput = Partial<WebhookConfig>;
 

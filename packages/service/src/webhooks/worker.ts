@@ -7,8 +7,9 @@
 import type { Agent } from "undici";
 import type { Db } from "../db/client.js";
 import type { Metrics } from "../metrics/metrics.js";
-import { type AttemptOutcome, attemptDelivery, createDeliveryAgent } from "./deliver.js";
+import { attemptDelivery, createDeliveryAgent } from "./deliver.js";
 import { type ClaimedDelivery, type DeliveryOutcome, deliveryRepo } from "./delivery.repo.js";
+import { nextState } from "./retry-policy.js";
 import { OUTBOX_CHANNEL, type OutboxSignal } from "./outbox.js";
 import type { ResolveAll } from "./ssrf.js";
 import { settlesWithin } from "../lifecycle.js";
@@ -24,10 +25,6 @@ const CLAIMERS = 2;
 const FLUSH_DELAY_MS = 2;
 /** Fallback wake-up for retries and expired leases only; new messages wake the worker at once. */
 export const FALLBACK_POLL_MS = 1_000;
-/** ±10 % jitter on retry delays so retries of many failures do not arrive together. */
-const JITTER = 0.1;
-/** Retry-After is honoured up to this long (a day). */
-const MAX_RETRY_AFTER_SECONDS = 24 * 3600;
 const STOP_GRACE_MS = 5_000;
 
 export interface WorkerOptions {
@@ -40,25 +37,6 @@ export interface WorkerOptions {
   fallbackPollMs?: number;
   /** Name resolution behind the SSRF guard (default: the system resolver). */
   resolve?: ResolveAll;
-}
-
-/** The next state of a delivery after an attempt, by the retry policy. */
-export function nextState(
-  delivery: Pick<ClaimedDelivery, "tries" | "retry_schedule_seconds">,
-  outcome: Pick<AttemptOutcome, "ok" | "statusCode" | "retryAfterSeconds">,
-  now: Date,
-  random: () => number = Math.random,
-): { status: DeliveryOutcome["status"]; nextAttemptAt: Date | null } {
-  if (outcome.ok) return { status: "succeeded", nextAttemptAt: null };
-  // 410 Gone: the receiver says this endpoint is gone for good.
-  if (outcome.statusCode === 410) return { status: "failed", nextAttemptAt: null };
-  const delay = delivery.retry_schedule_seconds[delivery.tries - 1];
-  if (delay === undefined) return { status: "failed", nextAttemptAt: null };
-  const seconds =
-    outcome.retryAfterSeconds !== null
-      ? Math.min(outcome.retryAfterSeconds, MAX_RETRY_AFTER_SECONDS)
-      : delay * (1 + (random() * 2 - 1) * JITTER);
-  return { status: "retrying", nextAttemptAt: new Date(now.getTime() + seconds * 1000) };
 }
 
 export class DeliveryWorker {
