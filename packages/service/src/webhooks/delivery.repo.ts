@@ -160,7 +160,7 @@ export const deliveryRepo = {
     if (forEndpoints.length > 0) await recordEndpointHealth(q, forEndpoints);
   },
 
-  /** Whether `record` of these outcomes needs a transaction (the ordering push-back must commit with them) (and so needs a transaction). */
+  /** Whether `record` of these outcomes needs a transaction: the ordering push-back of a retry must commit with it. */
   needsTransaction(outcomes: DeliveryOutcome[]): boolean {
     return outcomes.some((o) => o.status === "retrying");
   },

@@ -4,7 +4,8 @@
  * URLs after its gate — and how to write the body of a payload variant) inside its own
  * transaction, and the outbox routes it:
  *
- * - to the producer's destinations, and to every enabled endpoint subscribed to the event type;
+ * - to the producer's destinations, and to every endpoint subscribed to the event type (a disabled
+ *   one's delivery is held, a `cli` one's waits for its stream);
  * - one delivery per URL: an endpoint whose URL is also one of the producer's destinations takes
  *   that delivery (its custom headers and payload variant apply), so a receiver never gets one
  *   event twice;
@@ -19,7 +20,7 @@ import type { Queryable } from "../db/client.js";
 import { type DeliveryStart, enqueueMany, FIRST_PAYLOAD_VERSION, type NewMessage } from "./outbox.js";
 import type { WebhookConfig } from "./settings.repo.js";
 
-/** An enabled endpoint as routing reads it (with the merchant's routing, in the producer's statement). */
+/** An endpoint as routing reads it (with the merchant's routing, in the producer's statement), disabled ones too. */
 export interface EndpointRoute {
   id: string;
   url: string;
