@@ -85,3 +85,26 @@ describe("the service's dependency direction", () => {
     expect(domains).toEqual([...KNOWN_WEBHOOKS_DOMAIN_IMPORTS].sort());
   });
 });
+
+describe("route inputs are typed by their schemas", () => {
+  /**
+   * Routes are registered on `typed(app)` (http/schema.ts): `request.body`, `params` and `query`
+   * take their types from the TypeBox schema that validated them. A cast would silently
+   * disagree with the schema; only the input guard, a hook that runs before any schema, reads
+   * an unvalidated query.
+   */
+  const ALLOWED = new Set(["http/input-guard.ts"]);
+  const CAST = /request\.(?:body|query|params)\s+as\s/;
+
+  it("finds a cast when there is one (a check of the pattern)", () => {
+    expect(CAST.test("const b = request.body as Body;")).toBe(true);
+    expect(CAST.test("const b = request.body;")).toBe(false);
+  });
+
+  it("no source casts request.body, params or query", () => {
+    const casts = sources(SRC)
+      .map((file) => path.relative(SRC, file))
+      .filter((rel) => !ALLOWED.has(rel) && CAST.test(readFileSync(path.join(SRC, rel), "utf8")));
+    expect(casts).toEqual([]);
+  });
+});

@@ -1,10 +1,11 @@
 /** `GET /v1/audit-events`: the audit log, newest first, a page at a time. */
-import { type Static, Type } from "@sinclair/typebox";
+import { Type } from "@sinclair/typebox";
 import type { FastifyInstance } from "fastify";
 import type { Db } from "../db/client.js";
 import { merchantOf } from "../http/auth.js";
 import { PRIVATE_SECURITY } from "../http/openapi.js";
 import { auditRepo } from "./audit.repo.js";
+import { typed } from "../http/schema.js";
 
 const Query = Type.Object(
   {
@@ -32,7 +33,8 @@ export function auditPage(rows: Awaited<ReturnType<typeof auditRepo.list>>, limi
   };
 }
 
-export function auditRoutes(app: FastifyInstance, db: Db): void {
+export function auditRoutes(fastify: FastifyInstance, db: Db): void {
+  const app = typed(fastify);
   app.get(
     "/v1/audit-events",
     {
@@ -46,7 +48,7 @@ export function auditRoutes(app: FastifyInstance, db: Db): void {
       },
     },
     async (request) => {
-      const query = request.query as Static<typeof Query>;
+      const query = request.query;
       const limit = query.limit ?? 50;
       return auditPage(await auditRepo.list(db, merchantOf(request), limit, query.before), limit);
     },

@@ -4,8 +4,8 @@ import { CURRENCY_CODES, LANGUAGES, TRANSACTION_TYPES } from "@svc/protocol";
 import type { FastifyInstance } from "fastify";
 import { merchantOf } from "../http/auth.js";
 import { PRIVATE_SECURITY } from "../http/openapi.js";
-import { stringEnum } from "../http/schema.js";
-import type { CheckoutService, CreateCheckoutInput } from "./checkout.service.js";
+import { stringEnum, typed } from "../http/schema.js";
+import type { CheckoutService } from "./checkout.service.js";
 
 const optionalText = (maxLength: number, description: string) =>
   Type.Optional(Type.String({ minLength: 1, maxLength, description }));
@@ -55,7 +55,8 @@ export const CreateCheckoutBody = Type.Object(
   { additionalProperties: false },
 );
 
-export function checkoutRoutes(app: FastifyInstance, checkout: CheckoutService): void {
+export function checkoutRoutes(fastify: FastifyInstance, checkout: CheckoutService): void {
+  const app = typed(fastify);
   app.post(
     "/v1/checkout",
     {
@@ -68,7 +69,7 @@ export function checkoutRoutes(app: FastifyInstance, checkout: CheckoutService):
       },
     },
     async (request, reply) => {
-      const created = await checkout.create(merchantOf(request), request.body as CreateCheckoutInput, "api");
+      const created = await checkout.create(merchantOf(request), request.body, "api");
       return reply.status(201).send(created);
     },
   );

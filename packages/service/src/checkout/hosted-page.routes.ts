@@ -6,6 +6,7 @@
  */
 import { randomBytes } from "node:crypto";
 import { FINAL_PARENT_STATES, type Language, LANGUAGES, formatAmount } from "@svc/protocol";
+import { Type } from "@sinclair/typebox";
 import type { FastifyInstance, FastifyReply } from "fastify";
 import { AppError } from "../http/problem.js";
 import { parseCardForm } from "./card-input.js";
@@ -13,6 +14,7 @@ import type { TransactionRow } from "./checkout.repo.js";
 import type { CheckoutService } from "./checkout.service.js";
 import { type CardFormView, cardFormPage, messagePage } from "./hosted-page.html.js";
 import type { TextKey } from "./i18n.js";
+import { typed } from "../http/schema.js";
 
 const SESSION_ID = /^sess_[a-z2-7]{1,40}$/;
 const FINAL = new Set<string>(FINAL_PARENT_STATES);
@@ -62,8 +64,14 @@ function formOf(body: unknown): Record<string, string> {
   return form;
 }
 
-export function hostedPageRoutes(app: FastifyInstance, checkout: CheckoutService): void {
-  const schema = { hide: true };
+export function hostedPageRoutes(fastify: FastifyInstance, checkout: CheckoutService): void {
+  const app = typed(fastify);
+  const schema = {
+    hide: true,
+    params: Type.Object({ session_id: Type.String() }),
+    // Any query is accepted (a page never answers 400 for a stray parameter); each is checked.
+    querystring: Type.Object({ lang: Type.Optional(Type.Unknown()), pg_code: Type.Optional(Type.Unknown()) }),
+  };
 
   async function formView(
     tx: TransactionRow,
@@ -136,7 +144,7 @@ export function hostedPageRoutes(app: FastifyInstance, checkout: CheckoutService
   }
 
   app.get("/pay/:session_id", { schema }, async (request, reply) => {
-    const { session_id } = request.params as { session_id: string };
+    const { session_id } = request.params;
     const lang = langOf(request.query);
     const tx = await loadPage(session_id);
     if (!tx) return notFound(reply, lang);
@@ -146,14 +154,14 @@ export function hostedPageRoutes(app: FastifyInstance, checkout: CheckoutService
       if (next) return reply.header("cache-control", "no-store").redirect(next, 303);
     }
     if (tx.state !== "created" && tx.state !== "pending") return statePage(reply, tx, lang);
-    const pgCode = (request.query as { pg_code?: string }).pg_code;
+    const pgCode = typeof request.query.pg_code === "string" ? request.query.pg_code : undefined;
     const view = await formView(tx, lang, pgCode, {}, {});
     if (view.gateways.length === 0) return notFound(reply, view.language);
     return html(reply, 200, (nonce) => cardFormPage({ ...view, nonce }));
   });
 
   app.post("/pay/:session_id", { schema }, async (request, reply) => {
-    const { session_id } = request.params as { session_id: string };
+    const { session_id } = request.params;
     const form = formOf(request.body);
     const lang = langOf(form);
     const tx = await loadPage(session_id);
@@ -186,7 +194,7 @@ export function hostedPageRoutes(app: FastifyInstance, checkout: CheckoutService
    * is in flight, the page shows the stored state (303 to the GET: reloading posts nothing).
    */
   app.post("/pay/:session_id/cancel", { schema }, async (request, reply) => {
-    const { session_id } = request.params as { session_id: string };
+    const { session_id } = request.params;
     const lang = langOf(formOf(request.body));
     const tx = SESSION_ID.test(session_id) ? await checkout.cancelOnPage(session_id) : undefined;
     if (!tx) return notFound(reply, lang);
@@ -195,7 +203,7 @@ export function hostedPageRoutes(app: FastifyInstance, checkout: CheckoutService
   });
 
   app.get("/pay/:session_id/return", { schema }, async (request, reply) => {
-    const { session_id } = request.params as { session_id: string };
+    const { session_id } = request.params;
     const lang = langOf(request.query);
     const tx = SESSION_ID.test(session_id)
       ? await checkout.handleReturn(session_id).catch(() => checkout.loadForPage(session_id))

@@ -7,10 +7,10 @@ import { FORMS_OF_PAYMENT } from "@svc/protocol";
 import type { FastifyInstance, FastifyReply } from "fastify";
 import { merchantOf } from "../http/auth.js";
 import { PUBLIC_SECURITY } from "../http/openapi.js";
-import { stringEnum } from "../http/schema.js";
+import { stringEnum, typed } from "../http/schema.js";
 import type { CheckoutService } from "./checkout.service.js";
-import type { PaymentOutcome, StartPaymentInput } from "./payment-flow.js";
-import type { SdkErrorReport, SdkService } from "./sdk.service.js";
+import type { PaymentOutcome } from "./payment-flow.js";
+import type { SdkService } from "./sdk.service.js";
 
 const CORS_MAX_AGE_S = 600;
 const SessionParams = Type.Object({ session_id: Type.String({ minLength: 1, maxLength: 64 }) });
@@ -47,8 +47,9 @@ function cors(reply: FastifyReply): void {
   reply.header("access-control-max-age", String(CORS_MAX_AGE_S));
 }
 
-export function sdkRoutes(app: FastifyInstance, checkout: CheckoutService, sdk: SdkService): void {
-  app.register(async (scope) => {
+export function sdkRoutes(fastify: FastifyInstance, checkout: CheckoutService, sdk: SdkService): void {
+  fastify.register(async (plain) => {
+    const scope = typed(plain);
     scope.addHook("onSend", async (_request, reply, payload) => {
       cors(reply);
       return payload;
@@ -75,8 +76,7 @@ export function sdkRoutes(app: FastifyInstance, checkout: CheckoutService, sdk: 
           params: SessionParams,
         },
       },
-      async (request) =>
-        checkout.sdkDetails(merchantOf(request), (request.params as { session_id: string }).session_id),
+      async (request) => checkout.sdkDetails(merchantOf(request), request.params.session_id),
     );
 
     scope.post(
@@ -105,8 +105,8 @@ export function sdkRoutes(app: FastifyInstance, checkout: CheckoutService, sdk: 
         outcomeBody(
           await checkout.startPayment(
             merchantOf(request),
-            (request.params as { session_id: string }).session_id,
-            request.body as StartPaymentInput,
+            request.params.session_id,
+            request.body,
             request.idempotencyKey,
           ),
         ),
@@ -131,11 +131,11 @@ export function sdkRoutes(app: FastifyInstance, checkout: CheckoutService, sdk: 
         },
       },
       async (request) => {
-        const body = request.body as { otp_reference: string; otp: string };
+        const body = request.body;
         return outcomeBody(
           await checkout.confirmOtp(
             merchantOf(request),
-            (request.params as { session_id: string }).session_id,
+            request.params.session_id,
             body.otp_reference,
             body.otp,
           ),
@@ -156,7 +156,7 @@ export function sdkRoutes(app: FastifyInstance, checkout: CheckoutService, sdk: 
         },
       },
       async (request) => {
-        const { session_id } = request.params as { session_id: string };
+        const { session_id } = request.params;
         const result = await checkout.paymentResult(merchantOf(request), session_id);
         return result.kind === "final"
           ? result.callback
@@ -193,11 +193,7 @@ export function sdkRoutes(app: FastifyInstance, checkout: CheckoutService, sdk: 
         },
       },
       async (request, reply) => {
-        const stored = await sdk.report(
-          merchantOf(request),
-          request.body as SdkErrorReport,
-          request.headers["user-agent"],
-        );
+        const stored = await sdk.report(merchantOf(request), request.body, request.headers["user-agent"]);
         return reply
           .status(stored ? 201 : 202)
           .send(stored ? { id: stored.id, stored: true } : { stored: false });

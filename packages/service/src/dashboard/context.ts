@@ -109,3 +109,9 @@ export function queryOf(request: FastifyRequest): Record<string, string> {
   }
   return out;
 }
+
+/** A path parameter of the route (`/payments/:session_id` → `pathParam(request, "session_id")`). */
+export function pathParam(request: FastifyRequest, name: string): string {
+  const value: unknown = Object(request.params)[name];
+  return typeof value === "string" ? value : "";
+}

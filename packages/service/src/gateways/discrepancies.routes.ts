@@ -3,7 +3,7 @@ import { Type } from "@sinclair/typebox";
 import type { FastifyInstance, FastifyRequest } from "fastify";
 import { merchantOf } from "../http/auth.js";
 import { PRIVATE_SECURITY } from "../http/openapi.js";
-import { stringEnum } from "../http/schema.js";
+import { stringEnum, typed } from "../http/schema.js";
 import type { DiscrepanciesService } from "./discrepancies.service.js";
 
 const tags = ["Gateways"];
@@ -18,7 +18,8 @@ function actorOf(request: FastifyRequest): string {
   return p.kind === "user" ? p.user.username : "api key";
 }
 
-export function discrepanciesRoutes(app: FastifyInstance, discrepancies: DiscrepanciesService): void {
+export function discrepanciesRoutes(fastify: FastifyInstance, discrepancies: DiscrepanciesService): void {
+  const app = typed(fastify);
   app.get(
     "/v1/discrepancies",
     {
@@ -41,7 +42,7 @@ export function discrepanciesRoutes(app: FastifyInstance, discrepancies: Discrep
       },
     },
     async (request) => {
-      const query = request.query as { status?: "open" | "resolved"; session_id?: string; limit?: number };
+      const query = request.query;
       return discrepancies.list(merchantOf(request), {
         status: query.status,
         sessionId: query.session_id,
@@ -55,7 +56,7 @@ export function discrepanciesRoutes(app: FastifyInstance, discrepancies: Discrep
       config: { auth: "private", permission: "payment.view" },
       schema: { tags, security, summary: "One discrepancy", params: idParams },
     },
-    async (request) => discrepancies.get(merchantOf(request), (request.params as { id: string }).id),
+    async (request) => discrepancies.get(merchantOf(request), request.params.id),
   );
   app.post(
     "/v1/discrepancies/:id/resolve",
@@ -79,11 +80,6 @@ export function discrepanciesRoutes(app: FastifyInstance, discrepancies: Discrep
       },
     },
     async (request) =>
-      discrepancies.resolve(
-        merchantOf(request),
-        (request.params as { id: string }).id,
-        (request.body as { note: string }).note,
-        actorOf(request),
-      ),
+      discrepancies.resolve(merchantOf(request), request.params.id, request.body.note, actorOf(request)),
   );
 }

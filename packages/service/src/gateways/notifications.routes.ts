@@ -6,10 +6,12 @@
 import { Type } from "@sinclair/typebox";
 import type { FastifyInstance } from "fastify";
 import { AppError } from "../http/problem.js";
+import { typed } from "../http/schema.js";
 import type { NotificationsService } from "./notifications.service.js";
 
 export function notificationsRoutes(app: FastifyInstance, notifications: NotificationsService): void {
-  app.register(async (scope) => {
+  app.register(async (plain) => {
+    const scope = typed(plain);
     scope.removeContentTypeParser("application/json");
     scope.addContentTypeParser("application/json", { parseAs: "buffer" }, (_request, body, done) =>
       done(null, body),
@@ -28,11 +30,7 @@ export function notificationsRoutes(app: FastifyInstance, notifications: Notific
         // Only a raw JSON body can be verified (a form body is parsed into fields before it arrives).
         if (!Buffer.isBuffer(request.body))
           throw new AppError("unsupported_media_type", "Send the notification as application/json.");
-        const answer = await notifications.receive(
-          (request.params as { pg_code: string }).pg_code,
-          request.body as Buffer,
-          request.headers,
-        );
+        const answer = await notifications.receive(request.params.pg_code, request.body, request.headers);
         return {
           received: true,
           outcome: answer.outcome,

@@ -3,7 +3,7 @@ import { Type } from "@sinclair/typebox";
 import { GATEWAY_KINDS, PAYMENT_OPERATIONS, PERMISSIONS } from "@svc/protocol";
 import type { FastifyInstance } from "fastify";
 import { ADMIN_SECURITY } from "../http/openapi.js";
-import { stringEnum } from "../http/schema.js";
+import { stringEnum, typed } from "../http/schema.js";
 import type { MerchantsService } from "./merchants.service.js";
 
 const tags = ["Operator"];
@@ -11,7 +11,8 @@ const security = ADMIN_SECURITY;
 const config = { auth: "admin" as const };
 const MerchantParams = Type.Object({ merchant_id: Type.String({ maxLength: 64 }) });
 
-export function adminRoutes(app: FastifyInstance, merchants: MerchantsService): void {
+export function adminRoutes(fastify: FastifyInstance, merchants: MerchantsService): void {
+  const app = typed(fastify);
   app.post(
     "/v1/admin/merchants",
     {
@@ -30,10 +31,7 @@ export function adminRoutes(app: FastifyInstance, merchants: MerchantsService): 
         ),
       },
     },
-    async (request, reply) =>
-      reply
-        .status(201)
-        .send(await merchants.createMerchant(request.body as { root_domain: string; name?: string })),
+    async (request, reply) => reply.status(201).send(await merchants.createMerchant(request.body)),
   );
 
   app.get(
@@ -47,7 +45,7 @@ export function adminRoutes(app: FastifyInstance, merchants: MerchantsService): 
         params: MerchantParams,
       },
     },
-    async (request) => merchants.getMerchant((request.params as { merchant_id: string }).merchant_id),
+    async (request) => merchants.getMerchant(request.params.merchant_id),
   );
 
   app.post(
@@ -69,8 +67,8 @@ export function adminRoutes(app: FastifyInstance, merchants: MerchantsService): 
       },
     },
     async (request, reply) => {
-      const { merchant_id } = request.params as { merchant_id: string };
-      const body = request.body as { kind: "private" | "public"; label?: string };
+      const { merchant_id } = request.params;
+      const body = request.body;
       return reply.status(201).send(await merchants.createKey(merchant_id, body.kind, body.label));
     },
   );
@@ -87,7 +85,7 @@ export function adminRoutes(app: FastifyInstance, merchants: MerchantsService): 
       },
     },
     async (request, reply) => {
-      const { merchant_id, key_id } = request.params as { merchant_id: string; key_id: string };
+      const { merchant_id, key_id } = request.params;
       await merchants.revokeKey(merchant_id, key_id);
       return reply.status(204).send();
     },
@@ -117,15 +115,8 @@ export function adminRoutes(app: FastifyInstance, merchants: MerchantsService): 
       },
     },
     async (request, reply) => {
-      const { merchant_id } = request.params as { merchant_id: string };
-      return reply
-        .status(201)
-        .send(
-          await merchants.createUser(
-            merchant_id,
-            request.body as Parameters<MerchantsService["createUser"]>[1],
-          ),
-        );
+      const { merchant_id } = request.params;
+      return reply.status(201).send(await merchants.createUser(merchant_id, request.body));
     },
   );
 
@@ -156,15 +147,8 @@ export function adminRoutes(app: FastifyInstance, merchants: MerchantsService): 
       },
     },
     async (request, reply) => {
-      const { merchant_id } = request.params as { merchant_id: string };
-      return reply
-        .status(201)
-        .send(
-          await merchants.createGateway(
-            merchant_id,
-            request.body as Parameters<MerchantsService["createGateway"]>[1],
-          ),
-        );
+      const { merchant_id } = request.params;
+      return reply.status(201).send(await merchants.createGateway(merchant_id, request.body));
     },
   );
 }

@@ -5,7 +5,7 @@ import type { FastifyInstance, FastifyRequest } from "fastify";
 import { merchantOf } from "../http/auth.js";
 import { PRIVATE_SECURITY } from "../http/openapi.js";
 import { validationError } from "../http/problem.js";
-import { stringEnum } from "../http/schema.js";
+import { stringEnum, typed } from "../http/schema.js";
 import type { OperationsService } from "./operations.service.js";
 
 export const OperationBody = Type.Object(
@@ -47,7 +47,8 @@ function initiatorOf(request: FastifyRequest) {
   return p.kind === "user" ? p.user : undefined;
 }
 
-export function operationsRoutes(app: FastifyInstance, operations: OperationsService): void {
+export function operationsRoutes(fastify: FastifyInstance, operations: OperationsService): void {
+  const app = typed(fastify);
   app.post(
     "/v1/operations",
     {
@@ -66,7 +67,7 @@ export function operationsRoutes(app: FastifyInstance, operations: OperationsSer
       },
     },
     async (request, reply) => {
-      const body = request.body as Body;
+      const body = request.body;
       if (!body.session_id === !body.order_no)
         throw validationError({
           session_id: ["give either session_id or order_no of the parent (one of them)"],

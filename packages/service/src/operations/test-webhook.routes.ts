@@ -1,9 +1,10 @@
 /** `POST /v1/webhooks/test`, `POST /v1/webhooks/endpoints/{id}/test`: a signed `webhook.test` through the real delivery path. */
-import { type Static, Type } from "@sinclair/typebox";
+import { Type } from "@sinclair/typebox";
 import type { FastifyInstance } from "fastify";
 import type { Db } from "../db/client.js";
 import { merchantOf } from "../http/auth.js";
 import { PRIVATE_SECURITY } from "../http/openapi.js";
+import { typed } from "../http/schema.js";
 import type { OutboxSignal } from "../webhooks/outbox.js";
 import { sendTestWebhook } from "./test-webhook.js";
 
@@ -13,9 +14,10 @@ const config = { auth: "private" as const, permission: "webhooks.manage" as cons
 const IdParams = Type.Object({ id: Type.String({ minLength: 1, maxLength: 64 }) });
 
 export function testWebhookRoutes(
-  app: FastifyInstance,
+  fastify: FastifyInstance,
   deps: { db: Db; outbox: OutboxSignal; now: () => Date },
 ): void {
+  const app = typed(fastify);
   const answer = async (merchantId: string, endpointId?: string) => {
     const sent = await sendTestWebhook(deps.db, deps.outbox, merchantId, { now: deps.now(), endpointId });
     return { message_id: sent.messageId ?? null, urls: sent.urls };
@@ -44,9 +46,6 @@ export function testWebhookRoutes(
         params: IdParams,
       },
     },
-    async (request, reply) =>
-      reply
-        .status(202)
-        .send(await answer(merchantOf(request), (request.params as Static<typeof IdParams>).id)),
+    async (request, reply) => reply.status(202).send(await answer(merchantOf(request), request.params.id)),
   );
 }

@@ -1,10 +1,10 @@
 /** `GET /v1/reports/overview?range=today|7d|30d`: the figures of the dashboard's overview, as JSON. */
-import { type Static, Type } from "@sinclair/typebox";
+import { Type } from "@sinclair/typebox";
 import type { FastifyInstance } from "fastify";
 import type { Db } from "../db/client.js";
 import { merchantOf } from "../http/auth.js";
 import { PRIVATE_SECURITY } from "../http/openapi.js";
-import { stringEnum } from "../http/schema.js";
+import { stringEnum, typed } from "../http/schema.js";
 import { OVERVIEW_RANGES, overview } from "./overview.js";
 
 const Query = Type.Object(
@@ -12,7 +12,8 @@ const Query = Type.Object(
   { additionalProperties: false },
 );
 
-export function overviewRoutes(app: FastifyInstance, deps: { db: Db; now: () => Date }): void {
+export function overviewRoutes(fastify: FastifyInstance, deps: { db: Db; now: () => Date }): void {
+  const app = typed(fastify);
   app.get(
     "/v1/reports/overview",
     {
@@ -25,12 +26,6 @@ export function overviewRoutes(app: FastifyInstance, deps: { db: Db; now: () => 
         querystring: Query,
       },
     },
-    async (request) =>
-      overview(
-        deps.db,
-        merchantOf(request),
-        (request.query as Static<typeof Query>).range ?? "7d",
-        deps.now(),
-      ),
+    async (request) => overview(deps.db, merchantOf(request), request.query.range ?? "7d", deps.now()),
   );
 }

@@ -1,18 +1,19 @@
 /** The Payment Status API, and the payments list (`GET /v1/payments` without `order_no`). */
-import { type Static, Type } from "@sinclair/typebox";
+import { Type } from "@sinclair/typebox";
 import { PARENT_STATES } from "@svc/protocol";
 import type { FastifyInstance } from "fastify";
 import { merchantOf } from "../http/auth.js";
 import { PRIVATE_SECURITY } from "../http/openapi.js";
 import { validationError } from "../http/problem.js";
-import { stringEnum } from "../http/schema.js";
+import { stringEnum, typed } from "../http/schema.js";
 import type { PaymentsService } from "./payments.service.js";
 
 const tags = ["Payment Status"];
 const security = PRIVATE_SECURITY;
 const config = { auth: "private" as const, permission: "payment.view" as const };
 
-export function paymentsRoutes(app: FastifyInstance, payments: PaymentsService): void {
+export function paymentsRoutes(fastify: FastifyInstance, payments: PaymentsService): void {
+  const app = typed(fastify);
   app.get(
     "/v1/payments/:session_id",
     {
@@ -26,7 +27,7 @@ export function paymentsRoutes(app: FastifyInstance, payments: PaymentsService):
     },
     async (request) =>
       payments.status(merchantOf(request), {
-        sessionId: (request.params as { session_id: string }).session_id,
+        sessionId: request.params.session_id,
       }),
   );
   app.get(
@@ -42,7 +43,7 @@ export function paymentsRoutes(app: FastifyInstance, payments: PaymentsService):
       },
     },
     async (request) => {
-      const query = request.query as Static<typeof ListQuery>;
+      const query = request.query;
       const merchantId = merchantOf(request);
       if (query.order_no !== undefined) return payments.status(merchantId, { orderNo: query.order_no });
       return payments.page(

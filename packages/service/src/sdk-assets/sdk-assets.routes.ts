@@ -7,11 +7,13 @@
  * Files are sent brotli- or gzip-compressed as the client's Accept-Encoding allows.
  * GET /example/: the runnable example merchant page of `svc dev`.
  */
+import { Type } from "@sinclair/typebox";
 import type { FastifyInstance, FastifyReply, FastifyRequest } from "fastify";
 import type { ServiceConfig } from "../config.js";
 import { AppError } from "../http/problem.js";
 import { exampleRoutes } from "./example.routes.js";
 import { manifestOf, SDK_FILES, type SdkBuild, type SdkFile, sharedSdkAssets } from "./sdk-assets.service.js";
+import { typed } from "../http/schema.js";
 
 const CACHE_MAX_AGE_S = 300;
 const IMMUTABLE = "public, max-age=31536000, immutable";
@@ -31,7 +33,8 @@ export function chooseEncoding(header: string | undefined): "br" | "gzip" | "ide
   return "identity";
 }
 
-export function sdkAssetRoutes(app: FastifyInstance, config: ServiceConfig): void {
+export function sdkAssetRoutes(fastify: FastifyInstance, config: ServiceConfig): void {
+  const app = typed(fastify);
   const assets = sharedSdkAssets();
 
   async function buildOr503(request: FastifyRequest, reply: FastifyReply): Promise<SdkBuild | undefined> {
@@ -81,23 +84,31 @@ export function sdkAssetRoutes(app: FastifyInstance, config: ServiceConfig): voi
       .send(manifestOf(build));
   });
 
-  app.get("/sdk/:file", { schema: { hide: true } }, async (request, reply) => {
-    const { file } = request.params as { file: string };
-    if (!SDK_FILES.includes(file as SdkFile)) throw notFound(file);
-    const build = await buildOr503(request, reply);
-    if (!build) return reply;
-    return sendFile(request, reply, build, file as SdkFile, `public, max-age=${CACHE_MAX_AGE_S}`);
-  });
+  app.get(
+    "/sdk/:file",
+    { schema: { hide: true, params: Type.Object({ file: Type.String() }) } },
+    async (request, reply) => {
+      const { file } = request.params;
+      if (!SDK_FILES.includes(file as SdkFile)) throw notFound(file);
+      const build = await buildOr503(request, reply);
+      if (!build) return reply;
+      return sendFile(request, reply, build, file as SdkFile, `public, max-age=${CACHE_MAX_AGE_S}`);
+    },
+  );
 
-  app.get("/sdk/:version/:file", { schema: { hide: true } }, async (request, reply) => {
-    const { version, file } = request.params as { version: string; file: string };
-    if (!SDK_FILES.includes(file as SdkFile)) throw notFound(`${version}/${file}`);
-    const build = await buildOr503(request, reply);
-    if (!build) return reply;
-    // Only the running build is served: an old version's URL is a 404, never other bytes.
-    if (version !== build.version) throw notFound(`${version}/${file}`);
-    return sendFile(request, reply, build, file as SdkFile, IMMUTABLE);
-  });
+  app.get(
+    "/sdk/:version/:file",
+    { schema: { hide: true, params: Type.Object({ version: Type.String(), file: Type.String() }) } },
+    async (request, reply) => {
+      const { version, file } = request.params;
+      if (!SDK_FILES.includes(file as SdkFile)) throw notFound(`${version}/${file}`);
+      const build = await buildOr503(request, reply);
+      if (!build) return reply;
+      // Only the running build is served: an old version's URL is a 404, never other bytes.
+      if (version !== build.version) throw notFound(`${version}/${file}`);
+      return sendFile(request, reply, build, file as SdkFile, IMMUTABLE);
+    },
+  );
 
   // Only under `svc dev`: the page creates transactions with the demo merchant's private key.
   if (config.exampleShop) exampleRoutes(app, config, assets);

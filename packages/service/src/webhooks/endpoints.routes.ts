@@ -2,12 +2,13 @@
  * `POST/GET /v1/webhooks/endpoints`, `GET/PATCH/DELETE /v1/webhooks/endpoints/{id}`,
  * `POST /v1/webhooks/endpoints/{id}/replay`.
  */
-import { type Static, Type } from "@sinclair/typebox";
+import { Type } from "@sinclair/typebox";
 import type { FastifyInstance } from "fastify";
 import { merchantOf } from "../http/auth.js";
 import { PRIVATE_SECURITY } from "../http/openapi.js";
 import { validationError } from "../http/problem.js";
 import { type EndpointsService, MAX_HEADERS, SUBSCRIBABLE } from "./endpoints.service.js";
+import { typed } from "../http/schema.js";
 
 const tags = ["Webhooks"];
 const security = PRIVATE_SECURITY;
@@ -73,7 +74,8 @@ function sinceOf(value: string | undefined): Date | undefined {
   return at;
 }
 
-export function endpointsRoutes(app: FastifyInstance, endpoints: EndpointsService): void {
+export function endpointsRoutes(fastify: FastifyInstance, endpoints: EndpointsService): void {
+  const app = typed(fastify);
   app.get(
     "/v1/webhooks/endpoints",
     {
@@ -94,14 +96,14 @@ export function endpointsRoutes(app: FastifyInstance, endpoints: EndpointsServic
       schema: { tags, security, summary: "Add a webhook endpoint", body: CreateBody },
     },
     async (request, reply) => {
-      const body = request.body as Static<typeof CreateBody>;
+      const body = request.body;
       return reply.status(201).send(await endpoints.create(merchantOf(request), body));
     },
   );
   app.get(
     "/v1/webhooks/endpoints/:id",
     { config, schema: { tags, security, summary: "One webhook endpoint", params: IdParams } },
-    async (request) => endpoints.get(merchantOf(request), (request.params as Static<typeof IdParams>).id),
+    async (request) => endpoints.get(merchantOf(request), request.params.id),
   );
   app.patch(
     "/v1/webhooks/endpoints/:id",
@@ -116,12 +118,7 @@ export function endpointsRoutes(app: FastifyInstance, endpoints: EndpointsServic
         body: UpdateBody,
       },
     },
-    async (request) =>
-      endpoints.update(
-        merchantOf(request),
-        (request.params as Static<typeof IdParams>).id,
-        request.body as Static<typeof UpdateBody>,
-      ),
+    async (request) => endpoints.update(merchantOf(request), request.params.id, request.body),
   );
   app.delete(
     "/v1/webhooks/endpoints/:id",
@@ -135,7 +132,7 @@ export function endpointsRoutes(app: FastifyInstance, endpoints: EndpointsServic
       },
     },
     async (request, reply) => {
-      await endpoints.remove(merchantOf(request), (request.params as Static<typeof IdParams>).id);
+      await endpoints.remove(merchantOf(request), request.params.id);
       return reply.status(204).send();
     },
   );
@@ -152,11 +149,6 @@ export function endpointsRoutes(app: FastifyInstance, endpoints: EndpointsServic
         body: Type.Optional(ReplayBody),
       },
     },
-    async (request) =>
-      endpoints.replay(
-        merchantOf(request),
-        (request.params as Static<typeof IdParams>).id,
-        sinceOf((request.body as Static<typeof ReplayBody> | undefined)?.since),
-      ),
+    async (request) => endpoints.replay(merchantOf(request), request.params.id, sinceOf(request.body?.since)),
   );
 }

@@ -3,12 +3,13 @@
  * `POST /v1/webhooks/endpoints/{id}/deliveries/{delivery_id}/result`: the service side of
  * `svc listen` (webhooks/listen.ts).
  */
-import { type Static, Type } from "@sinclair/typebox";
+import { Type } from "@sinclair/typebox";
 import type { FastifyInstance } from "fastify";
 import { merchantOf } from "../http/auth.js";
 import { PRIVATE_SECURITY } from "../http/openapi.js";
 import type { ListenService } from "./listen.js";
 import type { OutboxSignal } from "./outbox.js";
+import { typed } from "../http/schema.js";
 
 const tags = ["Webhooks"];
 const security = PRIVATE_SECURITY;
@@ -49,7 +50,8 @@ const ResultBody = Type.Object(
   { additionalProperties: false },
 );
 
-export function listenRoutes(app: FastifyInstance, listen: ListenService, outbox: OutboxSignal): void {
+export function listenRoutes(fastify: FastifyInstance, listen: ListenService, outbox: OutboxSignal): void {
+  const app = typed(fastify);
   app.post(
     "/v1/webhooks/listen",
     {
@@ -63,7 +65,7 @@ export function listenRoutes(app: FastifyInstance, listen: ListenService, outbox
       },
     },
     async (request, reply) => {
-      const body = request.body as Static<typeof ListenBody> | undefined;
+      const body = request.body;
       return reply.status(201).send(await listen.start(merchantOf(request), body?.event_types));
     },
   );
@@ -82,7 +84,7 @@ export function listenRoutes(app: FastifyInstance, listen: ListenService, outbox
     },
     async (request, reply) => {
       const merchantId = merchantOf(request);
-      const { id } = request.params as Static<typeof IdParams>;
+      const { id } = request.params;
       await listen.check(merchantId, id);
       reply.hijack();
       const res = reply.raw;
@@ -157,13 +159,8 @@ export function listenRoutes(app: FastifyInstance, listen: ListenService, outbox
       },
     },
     async (request) => {
-      const { id, delivery_id } = request.params as Static<typeof ResultParams>;
-      const result = await listen.report(
-        merchantOf(request),
-        id,
-        delivery_id,
-        request.body as Static<typeof ResultBody>,
-      );
+      const { id, delivery_id } = request.params;
+      const result = await listen.report(merchantOf(request), id, delivery_id, request.body);
       listenStreams.get(id)?.delete(delivery_id);
       return result;
     },

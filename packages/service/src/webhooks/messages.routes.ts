@@ -4,7 +4,7 @@ import type { FastifyInstance } from "fastify";
 import { merchantOf } from "../http/auth.js";
 import { PRIVATE_SECURITY } from "../http/openapi.js";
 import { validationError } from "../http/problem.js";
-import { stringEnum } from "../http/schema.js";
+import { stringEnum, typed } from "../http/schema.js";
 import { DEFAULT_PAGE, type MessagesService } from "./messages.service.js";
 
 const tags = ["Webhooks"];
@@ -25,7 +25,8 @@ function sinceOf(value: string | undefined, field = "since"): Date | undefined {
   return at;
 }
 
-export function messagesRoutes(app: FastifyInstance, messages: MessagesService): void {
+export function messagesRoutes(fastify: FastifyInstance, messages: MessagesService): void {
+  const app = typed(fastify);
   app.get(
     "/v1/webhooks/messages",
     {
@@ -53,13 +54,7 @@ export function messagesRoutes(app: FastifyInstance, messages: MessagesService):
       },
     },
     async (request) => {
-      const query = request.query as {
-        status?: (typeof STATUSES)[number];
-        session_id?: string;
-        since?: string;
-        until?: string;
-        limit?: number;
-      };
+      const query = request.query;
       return messages.list(merchantOf(request), {
         status: query.status,
         sessionId: query.session_id,
@@ -76,7 +71,7 @@ export function messagesRoutes(app: FastifyInstance, messages: MessagesService):
       config,
       schema: { tags, security, summary: "One webhook message with its attempts", params: idParams },
     },
-    async (request) => messages.get(merchantOf(request), (request.params as { id: string }).id),
+    async (request) => messages.get(merchantOf(request), request.params.id),
   );
   app.post(
     "/v1/webhooks/messages/:id/replay",
@@ -85,9 +80,7 @@ export function messagesRoutes(app: FastifyInstance, messages: MessagesService):
       schema: { tags, security, summary: "Send a message again to its destinations", params: idParams },
     },
     async (request, reply) =>
-      reply
-        .status(202)
-        .send(await messages.replay(merchantOf(request), (request.params as { id: string }).id)),
+      reply.status(202).send(await messages.replay(merchantOf(request), request.params.id)),
   );
   app.post(
     "/v1/webhooks/replay",
@@ -108,7 +101,7 @@ export function messagesRoutes(app: FastifyInstance, messages: MessagesService):
       },
     },
     async (request, reply) => {
-      const body = request.body as { status: "failed" | "succeeded"; since?: string; until?: string };
+      const body = request.body;
       return reply.status(202).send(
         await messages.replayMany(merchantOf(request), {
           status: body.status,

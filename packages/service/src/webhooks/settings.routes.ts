@@ -3,14 +3,14 @@
  * `GET /v1/webhooks/event-types`.
  */
 import { Type } from "@sinclair/typebox";
-import { TRANSACTION_TYPES, type TransactionType } from "@svc/protocol";
+import { TRANSACTION_TYPES } from "@svc/protocol";
 import type { FastifyInstance } from "fastify";
 import { merchantOf } from "../http/auth.js";
 import { PRIVATE_SECURITY } from "../http/openapi.js";
-import { stringEnum } from "../http/schema.js";
+import { stringEnum, typed } from "../http/schema.js";
 import { EVENT_TYPES } from "./outbox.js";
 import { MAX_TIMEOUT_SECONDS } from "./settings.repo.js";
-import type { ConfigInput, SettingsService } from "./settings.service.js";
+import type { SettingsService } from "./settings.service.js";
 
 const tags = ["Webhooks"];
 const security = PRIVATE_SECURITY;
@@ -55,7 +55,8 @@ const PluginBody = Type.Object(
 );
 const PluginParams = Type.Object({ type: stringEnum(TRANSACTION_TYPES) });
 
-export function settingsRoutes(app: FastifyInstance, settings: SettingsService): void {
+export function settingsRoutes(fastify: FastifyInstance, settings: SettingsService): void {
+  const app = typed(fastify);
   app.get(
     "/v1/webhooks/event-types",
     {
@@ -79,7 +80,7 @@ export function settingsRoutes(app: FastifyInstance, settings: SettingsService):
       config,
       schema: { tags, security, summary: "Change the general webhook configuration", body: ConfigBody },
     },
-    async (request) => settings.updateConfig(merchantOf(request), request.body as ConfigInput),
+    async (request) => settings.updateConfig(merchantOf(request), request.body),
   );
   app.get(
     "/v1/webhooks/plugins/:type",
@@ -87,8 +88,7 @@ export function settingsRoutes(app: FastifyInstance, settings: SettingsService):
       config,
       schema: { tags, security, summary: "A payment webhook plugin configuration", params: PluginParams },
     },
-    async (request) =>
-      settings.plugin(merchantOf(request), (request.params as { type: TransactionType }).type),
+    async (request) => settings.plugin(merchantOf(request), request.params.type),
   );
   app.put(
     "/v1/webhooks/plugins/:type",
@@ -102,12 +102,7 @@ export function settingsRoutes(app: FastifyInstance, settings: SettingsService):
         body: PluginBody,
       },
     },
-    async (request) =>
-      settings.updatePlugin(
-        merchantOf(request),
-        (request.params as { type: TransactionType }).type,
-        request.body as { webhook_url?: string | null; enabled?: boolean },
-      ),
+    async (request) => settings.updatePlugin(merchantOf(request), request.params.type, request.body),
   );
   app.post(
     "/v1/webhooks/secret/rotate",

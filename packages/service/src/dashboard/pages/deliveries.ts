@@ -5,7 +5,15 @@
  */
 import type { FastifyInstance } from "fastify";
 import { AppError } from "../../http/problem.js";
-import { type DashboardContext, formOf, queryOf, redirectWithFlash, render, sessionOf } from "../context.js";
+import {
+  type DashboardContext,
+  formOf,
+  queryOf,
+  redirectWithFlash,
+  render,
+  sessionOf,
+  pathParam,
+} from "../context.js";
 import { badge, esc, field, PAGE_PERMISSIONS, postForm, selectField, time } from "../html.js";
 import { label } from "../labels.js";
 
@@ -161,7 +169,7 @@ ${field({ name: "until", label: "Until", type: "date", value: q.until })}
   });
 
   scope.post("/deliveries/:message_id/replay", { config }, async (request, reply) => {
-    const id = (request.params as { message_id: string }).message_id;
+    const id = pathParam(request, "message_id");
     if (!MESSAGE_ID.test(id)) throw new AppError("not_found", "There is no such webhook message.");
     const { replayed } = await ctx.services().messages.replay(sessionOf(request).merchantId, id);
     return redirectWithFlash(ctx, request, reply, "/dashboard/deliveries", {
@@ -173,7 +181,7 @@ ${field({ name: "until", label: "Until", type: "date", value: q.until })}
   });
 
   scope.post("/deliveries/:message_id/send", { config }, async (request, reply) => {
-    const id = (request.params as { message_id: string }).message_id;
+    const id = pathParam(request, "message_id");
     if (!MESSAGE_ID.test(id)) throw new AppError("not_found", "There is no such webhook message.");
     const url = formOf(request).url ?? "";
     try {

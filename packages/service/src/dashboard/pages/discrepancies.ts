@@ -4,7 +4,14 @@
  */
 import type { FastifyInstance } from "fastify";
 import { AppError } from "../../http/problem.js";
-import { type DashboardContext, formOf, redirectWithFlash, render, sessionOf } from "../context.js";
+import {
+  type DashboardContext,
+  formOf,
+  redirectWithFlash,
+  render,
+  sessionOf,
+  pathParam,
+} from "../context.js";
 import { can, esc, field, PAGE_PERMISSIONS, postForm, time } from "../html.js";
 
 const ID = /^dsc_[a-z2-7]{1,40}$/;
@@ -47,7 +54,7 @@ export function discrepancyPages(scope: FastifyInstance, ctx: DashboardContext):
     { config: { dashboard: { permission: "payment.refund" } } },
     async (request, reply) => {
       const session = sessionOf(request);
-      const id = (request.params as { id: string }).id;
+      const id = pathParam(request, "id");
       const note = formOf(request).note?.trim() ?? "";
       if (!ID.test(id) || !note || note.length > 1000)
         return redirectWithFlash(ctx, request, reply, "/dashboard/discrepancies", {

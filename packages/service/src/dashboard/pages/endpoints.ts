@@ -16,6 +16,7 @@ import {
   redirectWithFlash,
   render,
   sessionOf,
+  pathParam,
 } from "../context.js";
 import {
   badge,
@@ -194,7 +195,7 @@ ${endpoint.enabled ? postForm(`${BASE}/${endpoint.id}/test`, session.csrfToken, 
 export function endpointPages(scope: FastifyInstance, ctx: DashboardContext): void {
   const config = { dashboard: { permission: PAGE_PERMISSIONS.webhooks } };
   const idOf = (request: FastifyRequest) => {
-    const id = (request.params as { id: string }).id;
+    const id = pathParam(request, "id");
     if (!ID.test(id)) throw new DashboardError(404, "Not found", "There is no such webhook endpoint.");
     return id;
   };

@@ -3,7 +3,14 @@
  * the response to the form that created it and never again, so it is not put in a flash.
  */
 import type { FastifyInstance, FastifyReply, FastifyRequest } from "fastify";
-import { type DashboardContext, formOf, redirectWithFlash, render, sessionOf } from "../context.js";
+import {
+  type DashboardContext,
+  formOf,
+  redirectWithFlash,
+  render,
+  sessionOf,
+  pathParam,
+} from "../context.js";
 import { badge, esc, field, PAGE_PERMISSIONS, postForm, selectField, time } from "../html.js";
 
 const KEY_ID = /^key_[a-z2-7]{1,40}$/;
@@ -65,7 +72,7 @@ export function keysPages(scope: FastifyInstance, ctx: DashboardContext): void {
   });
 
   scope.post("/keys/:key_id/revoke", { config }, async (request, reply) => {
-    const keyId = (request.params as { key_id: string }).key_id;
+    const keyId = pathParam(request, "key_id");
     const session = sessionOf(request);
     // Revoking breaks every integration that uses the key: only after a confirmation.
     if (formOf(request).confirm !== "yes") {

@@ -19,7 +19,14 @@ import { normaliseAmountInput, type Operation, type Permission } from "@svc/prot
 import type { FastifyInstance, FastifyReply, FastifyRequest } from "fastify";
 import { claimKey, finishKey, releaseKey, requestFingerprint } from "../../http/idempotency.js";
 import { AppError } from "../../http/problem.js";
-import { type DashboardContext, formOf, redirectWithFlash, render, sessionOf } from "../context.js";
+import {
+  type DashboardContext,
+  formOf,
+  redirectWithFlash,
+  render,
+  sessionOf,
+  pathParam,
+} from "../context.js";
 import { can, errorSummary, esc, field, postForm } from "../html.js";
 import { type OperationFormState, type PaymentView, renderPayment } from "./payment.js";
 
@@ -156,7 +163,7 @@ export function operationPages(scope: FastifyInstance, ctx: DashboardContext): v
       { config: { dashboard: { permission: o.permission } } },
       async (request, reply) => {
         const session = sessionOf(request);
-        const rawId = (request.params as { session_id: string }).session_id;
+        const rawId = pathParam(request, "session_id");
         const sessionId = SESSION_ID.test(rawId) ? rawId : "sess_unknown";
         const form = formOf(request);
         const page = `/dashboard/payments/${sessionId}`;

@@ -3,7 +3,7 @@
  * customer can still pay, and the operation forms the user is allowed to use.
  */
 import type { FastifyInstance, FastifyReply, FastifyRequest } from "fastify";
-import { type DashboardContext, render, sessionOf } from "../context.js";
+import { type DashboardContext, render, sessionOf, pathParam } from "../context.js";
 import { formatAmount } from "@svc/protocol";
 import { type TimelineOperation, timelineRepo } from "../../payments/timeline.repo.js";
 import { badge, esc, PAGE_PERMISSIONS, time } from "../html.js";
@@ -217,7 +217,7 @@ export function paymentPages(
 ): void {
   const config = { dashboard: { permission: PAGE_PERMISSIONS.payments } };
   const idOf = (request: FastifyRequest) => {
-    const id = (request.params as { session_id: string }).session_id;
+    const id = pathParam(request, "session_id");
     return SESSION_ID.test(id) ? id : "sess_unknown";
   };
 

@@ -7,7 +7,14 @@ import { TRANSACTION_TYPES, type TransactionType } from "@svc/protocol";
 import type { FastifyInstance, FastifyReply, FastifyRequest } from "fastify";
 import { AppError } from "../../http/problem.js";
 import { settingsRepo } from "../../webhooks/settings.repo.js";
-import { type DashboardContext, formOf, redirectWithFlash, render, sessionOf } from "../context.js";
+import {
+  type DashboardContext,
+  formOf,
+  redirectWithFlash,
+  render,
+  sessionOf,
+  pathParam,
+} from "../context.js";
 import { checkbox, errorSummary, esc, field, PAGE_PERMISSIONS, postForm } from "../html.js";
 import { sendTestWebhook } from "../../operations/test-webhook.js";
 
@@ -125,7 +132,7 @@ export function webhookPages(scope: FastifyInstance, ctx: DashboardContext): voi
   });
 
   scope.post("/webhooks/plugins/:type", { config }, async (request, reply) => {
-    const type = (request.params as { type: string }).type as TransactionType;
+    const type = pathParam(request, "type") as TransactionType;
     if (!TRANSACTION_TYPES.includes(type)) throw new AppError("not_found", "There is no such plugin type.");
     const form = formOf(request);
     const url = (form[`${type}_webhook_url`] ?? "").trim();
