@@ -3,8 +3,17 @@
  * variables, validated at start. Secrets never reach logs: use {@link redactConfig}.
  */
 import path from "node:path";
-import { GATEWAY_TIMEOUT_MS } from "./gateways/sandbox/adapter.js";
-import { FALLBACK_POLL_MS } from "./webhooks/worker.js";
+
+/**
+ * Defaults that parts of the service also use when built without a config (a test's worker, an
+ * adapter made by hand): defined here, with the rest of the configuration, and imported there.
+ */
+export const CONFIG_DEFAULTS = {
+  /** See {@link ServiceConfig.webhookPollMs}. */
+  webhookPollMs: 1_000,
+  /** See {@link ServiceConfig.gatewayTimeoutMs}. */
+  gatewayTimeoutMs: 10_000,
+} as const;
 
 export interface ServiceConfig {
   /** HTTP port of the service API, dashboard and hosted pages. */
@@ -158,7 +167,7 @@ export function loadConfig(env: Env = process.env, overrides: Partial<ServiceCon
     defaultExpirationSeconds: intFrom(env, "SVC_DEFAULT_EXPIRATION_SECONDS", 24 * 3600, 60, 30 * 24 * 3600),
     role: oneOf(env, "SVC_ROLE", ["api", "worker", "all"] as const, "all"),
     webhookAllowPrivate: boolFrom(env, "SVC_WEBHOOK_ALLOW_PRIVATE", false),
-    webhookPollMs: intFrom(env, "SVC_WEBHOOK_POLL_MS", FALLBACK_POLL_MS, 50, 3_600_000),
+    webhookPollMs: intFrom(env, "SVC_WEBHOOK_POLL_MS", CONFIG_DEFAULTS.webhookPollMs, 50, 3_600_000),
     webhookDisableAfterSeconds: intFrom(
       env,
       "SVC_WEBHOOK_DISABLE_AFTER_SECONDS",
@@ -168,7 +177,7 @@ export function loadConfig(env: Env = process.env, overrides: Partial<ServiceCon
     ),
     idempotencyTtlSeconds: 24 * 3600,
     idempotencyLeaseSeconds: intFrom(env, "SVC_IDEMPOTENCY_LEASE_SECONDS", 60, 1, 3600),
-    gatewayTimeoutMs: intFrom(env, "SVC_GATEWAY_TIMEOUT_MS", GATEWAY_TIMEOUT_MS, 100, 120_000),
+    gatewayTimeoutMs: intFrom(env, "SVC_GATEWAY_TIMEOUT_MS", CONFIG_DEFAULTS.gatewayTimeoutMs, 100, 120_000),
     reservationTimeoutSeconds: intFrom(env, "SVC_RESERVATION_TIMEOUT_SECONDS", 120, 1, 24 * 3600),
     logLevel: oneOf(env, "SVC_LOG_LEVEL", ["silent", "error", "warn", "info", "debug"] as const, "info"),
     metricsToken: env.SVC_METRICS_TOKEN || "",

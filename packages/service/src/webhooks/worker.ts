@@ -5,6 +5,7 @@
  * picks up retries that come due and leases that expired; it is not in the hot path.
  */
 import type { Agent } from "undici";
+import { CONFIG_DEFAULTS } from "../config.js";
 import type { Db } from "../db/client.js";
 import type { Metrics } from "../metrics/metrics.js";
 import { attemptDelivery, createDeliveryAgent } from "./deliver.js";
@@ -23,8 +24,6 @@ const RECORD_BATCH = 500;
 const CLAIMERS = 2;
 /** Outcomes finishing within this window are recorded in one transaction. */
 const FLUSH_DELAY_MS = 2;
-/** Fallback wake-up for retries and expired leases only; new messages wake the worker at once. */
-export const FALLBACK_POLL_MS = 1_000;
 const STOP_GRACE_MS = 5_000;
 
 export interface WorkerOptions {
@@ -33,7 +32,10 @@ export interface WorkerOptions {
   signal?: OutboxSignal;
   onError?: (error: unknown) => void;
   random?: () => number;
-  /** The fallback timer's period (default FALLBACK_POLL_MS); SVC_WEBHOOK_POLL_MS. */
+  /**
+   * The fallback timer's period, for retries coming due and expired leases only (new messages
+   * wake the worker at once): SVC_WEBHOOK_POLL_MS, default CONFIG_DEFAULTS.webhookPollMs.
+   */
   fallbackPollMs?: number;
   /** Name resolution behind the SSRF guard (default: the system resolver). */
   resolve?: ResolveAll;
@@ -66,7 +68,7 @@ export class DeliveryWorker {
   async start(): Promise<void> {
     this.unlisten = await this.db.listen(OUTBOX_CHANNEL, this.wake);
     this.options.signal?.on("committed", this.wake);
-    this.timer = setInterval(this.wake, this.options.fallbackPollMs ?? FALLBACK_POLL_MS);
+    this.timer = setInterval(this.wake, this.options.fallbackPollMs ?? CONFIG_DEFAULTS.webhookPollMs);
     this.timer.unref();
     this.wake();
   }

@@ -13,14 +13,13 @@ import type {
   GatewayPaymentResult,
   PaymentInstrument,
 } from "../adapter.js";
+import { CONFIG_DEFAULTS } from "../../config.js";
 import { GATEWAY_CAPABILITIES } from "../capabilities.js";
 import { GatewayError } from "../gateway-error.js";
 import { toOperationResult, toPaymentResult } from "./mapping.js";
 import { parseSandboxNotification } from "./notification.js";
 import { SIGNATURE_HEADER, verifySandboxSignature } from "./signature.js";
 
-/** A call that has not answered within this is treated as the gateway being unavailable. */
-export const GATEWAY_TIMEOUT_MS = 10_000;
 /** Idle keep-alive sockets are closed after this. */
 const KEEP_ALIVE_MS = 30_000;
 
@@ -105,7 +104,7 @@ export class SandboxGatewayAdapter implements GatewayAdapter {
     this.formsOfPayment = capabilities.formsOfPayment;
     this.operations = capabilities.operations;
     this.queued = capabilities.queued;
-    this.timeoutMs = options.timeoutMs ?? GATEWAY_TIMEOUT_MS;
+    this.timeoutMs = options.timeoutMs ?? CONFIG_DEFAULTS.gatewayTimeoutMs;
     const base = new URL(options.baseUrl);
     this.basePath = base.pathname.replace(/\/+$/, "");
     this.pool = new Pool(base.origin, {
