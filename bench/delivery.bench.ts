@@ -6,18 +6,19 @@
  * process (SVC_ROLE=all, woken in-process) and from a producer process of its own (API processes
  * beside SVC_ROLE=worker processes, woken by NOTIFY).
  */
-import { fork } from "node:child_process";
+import { fork, spawn } from "node:child_process";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
 import { Agent, request } from "undici";
 import type { Db } from "../packages/service/src/db/client.js";
 import { createMetrics } from "../packages/service/src/metrics/metrics.js";
 import { OutboxSignal } from "../packages/service/src/webhooks/outbox.js";
-import { produce } from "./support/produce.js";
+import { BaselineOutbox, produceBaseline } from "./support/baseline-outbox.js";
+import { produce, type ProduceReport } from "./support/produce.js";
 import { DeliveryWorker } from "../packages/service/src/webhooks/worker.js";
 import type { BenchResult } from "./run.ts";
 import { type BenchReceiver, startBenchReceiver, wallMs } from "./support/receiver.js";
-import { benchStores } from "./support/stores.js";
+import { type BenchStore, benchStores } from "./support/stores.js";
 import { seedOutboxMerchant } from "../test/support/outbox-merchant.js";
 
 const here = path.dirname(fileURLToPath(import.meta.url));
@@ -29,6 +30,8 @@ const DRAIN_MESSAGES = { pglite: 5_000, postgres: 30_000 } as const;
 const DRAIN_TIMEOUT_MS = 120_000;
 const OFFERED_PER_SECOND = 1_000;
 const OFFERED_SECONDS = 5;
+/** PostgreSQL rounds; each figure is reported as the median of its rounds. */
+const POSTGRES_ROUNDS = 3;
 const SECRET = "whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw";
 
 /** A realistic operation webhook body (~750 bytes). */
@@ -83,18 +86,19 @@ async function rawHttp(receiver: BenchReceiver): Promise<number> {
 }
 
 /** Commits `count` messages (each for its own parent) while no worker runs. */
-async function prefill(db: Db, merchantId: string, count: number, url: string): Promise<void> {
+async function prefill(db: Db, merchantId: string, count: number, url: string, round: number): Promise<void> {
+  const prefix = `bench_${round}_`;
   await db.tx(async (q) => {
     await q.query(
       `insert into webhook_messages (id, merchant_id, kind, event_type, parent_session_id, body)
-       select 'msg_bench_' || g, $1, 'operation', 'operation', 'sess_bench_' || g, $2 from generate_series(1, $3) g`,
-      [merchantId, BODY, count],
+       select 'msg_' || $4 || g, $1, 'operation', 'operation', 'sess_' || $4 || g, $2 from generate_series(1, $3) g`,
+      [merchantId, BODY, count, prefix],
     );
     await q.query(
       `insert into webhook_deliveries (id, message_id, merchant_id, parent_session_id, url, status, timeout_seconds, retry_schedule_seconds, event_type, sequence)
-       select 'dlv_bench_' || g, 'msg_bench_' || g, $1, 'sess_bench_' || g, $2, 'pending', 15, '{5}', 'operation', 1
+       select 'dlv_' || $4 || g, 'msg_' || $4 || g, $1, 'sess_' || $4 || g, $2, 'pending', 15, '{5}', 'operation', 1
          from generate_series(1, $3) g`,
-      [merchantId, `${url}/drain`, count],
+      [merchantId, `${url}/drain`, count, prefix],
     );
   });
 }
@@ -111,6 +115,10 @@ async function collect(receiver: BenchReceiver, count: number, into: Map<string,
 const percentile = (sorted: number[], p: number) =>
   sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))] ?? Number.NaN;
 const round1 = (x: number) => Math.round(x * 10) / 10;
+const median = (xs: number[]) => {
+  const sorted = [...xs].sort((a, b) => a - b);
+  return sorted[Math.floor(sorted.length / 2)] ?? Number.NaN;
+};
 
 /** Commits OFFERED_PER_SECOND messages a second, each in its own transaction, from this process. */
 function produceHere(db: Db, merchantId: string, url: string, signal: OutboxSignal) {
@@ -128,13 +136,17 @@ function produceHere(db: Db, merchantId: string, url: string, signal: OutboxSign
  * The same load from a producer process of its own, as API processes beside `SVC_ROLE=worker`
  * processes: its commits wake the worker through LISTEN/NOTIFY only.
  */
-async function produceElsewhere(databaseUrl: string, merchantId: string, url: string) {
+async function produceElsewhere(
+  databaseUrl: string,
+  merchantId: string,
+  url: string,
+): Promise<ProduceReport> {
   const producer = fork(path.join(here, "support", "producer-process.ts"), [], {
     execArgv: ["--import", "tsx"],
     stdio: ["ignore", "inherit", "inherit", "ipc"],
   });
-  const report = new Promise<{ commits: [string, number][]; offeredSeconds: number }>((resolve, reject) => {
-    producer.once("message", (m) => resolve(m as { commits: [string, number][]; offeredSeconds: number }));
+  const report = new Promise<ProduceReport>((resolve, reject) => {
+    producer.once("message", (m) => resolve(m as ProduceReport));
     producer.once("exit", (code) => reject(new Error(`producer exited with ${code} before reporting`)));
   });
   producer.send({
@@ -148,96 +160,290 @@ async function produceElsewhere(databaseUrl: string, merchantId: string, url: st
   return report;
 }
 
-/** Commit → receipt latencies of what a producer committed. */
+/**
+ * A process that keeps one core busy (a production host is rarely idle): it spins until killed.
+ * Started before a latency run and stopped after it.
+ */
+function busyCore(): { stop(): void } {
+  const child = spawn(process.execPath, ["-e", "for (;;) {}"], { stdio: "ignore" });
+  return { stop: () => void child.kill("SIGKILL") };
+}
+
+interface Latency {
+  /** commit → receipt: what the outbox adds once the producer's transaction committed. */
+  p50: number;
+  p99: number;
+  /** send → receipt: from when the producer was due to send (its commit queueing included). */
+  sendP50: number;
+  sendP99: number;
+  n: number;
+  committedPerSecond: number;
+}
+
+/** Commit → receipt and send → receipt latencies of what a producer committed. */
 async function latencies(
   receiver: BenchReceiver,
-  { commits, offeredSeconds }: { commits: [string, number][]; offeredSeconds: number },
-) {
+  { commits, offeredSeconds }: ProduceReport,
+): Promise<Latency> {
   const receipts = new Map<string, number>();
   await collect(receiver, commits.length, receipts);
-  const sorted = commits
-    .map(([id, at]) => (receipts.has(id) ? receipts.get(id)! - at : Number.NaN))
-    .filter((x) => !Number.isNaN(x))
-    .sort((a, b) => a - b);
+  const arrived = commits.filter(([id]) => receipts.has(id));
+  const sorted = (from: (c: (typeof commits)[number]) => number) =>
+    arrived.map((c) => receipts.get(c[0])! - from(c)).sort((a, b) => a - b);
+  const commit = sorted((c) => c[2]);
+  const send = sorted((c) => c[1]);
   return {
-    p50: round1(percentile(sorted, 50)),
-    p99: round1(percentile(sorted, 99)),
-    n: sorted.length,
+    p50: round1(percentile(commit, 50)),
+    p99: round1(percentile(commit, 99)),
+    sendP50: round1(percentile(send, 50)),
+    sendP99: round1(percentile(send, 99)),
+    n: arrived.length,
     committedPerSecond: Math.round(commits.length / offeredSeconds),
   };
+}
+
+const describe = (l: Latency) =>
+  `commit→receipt p50 ${l.p50} / p99 ${l.p99} ms, send→receipt p50 ${l.sendP50} / p99 ${l.sendP99} ms (${l.committedPerSecond}/s committed, ${l.n} arrived)`;
+
+/** Drains `count` prefilled messages with a worker started now; msg/s from start to last receipt. */
+async function drainRate(
+  receiver: BenchReceiver,
+  count: number,
+  start: () => Promise<unknown>,
+): Promise<number> {
+  await receiver.drain();
+  const started = wallMs();
+  await start();
+  const receipts = new Map<string, number>();
+  await collect(receiver, count, receipts);
+  const last = Math.max(...receipts.values());
+  return Math.round((receipts.size / (last - started)) * 1000);
+}
+
+interface PostgresRound {
+  svcDrain: number;
+  baselineDrain: number;
+  ceiling: number;
+  svc: Latency;
+  split: Latency;
+  svcBusy: Latency;
+  splitBusy: Latency;
+  baseline: Latency;
+}
+
+/**
+ * One round on PostgreSQL: svc's DeliveryWorker and the hand-written baseline outbox
+ * (`support/baseline-outbox.ts`) drain the same number of committed messages to the same
+ * receiver, then each takes an offered 1,000 messages/s; svc in one process and split
+ * (producer process + NOTIFY), each with and without a busy core.
+ */
+async function postgresRound(
+  store: BenchStore,
+  receiver: BenchReceiver,
+  round: number,
+): Promise<PostgresRound> {
+  const ceiling = await rawHttp(receiver);
+  const db = await store.open();
+  const workerDb = await store.reopen(db);
+  const merchantId = await seedOutboxMerchant(db, "mer_bench", SECRET);
+  const count = DRAIN_MESSAGES.postgres;
+  const baseline = new BaselineOutbox(store.url(db)!);
+  await baseline.reset();
+  try {
+    // The baseline drains first in odd rounds, svc first in even ones: neither always gets the
+    // warmer (or the colder) machine.
+    const drainBaseline = async () => {
+      await baseline.prefill(count, `${receiver.url}/drain`, BODY, `base_${round}_`);
+      let stop: (() => Promise<void>) | undefined;
+      const rate = await drainRate(receiver, count, async () => (stop = baseline.start()));
+      await stop?.();
+      return rate;
+    };
+    const signal = new OutboxSignal();
+    const worker = new DeliveryWorker(workerDb, {
+      allowPrivate: true,
+      metrics: createMetrics(),
+      signal,
+      onError: (e) => console.error("  worker:", e),
+    });
+    const drainSvc = async () => {
+      await prefill(db, merchantId, count, receiver.url, round);
+      const rate = await drainRate(receiver, count, () => worker.start());
+      await worker.idle();
+      return rate;
+    };
+    let svcDrain: number;
+    let baselineDrain: number;
+    if (round % 2 === 1) {
+      svcDrain = await drainSvc();
+      baselineDrain = await drainBaseline();
+    } else {
+      baselineDrain = await drainBaseline();
+      svcDrain = await drainSvc();
+    }
+    console.error(
+      `  round ${round}: drain ${count}: svc ${svcDrain} msg/s, baseline ${baselineDrain} msg/s (${(svcDrain / baselineDrain).toFixed(2)}×; raw HTTP ${ceiling} req/s)`,
+    );
+    const url = `${receiver.url}/load`;
+    const withBusyCore = async <T>(run: () => Promise<T>): Promise<T> => {
+      const busy = busyCore();
+      try {
+        return await run();
+      } finally {
+        busy.stop();
+      }
+    };
+    // SVC_ROLE=all (the default): producer and worker in one process, woken in-process.
+    const svc = await latencies(receiver, await produceHere(db, merchantId, url, signal));
+    // SVC_ROLE=api + SVC_ROLE=worker: the producer in its own process, the worker woken by NOTIFY.
+    const split = await latencies(receiver, await produceElsewhere(store.url(db)!, merchantId, url));
+    const svcBusy = await withBusyCore(async () =>
+      latencies(receiver, await produceHere(db, merchantId, url, signal)),
+    );
+    const splitBusy = await withBusyCore(async () =>
+      latencies(receiver, await produceElsewhere(store.url(db)!, merchantId, url)),
+    );
+    await worker.stop();
+    const stopBaseline = baseline.start();
+    const base = await latencies(
+      receiver,
+      await produceBaseline(baseline, {
+        url,
+        body: BODY,
+        perSecond: OFFERED_PER_SECOND,
+        seconds: OFFERED_SECONDS,
+        prefix: `base_load_${round}_`,
+      }),
+    );
+    await stopBaseline();
+    for (const [label, l] of [
+      ["svc, one process", svc],
+      ["svc, producer process + NOTIFY", split],
+      ["svc, one process, busy core", svcBusy],
+      ["svc, producer process + NOTIFY, busy core", splitBusy],
+      ["baseline", base],
+    ] as const)
+      console.error(`  round ${round} at ${OFFERED_PER_SECOND}/s, ${label}: ${describe(l)}`);
+    return { svcDrain, baselineDrain, ceiling, svc, split, svcBusy, splitBusy, baseline: base };
+  } finally {
+    await baseline.close();
+    if (workerDb !== db) await workerDb.close();
+    await db.close();
+  }
+}
+
+/** The PostgreSQL figures: the median of POSTGRES_ROUNDS rounds, each figure on its own. */
+function postgresResults(rounds: PostgresRound[]): BenchResult[] {
+  const m = (f: (r: PostgresRound) => number) => round1(median(rounds.map(f)));
+  const svcDrain = m((r) => r.svcDrain);
+  const baselineDrain = m((r) => r.baselineDrain);
+  /** `<prefix>.p99_ms_at_1000<suffix>` …: the suffix names the setup (`_split`, `_busy_core`). */
+  const latency = (
+    prefix: string,
+    suffix: string,
+    f: (r: PostgresRound) => Latency,
+    target?: string,
+  ): BenchResult[] => {
+    const figure = (metric: string, value: number, unit: string, t?: string): BenchResult => ({
+      name: `${prefix}.${metric}_at_1000${suffix}`,
+      value,
+      unit,
+      ...(t ? { target: t } : {}),
+    });
+    return [
+      figure(
+        "p50_ms",
+        m((r) => f(r).p50),
+        "ms",
+      ),
+      figure(
+        "p99_ms",
+        m((r) => f(r).p99),
+        "ms",
+        target,
+      ),
+      figure(
+        "send_p50_ms",
+        m((r) => f(r).sendP50),
+        "ms",
+      ),
+      figure(
+        "send_p99_ms",
+        m((r) => f(r).sendP99),
+        "ms",
+        target,
+      ),
+      figure(
+        "committed_per_s",
+        m((r) => f(r).committedPerSecond),
+        "msg/s",
+        "1000 (the offered rate)",
+      ),
+    ];
+  };
+  return [
+    {
+      name: "delivery.postgres.msgs_per_s",
+      value: svcDrain,
+      unit: "msg/s",
+      vs: { name: "baseline.outbox.msgs_per_s", value: baselineDrain },
+      target: "≥ 1.3 × baseline.outbox.msgs_per_s",
+    },
+    { name: "baseline.outbox.msgs_per_s", value: baselineDrain, unit: "msg/s" },
+    {
+      name: "delivery.postgres.vs_baseline",
+      value: round1((svcDrain / baselineDrain) * 100) / 100,
+      unit: "×",
+      target: "≥ 1.3",
+    },
+    ...latency("delivery.postgres", "", (r) => r.svc, "≤ 50"),
+    ...latency("delivery.postgres", "_split", (r) => r.split, "≤ 50"),
+    ...latency("delivery.postgres", "_busy_core", (r) => r.svcBusy, "≤ 50"),
+    ...latency("delivery.postgres", "_split_busy_core", (r) => r.splitBusy, "≤ 50"),
+    ...latency("baseline.outbox", "", (r) => r.baseline),
+    { name: "delivery.postgres.rounds", value: rounds.length, unit: "rounds" },
+  ];
 }
 
 export default async function deliveryBench(): Promise<BenchResult[]> {
   const receiver = await startBenchReceiver();
   const results: BenchResult[] = [];
   try {
-    // The ceiling is measured again right before each store's run, so each ratio compares
-    // figures taken under the same load of the (shared) machine; the best one is reported.
     let best = 0;
     for (const store of await benchStores()) {
+      if (store.kind === "postgres") {
+        const rounds: PostgresRound[] = [];
+        for (let round = 1; round <= POSTGRES_ROUNDS; round++)
+          rounds.push(await postgresRound(store, receiver, round));
+        best = Math.max(best, ...rounds.map((r) => r.ceiling));
+        results.push(...postgresResults(rounds));
+        store.stop();
+        continue;
+      }
+      // PGlite: the drain alone (one process, no baseline: the baseline needs a server).
       const ceiling = await rawHttp(receiver);
       best = Math.max(best, ceiling);
-      console.error(`  raw_http ${ceiling} req/s`);
       const db = await store.open();
-      const workerDb = await store.reopen(db);
       const merchantId = await seedOutboxMerchant(db, "mer_bench", SECRET);
-      const count = DRAIN_MESSAGES[store.kind];
-      await prefill(db, merchantId, count, receiver.url);
-      await receiver.drain();
-      const signal = new OutboxSignal();
-      const worker = new DeliveryWorker(workerDb, {
+      const count = DRAIN_MESSAGES.pglite;
+      await prefill(db, merchantId, count, receiver.url, 0);
+      const worker = new DeliveryWorker(db, {
         allowPrivate: true,
         metrics: createMetrics(),
-        signal,
+        signal: new OutboxSignal(),
         onError: (e) => console.error("  worker:", e),
       });
-      const started = wallMs();
-      await worker.start();
-      const receipts = new Map<string, number>();
-      await collect(receiver, count, receipts);
-      const last = Math.max(...receipts.values());
-      const rate = Math.round((receipts.size / (last - started)) * 1000);
-      await worker.idle();
-      const [row] = await db.query<{ n: number }>(
-        "select count(*)::int8 as n from webhook_deliveries where status = 'succeeded'",
-      );
-      console.error(`  ${store.kind}: ${rate} msg/s draining ${count} (${row?.n} recorded succeeded)`);
+      const rate = await drainRate(receiver, count, () => worker.start());
+      await worker.stop();
+      await db.close();
+      store.stop();
+      console.error(`  pglite: ${rate} msg/s draining ${count} (raw HTTP ${ceiling} req/s)`);
       results.push({
-        name: `delivery.${store.kind}.msgs_per_s`,
+        name: "delivery.pglite.msgs_per_s",
         value: rate,
         unit: "msg/s",
         vs: { name: "raw_http.reqs_per_s", value: ceiling },
-        ...(store.kind === "postgres" ? { target: "≥ 5000" } : {}),
       });
-      if (store.kind === "postgres") {
-        // SVC_ROLE=all (the default): producer and worker in one process, woken in-process.
-        const all = await latencies(
-          receiver,
-          await produceHere(db, merchantId, `${receiver.url}/load`, signal),
-        );
-        // SVC_ROLE=api + SVC_ROLE=worker: the producer in its own process, the worker woken by NOTIFY.
-        const split = await latencies(
-          receiver,
-          await produceElsewhere(store.url(db)!, merchantId, `${receiver.url}/load`),
-        );
-        for (const [label, l] of [
-          ["one process", all],
-          ["producer process + NOTIFY", split],
-        ] as const)
-          console.error(
-            `  postgres at ${OFFERED_PER_SECOND}/s, ${label} (${l.committedPerSecond}/s committed): p50 ${l.p50} ms, p99 ${l.p99} ms (${l.n})`,
-          );
-        results.push(
-          { name: "delivery.postgres.p50_ms_at_1000", value: all.p50, unit: "ms" },
-          { name: "delivery.postgres.p99_ms_at_1000", value: all.p99, unit: "ms", target: "≤ 50" },
-          { name: "delivery.postgres.p50_ms_at_1000_split", value: split.p50, unit: "ms" },
-          { name: "delivery.postgres.p99_ms_at_1000_split", value: split.p99, unit: "ms", target: "≤ 50" },
-        );
-      }
-      await worker.stop();
-      if (workerDb !== db) await workerDb.close();
-      await db.close();
-      store.stop();
     }
     results.push({ name: "raw_http.reqs_per_s", value: best, unit: "req/s" });
   } finally {

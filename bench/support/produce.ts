@@ -1,8 +1,9 @@
 /**
  * The delivery bench's producer loop, shared by the one-process run and the producer process:
  * commits `perSecond` messages a second for `seconds`, each in its own transaction through
- * `enqueue()`, signalling each commit as the service does, and returns every message's commit
- * time (wall clock, ms).
+ * `enqueue()`, signalling each commit as the service does, and returns every message's send time
+ * (when the producer was due to send it: what an API request that writes a message waits from)
+ * and commit time, wall clock ms.
  */
 import type { Db } from "../../packages/service/src/db/client.js";
 import { enqueue, type OutboxSignal } from "../../packages/service/src/webhooks/outbox.js";
@@ -18,12 +19,14 @@ export interface ProduceJob {
   parentPrefix: string;
 }
 
-export async function produce(
-  db: Db,
-  signal: OutboxSignal,
-  job: ProduceJob,
-): Promise<{ commits: [string, number][]; offeredSeconds: number }> {
-  const commits: [string, number][] = [];
+/** Per message: [id, sent at, committed at], wall clock ms. */
+export interface ProduceReport {
+  commits: [string, number, number][];
+  offeredSeconds: number;
+}
+
+export async function produce(db: Db, signal: OutboxSignal, job: ProduceJob): Promise<ProduceReport> {
+  const commits: [string, number, number][] = [];
   const total = job.perSecond * job.seconds;
   const start = performance.now();
   const inserts: Promise<void>[] = [];
@@ -32,6 +35,7 @@ export async function produce(
     const due = Math.min(total, Math.floor(((performance.now() - start) / 1000) * job.perSecond));
     for (; sent < due; sent++) {
       const n = sent;
+      const sentAt = wallMs();
       inserts.push(
         db
           .tx((q) =>
@@ -49,7 +53,7 @@ export async function produce(
             ),
           )
           .then((id) => {
-            commits.push([id!, wallMs()]);
+            commits.push([id!, sentAt, wallMs()]);
             signal.committed();
           }),
       );
