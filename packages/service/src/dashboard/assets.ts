@@ -12,9 +12,12 @@ a{color:var(--accent)}
 .skip{position:absolute;inset-inline-start:-999px}.skip:focus{inset-inline-start:1rem;inset-block-start:1rem;background:var(--card);padding:.5rem;z-index:2}
 .top{display:flex;flex-wrap:wrap;align-items:center;gap:1rem 2rem;padding-block:.75rem;padding-inline:1.5rem;background:var(--card);border-block-end:1px solid var(--line)}
 .brand{margin:0;font-weight:700}.brand a{color:var(--fg);text-decoration:none}
+.top nav{order:3;flex-basis:100%}
 .top nav ul{display:flex;flex-wrap:wrap;gap:.25rem 1rem;list-style:none;margin:0;padding:0}
 .top nav a[aria-current=page]{font-weight:700;text-decoration-thickness:3px}
-.sign-out{margin-inline-start:auto;display:flex;align-items:center;gap:.5rem}
+.account{margin-inline-start:auto;display:flex;flex-wrap:wrap;align-items:center;gap:.5rem 1.25rem}
+.lang-switch{margin:0}
+.sign-out{display:flex;align-items:center;gap:.5rem}
 main{max-width:72rem;margin-block:1.5rem;margin-inline:auto;padding-inline:1.5rem}
 main:focus{outline:none}
 h1{font-size:1.5rem;margin-block:0 1rem}h2{font-size:1.15rem;margin-block:1.5rem .5rem}
@@ -53,7 +56,7 @@ code.url{overflow-wrap:anywhere}
 .tile p{margin:0}.tile .k{color:var(--muted);font-size:.85rem;font-weight:600}.tile .v{font-size:1.35rem;font-weight:700}
 svg.chart{display:block;inline-size:100%;block-size:10rem;border-block-end:1px solid var(--border)}
 svg.chart .bar{fill:var(--accent)}
-[dir=rtl] svg.chart{transform:scaleX(-1)}
+svg.chart:dir(rtl){transform:scaleX(-1)}
 ol.chart-days{display:grid;list-style:none;padding:0;margin:.2rem 0 .5rem;font-size:.75rem;color:var(--muted);text-align:center}
 ol.chart-days.n1{grid-template-columns:1fr}ol.chart-days.n7{grid-template-columns:repeat(7,1fr)}ol.chart-days.n30{grid-template-columns:repeat(30,1fr);white-space:nowrap}
 ul.ranges{display:flex;flex-wrap:wrap;gap:.5rem;list-style:none;padding:0;margin:0 0 .5rem}
@@ -90,6 +93,9 @@ article form{margin-block-start:.75rem}
 .sign-in{max-width:24rem;margin-inline:auto}
 :focus-visible{outline:3px solid var(--accent);outline-offset:2px}
 `;
+
+/** The tab's icon: a rounded square with an "s", in the accent colour. */
+export const DASHBOARD_FAVICON = `<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 32 32"><rect width="32" height="32" rx="7" fill="#0b5cd5"/><path d="M21 11.5c-1-1.3-2.7-2-4.7-2-2.8 0-4.8 1.5-4.8 3.6 0 2.3 2 3 4.6 3.6 2.3.5 3.4 1 3.4 2.2 0 1.2-1.3 2-3.2 2-1.9 0-3.4-.7-4.4-2" fill="none" stroke="#fff" stroke-width="2.6" stroke-linecap="round"/></svg>`;
 
 /**
  * 1. Disables a form's submit button once it is sent (no double refund by a double click).

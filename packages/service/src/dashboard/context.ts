@@ -5,7 +5,10 @@
 import type { Permission } from "@svc/protocol";
 import type { FastifyInstance, FastifyReply, FastifyRequest } from "fastify";
 import type { ServiceConfig } from "../config.js";
+import { Fragment, h } from "preact";
+import { TrustedHtml, type VNode } from "../pages/jsx.js";
 import { can, layout, type PageFrame } from "./html.js";
+import { dashboardLanguage, otherLanguageHref } from "./i18n.js";
 import { disabledBanner } from "./pages/endpoints.js";
 import type { Lockout } from "../auth/lockout.js";
 import type { DashboardSession, Flash, SessionStore } from "./session.js";
@@ -56,12 +59,12 @@ export function sessionOf(request: FastifyRequest): DashboardSession {
 }
 
 /** Renders a page in the layout for the signed-in user; the flash shown here is consumed. */
-export async function render(
+export async function render<P>(
   ctx: DashboardContext,
   request: FastifyRequest,
   reply: FastifyReply,
-  frame: Omit<PageFrame, "user" | "csrf" | "flash">,
-  body: string,
+  frame: Omit<PageFrame, "user" | "csrf" | "flash" | "lang" | "switchHref">,
+  body: string | VNode<P>,
   status = 200,
 ): Promise<FastifyReply> {
   const session = request.dashboard;
@@ -71,10 +74,21 @@ export async function render(
     session && can(session.user, "webhooks.manage")
       ? disabledBanner(await ctx.services().endpoints.disabledForFailing(session.merchantId))
       : "";
+  const lang = dashboardLanguage(request, reply);
   return sendHtml(
     reply,
     status,
-    layout({ ...frame, user: session?.user, csrf: session?.csrfToken, flash: session?.flash }, banner + body),
+    layout(
+      {
+        ...frame,
+        user: session?.user,
+        csrf: session?.csrfToken,
+        flash: session?.flash,
+        lang,
+        switchHref: otherLanguageHref(request, lang),
+      },
+      typeof body === "string" ? banner + body : h(Fragment, null, h(TrustedHtml, { html: banner }), body),
+    ),
   );
 }
 

@@ -10,7 +10,7 @@
 import type { FastifyError, FastifyInstance } from "fastify";
 import type { ServiceConfig } from "../config.js";
 import { AppError } from "../http/problem.js";
-import { DASHBOARD_CSS, DASHBOARD_JS } from "./assets.js";
+import { DASHBOARD_CSS, DASHBOARD_FAVICON, DASHBOARD_JS } from "./assets.js";
 import { CSP, type DashboardContext, DashboardError, sendHtml } from "./context.js";
 import { allowedOrigins, csrfProblem } from "./csrf.js";
 import { esc, layout } from "./html.js";
@@ -141,6 +141,9 @@ export function dashboardRoutes(
       );
       scope.get("/assets/dashboard.js", asset, (_r, reply) =>
         reply.type("text/javascript; charset=utf-8").send(DASHBOARD_JS),
+      );
+      scope.get("/assets/favicon.svg", asset, (_r, reply) =>
+        reply.type("image/svg+xml").header("cache-control", "public, max-age=86400").send(DASHBOARD_FAVICON),
       );
 
       signInPages(scope, ctx);

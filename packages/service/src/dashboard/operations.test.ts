@@ -105,7 +105,7 @@ describe.each(STORES)("dashboard operations and webhooks on %s", (store) => {
     });
     const page = await client.get(`/dashboard/payments/${parent.session_id}`);
     // No amount is filled in for the merchant.
-    expect(page.text).toMatch(/id="f-refund-amount" name="amount" value=""/);
+    expect(page.text).toMatch(/id="f-refund-amount" name="amount" value(="")?[ />]/);
     const key = /name="idempotency_key" value="(dash_[0-9a-f]{32})"/.exec(page.text)![1]!;
     const asked = await client.post(`/dashboard/payments/${parent.session_id}/refund`, {
       amount: "2.5",

@@ -31,7 +31,7 @@ export function discrepancyPages(scope: FastifyInstance, ctx: DashboardContext):
             ? postForm(
                 `/dashboard/discrepancies/${d.id}/resolve`,
                 session.csrfToken,
-                `${field({ name: "note", label: "What was done about it", hint: "For the record, e.g. “reversed on the gateway’s dashboard”.", attrs: 'required maxlength="1000"' }).replace(/f-note/g, `f-note-${d.id}`)}<button type="submit">Mark resolved</button>`,
+                `${field({ name: "note", label: "What was done about it", hint: "For the record, e.g. “reversed on the gateway’s dashboard”.", input: { required: true, maxlength: "1000" } }).replace(/f-note/g, `f-note-${d.id}`)}<button type="submit">Mark resolved</button>`,
               )
             : `<p><span class="badge bad">Open</span></p>`;
         return `<article aria-labelledby="h-${d.id}"><h2 id="h-${d.id}">${esc(d.operation)} of ${esc(d.amount)} ${esc(d.currency_code)} ${d.status === "open" ? '<span class="badge bad">Open</span>' : ""}</h2><p>${esc(d.detail)}</p><dl class="facts"><dt>Payment</dt><dd><a href="/dashboard/payments/${esc(d.session_id)}"><code>${esc(d.session_id)}</code></a></dd><dt>Gateway</dt><dd>${esc(d.pg_code)}, operation <code>${esc(d.gateway_operation_id)}</code></dd><dt>Rule</dt><dd><code>${esc(d.rule)}</code></dd><dt>Reported</dt><dd>${time(d.created_at)}</dd><dt>Reference</dt><dd><code>${esc(d.id)}</code></dd></dl>${resolution}</article>`;

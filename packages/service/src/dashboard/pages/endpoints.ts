@@ -162,8 +162,8 @@ ${SUBSCRIBABLE.map((t) =>
   const form = postForm(
     action,
     session.csrfToken,
-    `${field({ name: "url", label: "URL", type: "url", value: v?.url ?? endpoint?.url ?? "", error: e.url, attrs: 'class="wide" required placeholder="https://shop.example.com/webhooks/svc"' })}
-${field({ name: "description", label: "Description (optional)", value: v?.description ?? endpoint?.description ?? "", error: e.description, attrs: 'class="wide" maxlength="200"' })}
+    `${field({ name: "url", label: "URL", type: "url", value: v?.url ?? endpoint?.url ?? "", error: e.url, input: { class: "wide", required: true, placeholder: "https://shop.example.com/webhooks/svc" } })}
+${field({ name: "description", label: "Description (optional)", value: v?.description ?? endpoint?.description ?? "", error: e.description, input: { class: "wide", maxlength: "200" } })}
 ${events}
 ${headersField}
 ${checkbox({ name: "include_metadata", label: "Add the payment's metadata to operation webhooks", checked: checked("include_metadata", endpoint?.include_metadata ?? false), hint: "Payment events always carry it. The operation webhook's fields are fixed by the contract, so it is added only where you ask." })}

@@ -45,7 +45,7 @@ async function keysPage(
         { value: "private", text: "Private (sk_…, server to server)" },
         { value: "public", text: "Public (pk_…, the checkout SDK)" },
       ],
-    })}${field({ name: "label", label: "Label (optional)", attrs: 'maxlength="100"' })}<div class="field"><button type="submit">Create key</button></div></div>`,
+    })}${field({ name: "label", label: "Label (optional)", input: { maxlength: "100" } })}<div class="field"><button type="submit">Create key</button></div></div>`,
   );
   return render(
     ctx,

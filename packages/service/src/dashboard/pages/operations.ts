@@ -70,7 +70,7 @@ export function operationSections(
               value: own ? state.amount : "",
               hint: `At most ${max} ${p.currency_code}.`,
               error: own ? state.error : undefined,
-              attrs: 'inputmode="decimal" required',
+              input: { inputmode: "decimal", required: true },
             }).replace(/f-amount/g, `f-${o.operation}-amount`);
       const key = (own && state.idempotencyKey) || `dash_${randomBytes(16).toString("hex")}`;
       return `<section aria-labelledby="op-${o.operation}-h"><h2 id="op-${o.operation}-h">${o.verb}</h2>${postForm(
@@ -144,7 +144,7 @@ function confirmPage(
     `${page}/${o.operation}`,
     session.csrfToken,
     `<input type="hidden" name="idempotency_key" value="${esc(key)}"><input type="hidden" name="confirm" value="yes">${o.operation === "void" ? "" : `<input type="hidden" name="amount" value="${esc(amount)}">`}
-${field({ name: "reason", label: "Reason (optional, kept with the operation)", attrs: 'class="wide" maxlength="200"', hint: "For your team: for example the customer's request or the ticket number. It is not sent to the customer or in the webhook." })}
+${field({ name: "reason", label: "Reason (optional, kept with the operation)", input: { class: "wide", maxlength: "200" }, hint: "For your team: for example the customer's request or the ticket number. It is not sent to the customer or in the webhook." })}
 <p class="actions"><button type="submit"${o.operation === "refund" ? "" : ' class="danger"'}>${esc(o.verb)} ${esc(amount)} ${esc(p.currency_code)}</button> <a href="${page}">Cancel, do nothing</a></p>`,
   );
   return render(

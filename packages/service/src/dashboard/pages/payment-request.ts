@@ -10,29 +10,34 @@ import { type GatewaySettingRow, merchantsRepo } from "../../merchants/merchants
 import { type DashboardContext, formOf, redirectWithFlash, render, sessionOf } from "../context.js";
 import { errorSummary, esc, field, PAGE_PERMISSIONS, postForm, selectField } from "../html.js";
 
-const FIELDS: { name: keyof CreateCheckoutInput; label: string; attrs?: string; type?: string }[] = [
-  { name: "order_no", label: "Order number (optional)", attrs: 'maxlength="128"' },
+const FIELDS: {
+  name: keyof CreateCheckoutInput;
+  label: string;
+  input?: Record<string, string | boolean>;
+  type?: string;
+}[] = [
+  { name: "order_no", label: "Order number (optional)", input: { maxlength: "128" } },
   {
     name: "customer_first_name",
     label: "Customer first name (optional)",
-    attrs: 'maxlength="100" autocomplete="off"',
+    input: { maxlength: "100", autocomplete: "off" },
   },
   {
     name: "customer_last_name",
     label: "Customer last name (optional)",
-    attrs: 'maxlength="100" autocomplete="off"',
+    input: { maxlength: "100", autocomplete: "off" },
   },
   {
     name: "customer_email",
     label: "Customer email (optional)",
     type: "email",
-    attrs: 'maxlength="254" autocomplete="off"',
+    input: { maxlength: "254", autocomplete: "off" },
   },
   {
     name: "customer_phone",
     label: "Customer mobile number (optional)",
     type: "tel",
-    attrs: 'maxlength="32" autocomplete="off"',
+    input: { maxlength: "32", autocomplete: "off" },
   },
 ];
 
@@ -60,7 +65,7 @@ function formPage(
   const body = `${errorSummary(summary)}<section>${postForm(
     "/dashboard/payments/new",
     session.csrfToken,
-    `<div class="grid"><div>${field({ name: "amount", label: "Amount", value: values.amount, hint: 'With the currency\'s decimals, e.g. "10.500" KWD or "10.50" USD', error: err("amount"), attrs: 'inputmode="decimal" required' })}
+    `<div class="grid"><div>${field({ name: "amount", label: "Amount", value: values.amount, hint: 'With the currency\'s decimals, e.g. "10.500" KWD or "10.50" USD', error: err("amount"), input: { inputmode: "decimal", required: true } })}
 ${selectField({ name: "currency_code", label: "Currency", value: values.currency_code ?? "KWD", options: currencies.map((c) => ({ value: c, text: c })), error: err("currency_code") })}
 ${selectField({
   name: "language",
@@ -71,7 +76,7 @@ ${selectField({
     { value: "ar", text: "Arabic" },
   ],
 })}
-${gatewayChoice}</div><div>${FIELDS.map((f) => field({ name: f.name, label: f.label, value: values[f.name], error: err(f.name), ...(f.type ? { type: f.type } : {}), ...(f.attrs ? { attrs: f.attrs } : {}) })).join("")}</div></div>
+${gatewayChoice}</div><div>${FIELDS.map((f) => field({ name: f.name, label: f.label, value: values[f.name], error: err(f.name), ...(f.type ? { type: f.type } : {}), ...(f.input ? { input: f.input } : {}) })).join("")}</div></div>
 <button type="submit">Create payment request</button>`,
   )}</section>`;
   return render(

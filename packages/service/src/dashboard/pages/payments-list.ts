@@ -68,7 +68,7 @@ export function paymentsListPages(scope: FastifyInstance, ctx: DashboardContext)
       const kept = { q: q.q, state: filter.state, pg_code: filter.pgCode, from: q.from, to: q.to };
       const filtering = Boolean(q.q || filter.state || filter.pgCode || q.from || q.to);
       const filters = `<details class="filters-toggle"${filtering ? " open" : ""}><summary>Search and filters${filtering ? " (on)" : ""}</summary><form method="get" action="/dashboard/payments" class="filters" role="search" aria-label="Payments">
-${field({ name: "q", label: "Search", type: "search", value: q.q, hint: "session_id, order_no or customer", attrs: 'class="wide"' })}
+${field({ name: "q", label: "Search", type: "search", value: q.q, hint: "session_id, order_no or customer", input: { class: "wide" } })}
 ${selectField({ name: "state", label: "State", value: filter.state, options: [{ value: "", text: "Any state" }, ...STATES.map((s) => ({ value: s, text: label(s) }))] })}
 ${selectField({ name: "pg_code", label: "Gateway", value: filter.pgCode, options: [{ value: "", text: "Any gateway" }, ...gateways.map((g) => ({ value: g.pg_code, text: `${g.name} (${g.pg_code})` }))] })}
 ${field({ name: "from", label: "From", type: "date", value: q.from })}

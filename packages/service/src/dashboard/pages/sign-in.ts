@@ -36,8 +36,8 @@ function signInPage(
   reply.header("set-cookie", cookieHeader(PRE_SESSION_COOKIE, pre, { secure, maxAgeSeconds: 3600 }));
   const body = `<div class="sign-in panel">${options.problem ? errorSummary([options.problem], "Sign-in failed") : ""}
 <form method="post" action="/dashboard/sign-in">${csrfInput(pre)}${options.next ? `<input type="hidden" name="next" value="${esc(options.next)}">` : ""}
-${field({ name: "username", label: "Username", value: options.username ?? "", attrs: 'autocomplete="username" required autocapitalize="none" spellcheck="false"' })}
-${field({ name: "password", label: "Password", type: "password", attrs: 'autocomplete="current-password" required' })}
+${field({ name: "username", label: "Username", value: options.username ?? "", input: { autocomplete: "username", required: true, autocapitalize: "none", spellcheck: "false" } })}
+${field({ name: "password", label: "Password", type: "password", input: { autocomplete: "current-password", required: true } })}
 <button type="submit">Sign in</button></form></div>`;
   return sendHtml(reply, options.status ?? 200, layout({ title: "Sign in" }, body));
 }

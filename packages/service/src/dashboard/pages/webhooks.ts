@@ -49,10 +49,10 @@ async function settingsPage(
     "/dashboard/webhooks/config",
     session.csrfToken,
     `${checkbox({ name: "enabled", label: "Send webhooks", checked: v.enabled !== undefined ? v.enabled === "on" : config.enabled, hint: "Off stops every operation and payment webhook." })}
-${field({ name: "operations_webhook_url", label: "Operations webhook URL", type: "url", value: v.operations_webhook_url ?? config.operations_webhook_url ?? "", error: e.operations_webhook_url, attrs: 'class="wide" placeholder="https://shop.example.com/webhooks/svc"' })}
+${field({ name: "operations_webhook_url", label: "Operations webhook URL", type: "url", value: v.operations_webhook_url ?? config.operations_webhook_url ?? "", error: e.operations_webhook_url, input: { class: "wide", placeholder: "https://shop.example.com/webhooks/svc" } })}
 ${checkbox({ name: "notify_api_initiated", label: "Enable webhook notifications if transaction initiated from API", checked: v.notify_api_initiated !== undefined ? v.notify_api_initiated === "on" : config.notify_api_initiated })}
-${field({ name: "timeout_seconds", label: "Timeout (seconds)", type: "number", value: v.timeout_seconds ?? String(config.timeout_seconds), hint: "1 to 30 seconds.", error: e.timeout_seconds, attrs: 'min="1" max="30" required' })}
-${field({ name: "retry_schedule_seconds", label: "Retries (seconds after each failed try)", value: v.retry_schedule_seconds ?? config.retry_schedule_seconds.join(", "), hint: "Comma-separated delays; one retry per number. Empty: no retries.", error: e.retry_schedule_seconds, attrs: 'class="wide"' })}
+${field({ name: "timeout_seconds", label: "Timeout (seconds)", type: "number", value: v.timeout_seconds ?? String(config.timeout_seconds), hint: "1 to 30 seconds.", error: e.timeout_seconds, input: { min: "1", max: "30", required: true } })}
+${field({ name: "retry_schedule_seconds", label: "Retries (seconds after each failed try)", value: v.retry_schedule_seconds ?? config.retry_schedule_seconds.join(", "), hint: "Comma-separated delays; one retry per number. Empty: no retries.", error: e.retry_schedule_seconds, input: { class: "wide" } })}
 <button type="submit">Save general configuration</button>`,
   );
   const pluginForms = plugins
@@ -61,7 +61,7 @@ ${field({ name: "retry_schedule_seconds", label: "Retries (seconds after each fa
         `/dashboard/webhooks/plugins/${p.type}`,
         session.csrfToken,
         `<h3>${esc(TYPE_LABEL[p.type])}</h3>${checkbox({ name: `${p.type}_enabled`, label: `Send ${TYPE_LABEL[p.type].toLowerCase()} webhooks to this URL`, checked: p.enabled })}
-${field({ name: `${p.type}_webhook_url`, label: `${TYPE_LABEL[p.type]} webhook URL`, type: "url", value: p.webhook_url ?? "", error: e[`${p.type}_webhook_url`], attrs: 'class="wide"' })}
+${field({ name: `${p.type}_webhook_url`, label: `${TYPE_LABEL[p.type]} webhook URL`, type: "url", value: p.webhook_url ?? "", error: e[`${p.type}_webhook_url`], input: { class: "wide" } })}
 <button type="submit">Save ${esc(TYPE_LABEL[p.type].toLowerCase())} plugin</button>`,
         "panel",
       ),

@@ -1,0 +1,83 @@
+/**
+ * The dashboard in English and Arabic over real HTTP: the user's choice (`?lang=`, remembered in
+ * a cookie; else Accept-Language), right to left in Arabic, translated pages in Arabic words,
+ * pages not yet translated marked as English inside the Arabic layout; and the components escape
+ * what they show (a hostile refund reason in the audit log stays text).
+ */
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { signedIn } from "../../../../test/support/dashboard.js";
+import { createMerchant, type TestMerchant } from "../../../../test/support/merchant.js";
+import { paidParent } from "../../../../test/support/payments.js";
+import { type Stack, startStack } from "../../../../test/support/stack.js";
+import { STORES } from "../../../../test/support/stores.js";
+import { LANGUAGE_COOKIE, messages } from "./i18n.js";
+
+describe.each(STORES)("dashboard languages on %s", (store) => {
+  let stack: Stack;
+  let m: TestMerchant;
+  beforeAll(async () => {
+    stack = await startStack(store);
+    m = await createMerchant(stack);
+  });
+  afterAll(async () => {
+    await stack.close();
+  });
+
+  it("follows ?lang=ar, remembers it, and lays Arabic out right to left", async () => {
+    const client = await signedIn(stack, m.admin);
+    const english = await client.get("/dashboard/audit");
+    expect(english.text).toContain('<html lang="en" dir="ltr">');
+    expect(english.text).toContain(">Audit log</h1>");
+    const arabic = await client.get("/dashboard/audit?lang=ar");
+    expect(arabic.text).toContain('<html lang="ar" dir="rtl">');
+    expect(arabic.text).toContain(`<h1>${messages("ar").audit_title}</h1>`);
+    expect(arabic.text).toContain("سجّل الدخول"); // the sign-in just recorded, in words
+    expect(arabic.text).toContain(`>${messages("ar").nav_payments}</a>`);
+    expect(client.cookies.get(LANGUAGE_COOKIE)).toBe("ar");
+    // The next page follows the remembered choice; the switch leads back to English.
+    const next = await client.get("/dashboard/audit");
+    expect(next.text).toContain('<html lang="ar" dir="rtl">');
+    expect(next.text).toMatch(/<a href="\/dashboard\/audit\?lang=en" lang="en"[^>]*>English<\/a>/);
+    const back = await client.get("/dashboard/audit?lang=en");
+    expect(back.text).toContain('<html lang="en" dir="ltr">');
+    expect(client.cookies.get(LANGUAGE_COOKIE)).toBe("en");
+  });
+
+  it("a page not yet translated keeps its English, marked as English, inside the Arabic layout", async () => {
+    const client = await signedIn(stack, m.admin);
+    const page = await client.get("/dashboard/keys?lang=ar");
+    expect(page.text).toContain('<html lang="ar" dir="rtl">');
+    expect(page.text).toContain(`>${messages("ar").nav_keys}</a>`);
+    expect(page.text).toMatch(/<main id="main" tabindex="-1"><div lang="en" dir="ltr"><h1>API keys<\/h1>/);
+  });
+
+  it("uses Accept-Language when nothing was chosen; an explicit choice wins", async () => {
+    const client = await signedIn(stack, m.admin);
+    client.cookies.delete(LANGUAGE_COOKIE);
+    const res = await fetch(`${stack.url}/dashboard/audit`, {
+      headers: { cookie: `svc_dash=${client.cookies.get("svc_dash")}`, "accept-language": "ar-KW,ar;q=0.9" },
+    });
+    expect(await res.text()).toContain('<html lang="ar" dir="rtl">');
+    const chosen = await fetch(`${stack.url}/dashboard/audit?lang=en`, {
+      headers: { cookie: `svc_dash=${client.cookies.get("svc_dash")}`, "accept-language": "ar" },
+    });
+    expect(await chosen.text()).toContain('<html lang="en" dir="ltr">');
+  });
+
+  it("escapes what it shows: a hostile refund reason in the audit log is text, not markup", async () => {
+    const hostile = `<img src=x onerror="alert(1)">`;
+    const client = await signedIn(stack, m.admin);
+    const parent = await paidParent(stack, m, "sandbox", { amount: "10.000" });
+    await client.get(`/dashboard/payments/${parent.session_id}`);
+    await client.post(`/dashboard/payments/${parent.session_id}/refund`, {
+      amount: "1.000",
+      confirm: "yes",
+      reason: hostile,
+    });
+    await expect
+      .poll(async () => (await client.get("/dashboard/audit")).text, { timeout: 5_000 })
+      .toContain("&lt;img src=x onerror=&quot;alert(1)&quot;>");
+    const page = await client.get("/dashboard/audit");
+    expect(page.text).not.toContain(hostile);
+  });
+});

@@ -1,0 +1,135 @@
+/**
+ * The dashboard's words in English and Arabic, one catalogue per language with the same keys
+ * (the type makes a missing Arabic entry a compile error), and the user's choice of language:
+ * `?lang=en|ar` on any page (remembered in a cookie for a year), else that cookie, else the
+ * browser's Accept-Language, else English. Arabic pages are laid out right to left.
+ * Codes from the API (states, forms of payment…) are translated by labels.ts.
+ */
+import type { FastifyReply, FastifyRequest } from "fastify";
+import type { DashboardLanguage } from "./labels.js";
+
+export type { DashboardLanguage };
+
+export const LANGUAGE_COOKIE = "svc_dashboard_lang";
+const YEAR_S = 365 * 24 * 3600;
+
+const EN = {
+  skip: "Skip to content",
+  brand: "svc dashboard",
+  nav_label: "Dashboard",
+  nav_overview: "Overview",
+  nav_payments: "Payments",
+  nav_payment_request: "New payment request",
+  nav_discrepancies: "Discrepancies",
+  nav_webhooks: "Webhooks",
+  nav_deliveries: "Delivery log",
+  nav_sdk: "SDK",
+  nav_keys: "API keys",
+  nav_audit: "Audit log",
+  signed_in_as: "Signed in as",
+  sign_out: "Sign out",
+  title_suffix: "svc dashboard",
+  language_switch: "العربية",
+  there_is_a_problem: "There is a problem",
+  none: "—",
+  // Sign-in
+  sign_in: "Sign in",
+  sign_in_intro: "Sign in with your dashboard user.",
+  username: "Username",
+  password: "Password",
+  // Audit log
+  audit_title: "Audit log",
+  audit_intro:
+    "Who did what to this account, when and from where: sign-ins, refunds, captures and voids, webhook settings and endpoints, keys, the signing secret, replays. The same list:",
+  audit_newest_first: "Newest first",
+  audit_when: "When",
+  audit_who: "Who",
+  audit_what: "What",
+  audit_from: "From",
+  audit_api_key: "(API key)",
+  audit_empty: "Nothing recorded yet.",
+  audit_older: "Older",
+  pages: "Pages",
+} as const;
+
+export type MessageKey = keyof typeof EN;
+export type Messages = Record<MessageKey, string>;
+
+const AR: Messages = {
+  skip: "تخطَّ إلى المحتوى",
+  brand: "لوحة تحكم svc",
+  nav_label: "لوحة التحكم",
+  nav_overview: "نظرة عامة",
+  nav_payments: "المدفوعات",
+  nav_payment_request: "طلب دفع جديد",
+  nav_discrepancies: "الفروقات",
+  nav_webhooks: "الويب هوك",
+  nav_deliveries: "سجل التسليم",
+  nav_sdk: "حزمة SDK",
+  nav_keys: "مفاتيح API",
+  nav_audit: "سجل التدقيق",
+  signed_in_as: "مسجَّل الدخول باسم",
+  sign_out: "تسجيل الخروج",
+  title_suffix: "لوحة تحكم svc",
+  language_switch: "English",
+  there_is_a_problem: "هناك مشكلة",
+  none: "—",
+  sign_in: "تسجيل الدخول",
+  sign_in_intro: "سجّل الدخول بمستخدم لوحة التحكم الخاص بك.",
+  username: "اسم المستخدم",
+  password: "كلمة المرور",
+  audit_title: "سجل التدقيق",
+  audit_intro:
+    "من فعل ماذا في هذا الحساب، ومتى، ومن أين: تسجيلات الدخول، والاستردادات، والتحصيلات، والإلغاءات، وإعدادات الويب هوك ونقاطه، والمفاتيح، والسر الموقِّع، وإعادات الإرسال. القائمة نفسها:",
+  audit_newest_first: "الأحدث أولاً",
+  audit_when: "متى",
+  audit_who: "مَن",
+  audit_what: "ماذا",
+  audit_from: "من أين",
+  audit_api_key: "(مفتاح API)",
+  audit_empty: "لم يُسجَّل شيء بعد.",
+  audit_older: "الأقدم",
+  pages: "الصفحات",
+};
+
+const CATALOGUES: Record<DashboardLanguage, Messages> = { en: EN, ar: AR };
+
+export function messages(lang: DashboardLanguage): Messages {
+  return CATALOGUES[lang];
+}
+
+const isLanguage = (value: unknown): value is DashboardLanguage => value === "en" || value === "ar";
+
+function cookie(request: FastifyRequest, name: string): string | undefined {
+  for (const part of (request.headers.cookie ?? "").split(";")) {
+    const [k, ...v] = part.trim().split("=");
+    if (k === name) return v.join("=");
+  }
+  return undefined;
+}
+
+/**
+ * The language of this request's page. A `?lang=` choice is also remembered (the reply gets the
+ * cookie), so the next page — and the next visit — follows it.
+ */
+export function dashboardLanguage(request: FastifyRequest, reply?: FastifyReply): DashboardLanguage {
+  const asked = Object(request.query).lang;
+  if (isLanguage(asked)) {
+    reply?.header(
+      "set-cookie",
+      `${LANGUAGE_COOKIE}=${asked}; Path=/dashboard; Max-Age=${YEAR_S}; SameSite=Lax; HttpOnly${request.protocol === "https" ? "; Secure" : ""}`,
+    );
+    return asked;
+  }
+  const remembered = cookie(request, LANGUAGE_COOKIE);
+  if (isLanguage(remembered)) return remembered;
+  const first = (request.headers["accept-language"] ?? "").split(",")[0]?.trim() ?? "";
+  return /^ar\b/i.test(first) ? "ar" : "en";
+}
+
+/** The same page in the other language: the current URL with `lang` switched. */
+export function otherLanguageHref(request: FastifyRequest, lang: DashboardLanguage): string {
+  const url = new URL(request.url, "http://dashboard.invalid");
+  url.searchParams.set("lang", lang === "ar" ? "en" : "ar");
+  return `${url.pathname}${url.search}`;
+}

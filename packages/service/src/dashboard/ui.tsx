@@ -1,0 +1,314 @@
+/** @jsxImportSource preact */
+/**
+ * The dashboard's components: the page layout (skip link, navigation showing only the pages the
+ * user may open, language switch, sign-out) and the form and table parts every page uses. They
+ * render through preact-render-to-string (pages/jsx.tsx), which escapes every value: no `esc()`.
+ */
+import type { Permission } from "@svc/protocol";
+import type { AuthUser } from "../http/auth.js";
+import type { ComponentChildren, VNode } from "../pages/jsx.js";
+import { CSRF_FIELD } from "./csrf.js";
+import { type DashboardLanguage, type MessageKey, messages } from "./i18n.js";
+import type { Flash } from "./session.js";
+
+/** Which permission opens each page; one place, so the nav and the routes cannot disagree. */
+export const PAGE_PERMISSIONS = {
+  overview: "payment.view",
+  payments: "payment.view",
+  discrepancies: "payment.view",
+  paymentRequest: "payment.create",
+  webhooks: "webhooks.manage",
+  deliveries: "webhooks.manage",
+  sdk: "webhooks.manage",
+  keys: "webhooks.manage",
+  audit: "webhooks.manage",
+} as const satisfies Record<string, Permission>;
+
+export type NavKey = keyof typeof PAGE_PERMISSIONS;
+
+const NAV: { key: NavKey; href: string; text: MessageKey }[] = [
+  { key: "overview", href: "/dashboard/overview", text: "nav_overview" },
+  { key: "payments", href: "/dashboard/payments", text: "nav_payments" },
+  { key: "paymentRequest", href: "/dashboard/payments/new", text: "nav_payment_request" },
+  { key: "discrepancies", href: "/dashboard/discrepancies", text: "nav_discrepancies" },
+  { key: "webhooks", href: "/dashboard/webhooks", text: "nav_webhooks" },
+  { key: "deliveries", href: "/dashboard/deliveries", text: "nav_deliveries" },
+  { key: "sdk", href: "/dashboard/sdk", text: "nav_sdk" },
+  { key: "keys", href: "/dashboard/keys", text: "nav_keys" },
+  { key: "audit", href: "/dashboard/audit", text: "nav_audit" },
+];
+
+export function can(user: AuthUser, permission: Permission): boolean {
+  return user.permissions.includes(permission);
+}
+
+export interface PageFrame {
+  title: string;
+  user?: AuthUser | undefined;
+  csrf?: string | undefined;
+  current?: NavKey | undefined;
+  flash?: Flash | null | undefined;
+  /** The page's language (default English) and the link to the same page in the other one. */
+  lang?: DashboardLanguage | undefined;
+  switchHref?: string | undefined;
+  /**
+   * The page's own words come from the catalogues (i18n.ts). A page not yet translated keeps its
+   * English content, marked `lang="en"` inside the Arabic layout, so a screen reader reads it as
+   * English and it stays left to right.
+   */
+  translated?: boolean | undefined;
+}
+
+export function CsrfInput({ token }: { token: string | undefined }): VNode {
+  return <input type="hidden" name={CSRF_FIELD} value={token ?? ""} />;
+}
+
+export function FlashBox({ flash }: { flash: Flash | null | undefined }): VNode | null {
+  if (!flash) return null;
+  return (
+    <div class={`notice ${flash.kind}`} role={flash.kind === "error" ? "alert" : "status"}>
+      {flash.text}
+    </div>
+  );
+}
+
+export function Layout({ frame, children }: { frame: PageFrame; children?: ComponentChildren }): VNode {
+  const { user } = frame;
+  const lang = frame.lang ?? "en";
+  const t = messages(lang);
+  const other = lang === "ar" ? "en" : "ar";
+  return (
+    <html lang={lang} dir={lang === "ar" ? "rtl" : "ltr"}>
+      <head>
+        <meta charset="utf-8" />
+        <meta name="viewport" content="width=device-width, initial-scale=1" />
+        <meta name="color-scheme" content="light dark" />
+        <title>{`${frame.title} · ${t.title_suffix}`}</title>
+        <link rel="icon" href="/dashboard/assets/favicon.svg" type="image/svg+xml" />
+        <link rel="stylesheet" href="/dashboard/assets/dashboard.css" />
+        <script src="/dashboard/assets/dashboard.js" defer />
+      </head>
+      <body>
+        <a class="skip" href="#main">
+          {t.skip}
+        </a>
+        <header class="top">
+          <p class="brand">
+            <a href="/dashboard">{t.brand}</a>
+          </p>
+          {user && (
+            <nav aria-label={t.nav_label}>
+              <ul>
+                {NAV.filter((n) => can(user, PAGE_PERMISSIONS[n.key])).map((n) => (
+                  <li>
+                    <a href={n.href} aria-current={n.key === frame.current ? "page" : undefined}>
+                      {t[n.text]}
+                    </a>
+                  </li>
+                ))}
+              </ul>
+            </nav>
+          )}
+          <div class="account">
+            <p class="lang-switch">
+              <a href={frame.switchHref ?? `?lang=${other}`} lang={other} hreflang={other}>
+                {t.language_switch}
+              </a>
+            </p>
+            {user && (
+              <form method="post" action="/dashboard/sign-out" class="sign-out">
+                <CsrfInput token={frame.csrf} />
+                <span>
+                  {t.signed_in_as} <strong dir="ltr">{user.username}</strong>
+                </span>{" "}
+                <button type="submit" class="secondary">
+                  {t.sign_out}
+                </button>
+              </form>
+            )}
+          </div>
+        </header>
+        <main id="main" tabindex={-1}>
+          {lang === "en" || frame.translated ? (
+            <>
+              <h1>{frame.title}</h1>
+              <FlashBox flash={frame.flash} />
+              {children}
+            </>
+          ) : (
+            <div lang="en" dir="ltr">
+              <h1>{frame.title}</h1>
+              <FlashBox flash={frame.flash} />
+              {children}
+            </div>
+          )}
+        </main>
+      </body>
+    </html>
+  );
+}
+
+export interface FieldProps {
+  name: string;
+  label: string;
+  value?: string | undefined;
+  type?: string;
+  hint?: string | undefined;
+  error?: string | undefined;
+  /** Further attributes of the input (autocomplete, required, inputmode, class…). */
+  input?: Record<string, string | boolean | undefined>;
+}
+
+export function Field(o: FieldProps): VNode {
+  const id = `f-${o.name}`;
+  const described = [o.hint ? `${id}-hint` : "", o.error ? `${id}-error` : ""].filter(Boolean).join(" ");
+  return (
+    <div class="field">
+      <label for={id}>{o.label}</label>
+      {o.hint && (
+        <p class="hint" id={`${id}-hint`}>
+          {o.hint}
+        </p>
+      )}
+      <input
+        type={o.type ?? "text"}
+        id={id}
+        name={o.name}
+        value={o.value ?? ""}
+        {...o.input}
+        aria-describedby={described || undefined}
+        aria-invalid={o.error ? "true" : undefined}
+      />
+      {o.error && (
+        <p class="field-error" id={`${id}-error`}>
+          {o.error}
+        </p>
+      )}
+    </div>
+  );
+}
+
+export function SelectField(o: {
+  name: string;
+  label: string;
+  value?: string | undefined;
+  options: { value: string; text: string }[];
+  error?: string | undefined;
+}): VNode {
+  const id = `f-${o.name}`;
+  return (
+    <div class="field">
+      <label for={id}>{o.label}</label>
+      <select
+        id={id}
+        name={o.name}
+        aria-invalid={o.error ? "true" : undefined}
+        aria-describedby={o.error ? `${id}-error` : undefined}
+      >
+        {o.options.map((opt) => (
+          <option value={opt.value} selected={opt.value === (o.value ?? "")}>
+            {opt.text}
+          </option>
+        ))}
+      </select>
+      {o.error && (
+        <p class="field-error" id={`${id}-error`}>
+          {o.error}
+        </p>
+      )}
+    </div>
+  );
+}
+
+export function Checkbox(o: {
+  name: string;
+  label: string;
+  checked: boolean;
+  hint?: string | undefined;
+}): VNode {
+  const id = `f-${o.name}`;
+  return (
+    <div class="check">
+      <input
+        type="checkbox"
+        id={id}
+        name={o.name}
+        value="on"
+        checked={o.checked}
+        aria-describedby={o.hint ? `${id}-hint` : undefined}
+      />
+      <label for={id}>{o.label}</label>
+      {o.hint && (
+        <p class="hint" id={`${id}-hint`}>
+          {o.hint}
+        </p>
+      )}
+    </div>
+  );
+}
+
+/** An error summary at the top of a form, announced by screen readers and listing each problem. */
+export function ErrorSummary({
+  messages: list,
+  heading,
+}: {
+  messages: string[];
+  heading: string;
+}): VNode | null {
+  if (list.length === 0) return null;
+  return (
+    <div class="notice error" role="alert">
+      <h2>{heading}</h2>
+      <ul>
+        {list.map((m) => (
+          <li>{m}</li>
+        ))}
+      </ul>
+    </div>
+  );
+}
+
+export function PostForm(o: {
+  action: string;
+  csrf: string | undefined;
+  class?: string;
+  children?: ComponentChildren;
+}): VNode {
+  return (
+    <form method="post" action={o.action} class={o.class || undefined}>
+      <CsrfInput token={o.csrf} />
+      {o.children}
+    </form>
+  );
+}
+
+/** A time in UTC, machine-readable in `datetime`; digits stay left to right in Arabic. */
+export function Time({ value }: { value: Date | string | null | undefined }): VNode | string {
+  if (!value) return "—";
+  const d = typeof value === "string" ? new Date(value) : value;
+  return (
+    <time datetime={d.toISOString()} dir="ltr">
+      {`${d.toISOString().slice(0, 19).replace("T", " ")} UTC`}
+    </time>
+  );
+}
+
+/** The tone of a state: the word carries the meaning, colour only repeats it. */
+export function toneOf(state: string): "good" | "bad" | "wait" {
+  return /rejected|failed|failing|disabled|declined|canceled|expired|dead/.test(state)
+    ? "bad"
+    : /queued|pending|attempted|created|authorized|retrying/.test(state)
+      ? "wait"
+      : "good";
+}
+
+/** A state as a badge; `text` is its label (else the state with spaces), the code its title. */
+export function Badge({ state, text }: { state: string; text?: string | undefined }): VNode {
+  return text ? (
+    <span class={`badge ${toneOf(state)}`} title={state}>
+      {text}
+    </span>
+  ) : (
+    <span class={`badge ${toneOf(state)}`}>{state.replace(/_/g, " ")}</span>
+  );
+}
