@@ -35,19 +35,17 @@ export function allowedOrigins(request: FastifyRequest, publicUrl: string): stri
   return [originOf(publicUrl), own].filter((o): o is string => o !== undefined);
 }
 
-/** Why the POST is refused, or undefined when both checks pass. */
+/** Why the POST is refused (its message in i18n.ts), or undefined when both checks pass. */
 export function csrfProblem(
   request: FastifyRequest,
   expectedToken: string,
   origins: string[],
-): string | undefined {
+): "csrf_other_site" | "csrf_token" | undefined {
   const origin = request.headers.origin;
   const referer = request.headers.referer;
   const from = origin && origin !== "null" ? originOf(origin) : referer ? originOf(referer) : undefined;
-  if ((origin || referer) && (!from || !origins.includes(from)))
-    return "The form was sent from another site. Open the dashboard and try again from there.";
+  if ((origin || referer) && (!from || !origins.includes(from))) return "csrf_other_site";
   const body = (request.body ?? {}) as Record<string, unknown>;
-  if (!tokensMatch(expectedToken, body[CSRF_FIELD]))
-    return "The form's security token is missing or out of date. Reload the page and submit the form again.";
+  if (!tokensMatch(expectedToken, body[CSRF_FIELD])) return "csrf_token";
   return undefined;
 }

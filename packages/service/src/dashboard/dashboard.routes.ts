@@ -14,6 +14,7 @@ import { DASHBOARD_CSS, DASHBOARD_FAVICON, DASHBOARD_JS } from "./assets.js";
 import { CSP, type DashboardContext, DashboardError, sendHtml } from "./context.js";
 import { allowedOrigins, csrfProblem } from "./csrf.js";
 import { esc, layout } from "./html.js";
+import { messages } from "./i18n.js";
 import { createLockout } from "../auth/lockout.js";
 import { deliveryPages } from "./pages/deliveries.js";
 import { discrepancyPages } from "./pages/discrepancies.js";
@@ -78,7 +79,7 @@ export function dashboardRoutes(
             session.csrfToken,
             allowedOrigins(request, ctx.config.publicUrl),
           );
-          if (problem) throw new DashboardError(403, "Request refused", problem);
+          if (problem) throw new DashboardError(403, "Request refused", messages("en")[problem]);
         }
         const permission = request.routeOptions.config.dashboard?.permission;
         if (permission && session && !session.user.permissions.includes(permission)) {

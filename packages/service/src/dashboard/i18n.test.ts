@@ -5,7 +5,7 @@
  * what they show (a hostile refund reason in the audit log stays text).
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { signedIn } from "../../../../test/support/dashboard.js";
+import { DashboardClient, signedIn } from "../../../../test/support/dashboard.js";
 import { createMerchant, type TestMerchant } from "../../../../test/support/merchant.js";
 import { paidParent } from "../../../../test/support/payments.js";
 import { type Stack, startStack } from "../../../../test/support/stack.js";
@@ -79,5 +79,27 @@ describe.each(STORES)("dashboard languages on %s", (store) => {
       .toContain("&lt;img src=x onerror=&quot;alert(1)&quot;>");
     const page = await client.get("/dashboard/audit");
     expect(page.text).not.toContain(hostile);
+  });
+});
+
+describe("the sign-in page in Arabic", () => {
+  let stack: Stack;
+  beforeAll(async () => {
+    stack = await startStack("pglite");
+  });
+  afterAll(async () => {
+    await stack.close();
+  });
+
+  it("is Arabic, right to left, keeps its sign-in cookie beside the language cookie, and says why in Arabic", async () => {
+    const client = new DashboardClient(stack);
+    const page = await client.get("/dashboard/sign-in?lang=ar");
+    expect(page.text).toContain('<html lang="ar" dir="rtl">');
+    expect(page.text).toContain(`<label for="f-username">${messages("ar").username}</label>`);
+    expect(client.cookies.get(LANGUAGE_COOKIE)).toBe("ar");
+    expect(client.cookies.size).toBe(2); // the language and the pre-session (login CSRF) cookie
+    const refused = await client.signIn("nobody-here", "wrong-password");
+    expect(refused.status).toBe(401);
+    expect(refused.text).toContain(messages("ar").sign_in_wrong);
   });
 });

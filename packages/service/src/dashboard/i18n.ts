@@ -32,11 +32,20 @@ const EN = {
   language_switch: "العربية",
   there_is_a_problem: "There is a problem",
   none: "—",
-  // Sign-in
+  csrf_other_site: "The form was sent from another site. Open the dashboard and try again from there.",
+  csrf_token:
+    "The form's security token is missing or out of date. Reload the page and submit the form again.",
+  // Sign-in and the account page
   sign_in: "Sign in",
-  sign_in_intro: "Sign in with your dashboard user.",
+  sign_in_failed: "Sign-in failed",
+  sign_in_empty: "Enter your username and your password.",
+  sign_in_wrong: "The username or password is wrong.",
+  sign_in_locked: "Too many failed sign-ins. Wait {seconds} seconds, then try again.",
   username: "Username",
   password: "Password",
+  account_title: "Your account",
+  account_permissions: "Your permissions",
+  account_none: "You have no permissions yet. Ask an administrator to grant the ones you need.",
   // Audit log
   audit_title: "Audit log",
   audit_intro:
@@ -74,10 +83,18 @@ const AR: Messages = {
   language_switch: "English",
   there_is_a_problem: "هناك مشكلة",
   none: "—",
+  csrf_other_site: "أُرسل النموذج من موقع آخر. افتح لوحة التحكم وأعد المحاولة منها.",
+  csrf_token: "رمز الأمان في النموذج مفقود أو منتهي الصلاحية. أعد تحميل الصفحة وأرسل النموذج مرة أخرى.",
   sign_in: "تسجيل الدخول",
-  sign_in_intro: "سجّل الدخول بمستخدم لوحة التحكم الخاص بك.",
+  sign_in_failed: "تعذّر تسجيل الدخول",
+  sign_in_empty: "أدخل اسم المستخدم وكلمة المرور.",
+  sign_in_wrong: "اسم المستخدم أو كلمة المرور غير صحيحة.",
+  sign_in_locked: "محاولات دخول فاشلة كثيرة. انتظر {seconds} ثانية، ثم أعد المحاولة.",
   username: "اسم المستخدم",
   password: "كلمة المرور",
+  account_title: "حسابك",
+  account_permissions: "صلاحياتك",
+  account_none: "ليست لديك صلاحيات بعد. اطلب من أحد المسؤولين منحك ما تحتاج إليه.",
   audit_title: "سجل التدقيق",
   audit_intro:
     "من فعل ماذا في هذا الحساب، ومتى، ومن أين: تسجيلات الدخول، والاستردادات، والتحصيلات، والإلغاءات، وإعدادات الويب هوك ونقاطه، والمفاتيح، والسر الموقِّع، وإعادات الإرسال. القائمة نفسها:",
@@ -96,6 +113,11 @@ const CATALOGUES: Record<DashboardLanguage, Messages> = { en: EN, ar: AR };
 
 export function messages(lang: DashboardLanguage): Messages {
   return CATALOGUES[lang];
+}
+
+/** A message with its `{name}` placeholders filled in. */
+export function format(text: string, values: Record<string, string | number>): string {
+  return text.replace(/\{(\w+)\}/g, (whole, name: string) => String(values[name] ?? whole));
 }
 
 const isLanguage = (value: unknown): value is DashboardLanguage => value === "en" || value === "ar";

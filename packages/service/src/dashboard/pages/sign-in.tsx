@@ -1,3 +1,4 @@
+/** @jsxImportSource preact */
 /**
  * Sign-in and sign-out. The sign-in form is protected against login CSRF by a double-submit
  * cookie (there is no session yet); failures count towards the lockout per username and per
@@ -10,7 +11,9 @@ import { auditRepo } from "../../audit/audit.repo.js";
 import { merchantsRepo } from "../../merchants/merchants.repo.js";
 import { type DashboardContext, formOf, queryOf, sendHtml } from "../context.js";
 import { allowedOrigins, csrfProblem } from "../csrf.js";
-import { can, csrfInput, errorSummary, esc, field, layout, PAGE_PERMISSIONS } from "../html.js";
+import { layout } from "../html.js";
+import { dashboardLanguage, format, type MessageKey, messages, otherLanguageHref } from "../i18n.js";
+import { can, CsrfInput, ErrorSummary, Field, PAGE_PERMISSIONS } from "../ui.js";
 import { cookieHeader, newToken, PRE_SESSION_COOKIE, readCookie, SESSION_COOKIE } from "../session.js";
 
 /** Only a path inside the dashboard may be the target after sign-in (no open redirect). */
@@ -28,18 +31,59 @@ export function homeFor(permissions: readonly string[]): string {
 }
 
 function signInPage(
+  request: FastifyRequest,
   reply: FastifyReply,
   secure: boolean,
-  options: { status?: number; username?: string; next?: string | undefined; problem?: string },
+  options: {
+    status?: number;
+    username?: string;
+    next?: string | undefined;
+    problem?: MessageKey;
+    values?: Record<string, number>;
+  },
 ): FastifyReply {
+  const lang = dashboardLanguage(request, reply);
+  const t = messages(lang);
   const pre = newToken();
   reply.header("set-cookie", cookieHeader(PRE_SESSION_COOKIE, pre, { secure, maxAgeSeconds: 3600 }));
-  const body = `<div class="sign-in panel">${options.problem ? errorSummary([options.problem], "Sign-in failed") : ""}
-<form method="post" action="/dashboard/sign-in">${csrfInput(pre)}${options.next ? `<input type="hidden" name="next" value="${esc(options.next)}">` : ""}
-${field({ name: "username", label: "Username", value: options.username ?? "", input: { autocomplete: "username", required: true, autocapitalize: "none", spellcheck: "false" } })}
-${field({ name: "password", label: "Password", type: "password", input: { autocomplete: "current-password", required: true } })}
-<button type="submit">Sign in</button></form></div>`;
-  return sendHtml(reply, options.status ?? 200, layout({ title: "Sign in" }, body));
+  const body = (
+    <div class="sign-in panel">
+      {options.problem && (
+        <ErrorSummary
+          heading={t.sign_in_failed}
+          messages={[format(t[options.problem], options.values ?? {})]}
+        />
+      )}
+      <form method="post" action="/dashboard/sign-in">
+        <CsrfInput token={pre} />
+        {options.next && <input type="hidden" name="next" value={options.next} />}
+        <Field
+          name="username"
+          label={t.username}
+          value={options.username ?? ""}
+          input={{
+            autocomplete: "username",
+            required: true,
+            autocapitalize: "none",
+            spellcheck: "false",
+            dir: "ltr",
+          }}
+        />
+        <Field
+          name="password"
+          label={t.password}
+          type="password"
+          input={{ autocomplete: "current-password", required: true, dir: "ltr" }}
+        />
+        <button type="submit">{t.sign_in}</button>
+      </form>
+    </div>
+  );
+  return sendHtml(
+    reply,
+    options.status ?? 200,
+    layout({ title: t.sign_in, lang, translated: true, switchHref: otherLanguageHref(request, lang) }, body),
+  );
 }
 
 /** A sign-in, good or bad, in the merchant's audit log (a failed one only for a user that exists). */
@@ -70,7 +114,7 @@ export function signInPages(scope: FastifyInstance, ctx: DashboardContext): void
   scope.get("/sign-in", { config: publicRoute }, async (request, reply) => {
     const next = safeNext(queryOf(request).next);
     if (request.dashboard) return reply.redirect(next ?? homeFor(request.dashboard.user.permissions), 303);
-    return signInPage(reply, secure, { next });
+    return signInPage(request, reply, secure, { next });
   });
 
   scope.post("/sign-in", { config: publicRoute }, async (request: FastifyRequest, reply) => {
@@ -80,24 +124,20 @@ export function signInPages(scope: FastifyInstance, ctx: DashboardContext): void
     const password = form.password ?? "";
     const pre = readCookie(request.headers.cookie, PRE_SESSION_COOKIE) ?? "";
     const problem = csrfProblem(request, pre, allowedOrigins(request, ctx.config.publicUrl));
-    if (problem) return signInPage(reply, secure, { status: 403, username, next, problem });
+    if (problem) return signInPage(request, reply, secure, { status: 403, username, next, problem });
     if (!username || !password)
-      return signInPage(reply, secure, {
-        status: 422,
-        username,
-        next,
-        problem: "Enter your username and your password.",
-      });
+      return signInPage(request, reply, secure, { status: 422, username, next, problem: "sign_in_empty" });
 
     // Claimed before the password is checked (atomically, shared with Basic auth on the API).
     const claim = await ctx.lockout.claim(username, request.ip);
     if (!claim.ok) {
       reply.header("retry-after", String(claim.retryAfterSeconds));
-      return signInPage(reply, secure, {
+      return signInPage(request, reply, secure, {
         status: 429,
         username,
         next,
-        problem: `Too many failed sign-ins. Wait ${claim.retryAfterSeconds} seconds, then try again.`,
+        problem: "sign_in_locked",
+        values: { seconds: claim.retryAfterSeconds },
       });
     }
     const user = await merchantsRepo.findUserForSignIn(ctx.services().db, username);
@@ -105,12 +145,7 @@ export function signInPages(scope: FastifyInstance, ctx: DashboardContext): void
     const ok = await verifyPassword(password, user?.password_hash ?? (await dummyPasswordHash()));
     if (!user || !ok) {
       if (user) await recordSignIn(ctx, request, user, "user.sign_in_failed");
-      return signInPage(reply, secure, {
-        status: 401,
-        username,
-        next,
-        problem: "The username or password is wrong.",
-      });
+      return signInPage(request, reply, secure, { status: 401, username, next, problem: "sign_in_wrong" });
     }
     await ctx.lockout.recordSuccess(username, request.ip);
     await recordSignIn(ctx, request, user, "user.signed_in");
@@ -136,17 +171,41 @@ export function signInPages(scope: FastifyInstance, ctx: DashboardContext): void
   // A user with no page permission still has somewhere to land.
   scope.get("/account", async (request, reply) => {
     const user = request.dashboard!.user;
-    const body = `<section><h2>Your permissions</h2>${
-      user.permissions.length
-        ? `<ul>${user.permissions.map((p) => `<li><code>${esc(p)}</code></li>`).join("")}</ul>`
-        : "<p>You have no permissions yet. Ask an administrator to grant the ones you need.</p>"
-    }</section>`;
+    const lang = dashboardLanguage(request, reply);
+    const t = messages(lang);
     return sendHtml(
       reply,
       200,
       layout(
-        { title: "Your account", user, csrf: request.dashboard!.csrfToken },
-        can(user, "payment.view") ? `${body}<p><a href="/dashboard/payments">Payments</a></p>` : body,
+        {
+          title: t.account_title,
+          user,
+          csrf: request.dashboard!.csrfToken,
+          lang,
+          translated: true,
+          switchHref: otherLanguageHref(request, lang),
+        },
+        <>
+          <section>
+            <h2>{t.account_permissions}</h2>
+            {user.permissions.length ? (
+              <ul>
+                {user.permissions.map((p) => (
+                  <li>
+                    <code>{p}</code>
+                  </li>
+                ))}
+              </ul>
+            ) : (
+              <p>{t.account_none}</p>
+            )}
+          </section>
+          {can(user, "payment.view") && (
+            <p>
+              <a href="/dashboard/payments">{t.nav_payments}</a>
+            </p>
+          )}
+        </>,
       ),
     );
   });
