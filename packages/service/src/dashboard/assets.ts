@@ -91,6 +91,7 @@ pre{white-space:pre-wrap;overflow-wrap:anywhere;margin:0;font-size:.85em;max-blo
 .muted{color:var(--muted)}
 article form{margin-block-start:.75rem}
 .sign-in{max-width:24rem;margin-inline:auto}
+main:has(>.sign-in)>h1,main:has(>div>.sign-in) h1{max-width:24rem;margin-inline:auto}
 :focus-visible{outline:3px solid var(--accent);outline-offset:2px}
 `;
 

@@ -102,7 +102,7 @@ describe.each(STORES)("overview on %s", (store) => {
     expect(bad.status).toBe(422);
   });
 
-  it("the overview page shows the same figures, with the chart's numbers as text", async () => {
+  it("the overview page shows the same figures, with the chart's numbers as text, in English and Arabic", async () => {
     const client = await signedIn(stack, m.admin);
     const page = await client.get("/dashboard/overview?range=today");
     expect(page.status).toBe(200);
@@ -111,14 +111,23 @@ describe.each(STORES)("overview on %s", (store) => {
       "30.000 KWD",
       "2.000 KWD",
       "28.000 KWD",
-      "3 payments",
+      "Payments: 3",
       "1 of 2 attempts got a 2xx answer",
     ])
       expect(page.text).toContain(text);
     expect(page.text).toContain('role="img"');
     expect(page.text).toContain(`<code class="url">${receiver.url}/down</code>`);
+    const arabic = await client.get("/dashboard/overview?range=today&lang=ar");
+    expect(arabic.text).toContain('<html lang="ar" dir="rtl">');
+    for (const text of [
+      "نسبة النجاح",
+      "المدفوعات: 3",
+      "تلقّت 1 من أصل 2 محاولة",
+      '<bdi dir="ltr">30.000 KWD</bdi>',
+    ])
+      expect(arabic.text).toContain(text);
     expect(page.text).toMatch(
-      /<td data-label="Payments" class="num">3<\/td><td data-label="Volume" class="num">30\.000<\/td>/,
+      /<td data-label="Payments" class="num">3<\/td><td data-label="Volume" class="num"><bdi dir="ltr">30\.000<\/bdi><\/td>/,
     );
   });
 
