@@ -11,6 +11,7 @@ import { paidParent } from "../../../../test/support/payments.js";
 import { type Stack, startStack } from "../../../../test/support/stack.js";
 import { STORES } from "../../../../test/support/stores.js";
 import { LANGUAGE_COOKIE, messages } from "./i18n.js";
+import { label } from "./labels.js";
 
 describe.each(STORES)("dashboard languages on %s", (store) => {
   let stack: Stack;
@@ -41,6 +42,18 @@ describe.each(STORES)("dashboard languages on %s", (store) => {
     const back = await client.get("/dashboard/audit?lang=en");
     expect(back.text).toContain('<html lang="en" dir="ltr">');
     expect(client.cookies.get(LANGUAGE_COOKIE)).toBe("en");
+  });
+
+  it("the payments list in Arabic: its words, the states' Arabic labels, amounts left to right", async () => {
+    const client = await signedIn(stack, m.admin);
+    await paidParent(stack, m, "sandbox", { amount: "12.500" });
+    const page = await client.get("/dashboard/payments?lang=ar");
+    expect(page.text).toContain('<html lang="ar" dir="rtl">');
+    expect(page.text).toContain("<h1>المدفوعات</h1>");
+    expect(page.text).toMatch(/<strong>عدد المدفوعات: \d+<\/strong>/);
+    expect(page.text).toContain(`title="paid">${label("paid", "ar")}</span>`);
+    expect(page.text).toContain('<bdi dir="ltr">12.500 KWD</bdi>');
+    await client.get("/dashboard/payments?lang=en");
   });
 
   it("a page not yet translated keeps its English, marked as English, inside the Arabic layout", async () => {
