@@ -368,6 +368,7 @@ describe("merchant dashboard in Chromium", () => {
       );
       return {
         "queued payment": `/dashboard/payments/${queued.session_id}`,
+        "queued payment in Arabic": `/dashboard/payments/${queued.session_id}?lang=ar`,
         "payment request": `/dashboard/payments/${request.json.session_id}`,
         endpoint: `/dashboard/webhooks/endpoints/${endpoint.json.id}`,
         "disabled endpoint": `/dashboard/webhooks/endpoints/${dead.json.id}`,
@@ -396,6 +397,7 @@ describe("merchant dashboard in Chromium", () => {
     "/dashboard/audit?lang=ar",
     "/dashboard/overview?lang=ar",
     "/dashboard/payments?lang=ar",
+    "queued payment in Arabic",
   ])("%s has no axe violations, light and dark, and no sideways scroll at 360 px", async (name) => {
     const path = name.startsWith("/") ? name : (await pagesToSweep())[name]!;
     for (const colorScheme of ["light", "dark"] as const) {

@@ -56,6 +56,23 @@ describe.each(STORES)("dashboard languages on %s", (store) => {
     await client.get("/dashboard/payments?lang=en");
   });
 
+  it("a payment in Arabic: customer, totals and timeline in Arabic words, the operation forms marked English", async () => {
+    const client = await signedIn(stack, m.admin);
+    const parent = await paidParent(stack, m, "sandbox", { amount: "12.500", customer_first_name: "ليلى" });
+    const page = await client.get(`/dashboard/payments/${parent.session_id}?lang=ar`);
+    expect(page.text).toContain('<html lang="ar" dir="rtl">');
+    for (const text of [
+      '<h2 id="customer-h">العميل</h2>',
+      "<dd>ليلى</dd>",
+      "التسلسل الزمني",
+      "اختار العميل",
+      '<bdi dir="ltr">12.500 KWD</bdi>',
+    ])
+      expect(page.text).toContain(text);
+    expect(page.text).toMatch(/<div lang="en" dir="ltr">.*<h2 id="op-refund-h">Refund<\/h2>/s);
+    await client.get("/dashboard/payments?lang=en");
+  });
+
   it("a page not yet translated keeps its English, marked as English, inside the Arabic layout", async () => {
     const client = await signedIn(stack, m.admin);
     const page = await client.get("/dashboard/keys?lang=ar");
