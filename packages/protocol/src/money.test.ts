@@ -77,13 +77,13 @@ describe("normaliseAmountInput", () => {
     expect(normaliseAmountInput(text, currency)).toMatchObject({ ok: true, value });
   });
   it.each([
-    ["", "KWD", "Enter an amount in KWD, such as 12.500."],
-    ["12.5005", "KWD", "KWD has 3 decimals: 12.5005 has 4."],
-    ["1.5", "JPY", "JPY has no decimals: enter a whole amount, such as 12500."],
-    ["12,5", "KWD", "Enter the amount in digits, such as 12.500."],
-    ["-3", "KWD", "Enter the amount in digits, such as 12.500."],
-    ["0", "KWD", "Enter an amount greater than zero."],
-  ])("%j %s is refused: %s", (text, currency, message) => {
-    expect(normaliseAmountInput(text, currency)).toEqual({ ok: false, message });
+    ["", "KWD", "empty", "Enter an amount in KWD, such as 12.500."],
+    ["12.5005", "KWD", "too_many_decimals", "KWD has 3 decimals: 12.5005 has 4."],
+    ["1.5", "JPY", "no_decimals", "JPY has no decimals: enter a whole amount, such as 12500."],
+    ["12,5", "KWD", "not_digits", "Enter the amount in digits, such as 12.500."],
+    ["-3", "KWD", "not_digits", "Enter the amount in digits, such as 12.500."],
+    ["0", "KWD", "zero", "Enter an amount greater than zero."],
+  ])("%j %s is refused (%s): %s", (text, currency, problem, message) => {
+    expect(normaliseAmountInput(text, currency)).toMatchObject({ ok: false, message, problem });
   });
 });

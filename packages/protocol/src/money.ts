@@ -55,39 +55,56 @@ export function formatAmount(minor: number, currency: string): string {
   return negative ? `-${whole}` : whole;
 }
 
-export type NormalisedAmount = { ok: true; value: string; minor: number } | { ok: false; message: string };
+/** Why an amount was refused, for wording it in another language (`message` is the English). */
+export type AmountProblem = "empty" | "not_digits" | "no_decimals" | "too_many_decimals" | "zero" | "invalid";
+
+export type NormalisedAmount =
+  | { ok: true; value: string; minor: number }
+  | {
+      ok: false;
+      message: string;
+      problem: AmountProblem;
+      example: string;
+      exponent: number;
+      typedDecimals: number;
+    };
 
 /**
  * What a person typed as an amount, in their words: "12.5" and "500" become "12.500" and
  * "500.000" for KWD (the currency's decimals are filled in, never rounded away); spaces and a
- * leading currency code are ignored. Messages say what to type instead.
+ * leading currency code are ignored. Messages say what to type instead; `problem` (with the
+ * currency's `example` and `exponent`) lets a page say it in another language.
  */
 export function normaliseAmountInput(text: string, currency: string): NormalisedAmount {
   const exponent = currencyExponent(currency);
   const example = formatAmount(12500 * 10 ** Math.max(0, exponent - 3), currency);
   const raw = text.replace(/\s+/g, "").replace(new RegExp(`^${currency}`, "i"), "");
-  if (raw === "") return { ok: false, message: `Enter an amount in ${currency}, such as ${example}.` };
+  const refuse = (problem: AmountProblem, message: string, typedDecimals = 0): NormalisedAmount => ({
+    ok: false,
+    message,
+    problem,
+    example,
+    exponent,
+    typedDecimals,
+  });
+  if (raw === "") return refuse("empty", `Enter an amount in ${currency}, such as ${example}.`);
   const match = /^([0-9]+)(?:\.([0-9]*))?$/.exec(raw);
-  if (!match) return { ok: false, message: `Enter the amount in digits, such as ${example}.` };
+  if (!match) return refuse("not_digits", `Enter the amount in digits, such as ${example}.`);
   const decimals = match[2] ?? "";
   if (decimals.length > exponent)
-    return {
-      ok: false,
-      message:
-        exponent === 0
-          ? `${currency} has no decimals: enter a whole amount, such as ${example}.`
-          : `${currency} has ${exponent} decimal${exponent === 1 ? "" : "s"}: ${raw} has ${decimals.length}.`,
-    };
+    return refuse(
+      exponent === 0 ? "no_decimals" : "too_many_decimals",
+      exponent === 0
+        ? `${currency} has no decimals: enter a whole amount, such as ${example}.`
+        : `${currency} has ${exponent} decimal${exponent === 1 ? "" : "s"}: ${raw} has ${decimals.length}.`,
+      decimals.length,
+    );
   const whole = match[1]!.replace(/^0+(?=\d)/, "");
   const value = exponent === 0 ? whole : `${whole}.${decimals.padEnd(exponent, "0")}`;
   const parsed = parseAmount(value, currency);
   if (!parsed.ok)
-    return {
-      ok: false,
-      message:
-        parsed.message === "must be greater than zero"
-          ? "Enter an amount greater than zero."
-          : `The amount ${parsed.message}.`,
-    };
+    return parsed.message === "must be greater than zero"
+      ? refuse("zero", "Enter an amount greater than zero.")
+      : refuse("invalid", `The amount ${parsed.message}.`);
   return { ok: true, value, minor: parsed.minor };
 }

@@ -56,7 +56,7 @@ describe.each(STORES)("dashboard languages on %s", (store) => {
     await client.get("/dashboard/payments?lang=en");
   });
 
-  it("a payment in Arabic: customer, totals and timeline in Arabic words, the operation forms marked English", async () => {
+  it("a payment in Arabic: customer, totals, timeline and the refund (form, confirmation, refusal) in Arabic words", async () => {
     const client = await signedIn(stack, m.admin);
     const parent = await paidParent(stack, m, "sandbox", { amount: "12.500", customer_first_name: "ليلى" });
     const page = await client.get(`/dashboard/payments/${parent.session_id}?lang=ar`);
@@ -69,7 +69,16 @@ describe.each(STORES)("dashboard languages on %s", (store) => {
       '<bdi dir="ltr">12.500 KWD</bdi>',
     ])
       expect(page.text).toContain(text);
-    expect(page.text).toMatch(/<div lang="en" dir="ltr">.*<h2 id="op-refund-h">Refund<\/h2>/s);
+    expect(page.text).toContain('<h2 id="op-refund-h">استرداد</h2>');
+    // The refund in Arabic: the confirmation says what will happen, in Arabic, amounts left to right.
+    const asked = await client.post(`/dashboard/payments/${parent.session_id}/refund`, { amount: "2.5" });
+    expect(asked.text).toContain("<h1>تأكيد الاسترداد</h1>");
+    expect(asked.text).toContain("يعود \u20662.500 KWD\u2069 إلى بطاقة العميل أو محفظته");
+    const refused = await client.post(`/dashboard/payments/${parent.session_id}/refund`, {
+      amount: "2.5005",
+    });
+    expect(refused.status).toBe(422);
+    expect(refused.text).toContain("عملة KWD لها 3 خانات عشرية، والمبلغ \u20662.5005\u2069 فيه 4.");
     await client.get("/dashboard/payments?lang=en");
   });
 

@@ -150,6 +150,8 @@ export function Layout({ frame, children }: { frame: PageFrame; children?: Compo
 
 export interface FieldProps {
   name: string;
+  /** The input's id (default `f-<name>`), for two fields of one name on a page. */
+  id?: string | undefined;
   label: string;
   value?: string | undefined;
   type?: string;
@@ -160,7 +162,7 @@ export interface FieldProps {
 }
 
 export function Field(o: FieldProps): VNode {
-  const id = `f-${o.name}`;
+  const id = o.id ?? `f-${o.name}`;
   const described = [o.hint ? `${id}-hint` : "", o.error ? `${id}-error` : ""].filter(Boolean).join(" ");
   return (
     <div class="field">

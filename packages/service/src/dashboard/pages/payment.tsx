@@ -2,12 +2,12 @@
 /**
  * One payment: its details, derived totals and child transactions, its checkout link while the
  * customer can still pay, its timeline, and the operation forms the user is allowed to use.
- * English and Arabic (the operation forms, operations.ts, are still English).
+ * English and Arabic.
  */
 import type { FastifyInstance, FastifyReply, FastifyRequest } from "fastify";
 import { formatAmount } from "@svc/protocol";
 import { type TimelineOperation, timelineRepo } from "../../payments/timeline.repo.js";
-import { renderFragment, TrustedHtml, type VNode } from "../../pages/jsx.js";
+import { renderFragment, type VNode } from "../../pages/jsx.js";
 import { type DashboardContext, pathParam, render, sessionOf } from "../context.js";
 import { type DashboardLanguage, dashboardLanguage, format } from "../i18n.js";
 import { displayState, label } from "../labels.js";
@@ -438,7 +438,7 @@ export type PaymentSections = (
   request: FastifyRequest,
   p: PaymentView,
   formState: OperationFormState,
-) => string;
+) => VNode | null;
 
 export interface OperationFormState {
   operation?: string;
@@ -461,7 +461,7 @@ export async function renderPayment(
   const p = await ctx.services().payments.status(session.merchantId, { sessionId });
   const payable = p.state === "created" || p.state === "pending";
   const checkoutUrl = payable ? `${ctx.config.publicUrl}/pay/${p.session_id}` : undefined;
-  const extra = options.sections?.(request, p, options.formState ?? {}) ?? "";
+  const extra = options.sections?.(request, p, options.formState ?? {}) ?? null;
   const open = await ctx.services().discrepancies.list(session.merchantId, {
     status: "open",
     sessionId: p.session_id,
@@ -493,15 +493,7 @@ export async function renderPayment(
         </div>
       )}
       <Details p={p} checkoutUrl={checkoutUrl} lang={lang} />
-      {extra &&
-        // The operation forms (operations.ts) are not translated yet: marked as English in an Arabic page.
-        (lang === "en" ? (
-          <TrustedHtml html={extra} />
-        ) : (
-          <div lang="en" dir="ltr">
-            <TrustedHtml html={extra} />
-          </div>
-        ))}
+      {extra}
       <section aria-labelledby="children-h">
         <h2 id="children-h">{w.children}</h2>
         <div id="children" aria-live="polite" data-poll={`/dashboard/payments/${p.session_id}/transactions`}>
