@@ -398,6 +398,10 @@ describe("merchant dashboard in Chromium", () => {
     "/dashboard/overview?lang=ar",
     "/dashboard/payments?lang=ar",
     "queued payment in Arabic",
+    "/dashboard/deliveries?lang=ar",
+    "/dashboard/keys?lang=ar",
+    "/dashboard/discrepancies?lang=ar",
+    "/dashboard/sdk?lang=ar",
   ])("%s has no axe violations, light and dark, and no sideways scroll at 360 px", async (name) => {
     const path = name.startsWith("/") ? name : (await pagesToSweep())[name]!;
     for (const colorScheme of ["light", "dark"] as const) {

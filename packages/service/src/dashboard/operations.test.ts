@@ -88,11 +88,11 @@ describe.each(STORES)("dashboard operations and webhooks on %s", (store) => {
 
     const log = await waitUntil(async () => {
       const r = await client.get(`/dashboard/deliveries?session_id=${parent.session_id}`);
-      return r.text.includes(">delivered</span>") && r.text.includes(" ms</td>") ? r.text : undefined;
+      return r.text.includes(">delivered</span>") && r.text.includes(" ms</bdi></td>") ? r.text : undefined;
     });
     expect(log).toContain(`${receiver.url}/ops`);
     expect(log).toMatch(
-      /<td data-label="Status">200<\/td><td data-label="Latency" class="num">\d+ ms<\/td><td data-label="Response or error"><pre>ok<\/pre>/,
+      /<td data-label="Status">200<\/td><td data-label="Latency" class="num"><bdi dir="ltr">\d+ ms<\/bdi><\/td><td data-label="Response or error"><pre dir="ltr">ok<\/pre>/,
     );
     expect(log).toContain(m.admin.username);
   });

@@ -28,6 +28,7 @@ const WORDS = {
     kind_private: "Private (sk_…, server to server)",
     kind_public: "Public (pk_…, the checkout SDK)",
     label: "Label (optional)",
+    label_col: "Label",
     create_button: "Create key",
     keys: "Keys",
     keys_of: "Keys of {domain}",
@@ -58,9 +59,10 @@ const WORDS = {
     new_key_hint: "انسخه الآن: يُحفظ بصيغة مُجزَّأة (hash) فقط ولن يظهر مرة أخرى.",
     create: "إنشاء مفتاح",
     kind: "النوع",
-    kind_private: "خاص (sk_…، من خادم إلى خادم)",
-    kind_public: "عام (pk_…، لحزمة الدفع SDK)",
+    kind_private: "خاص (\u2066sk_…\u2069، من خادم إلى خادم)",
+    kind_public: "عام (\u2066pk_…\u2069، لحزمة الدفع SDK)",
     label: "التسمية (اختيارية)",
+    label_col: "التسمية",
     create_button: "إنشاء المفتاح",
     keys: "المفاتيح",
     keys_of: "مفاتيح {domain}",
@@ -143,7 +145,7 @@ async function keysPage(
             <tr>
               <th scope="col">{w.key}</th>
               <th scope="col">{w.kind}</th>
-              <th scope="col">{w.label}</th>
+              <th scope="col">{w.label_col}</th>
               <th scope="col">{w.created}</th>
               <th scope="col">{w.status}</th>
               <th scope="col">{w.revoke}</th>
@@ -156,7 +158,7 @@ async function keysPage(
                   <code>{k.key_hint}</code>
                 </td>
                 <td data-label={w.kind}>{kindOf(w, k.kind)}</td>
-                <td data-label={w.label}>
+                <td data-label={w.label_col}>
                   <bdi>{k.label || "—"}</bdi>
                 </td>
                 <td data-label={w.created}>
