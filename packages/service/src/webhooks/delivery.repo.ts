@@ -126,6 +126,11 @@ export const deliveryRepo = {
     // Each row is found through the primary key (one probe per outcome, in a correlated
     // subquery the planner cannot turn into a join) and updated by its ctid. Joined by id, the
     // planner hashed the whole table whenever a batch was a few percent of it.
+    // A delivery ended meanwhile (its endpoint disabled or deleted) is left alone; the condition
+    // is written `status not in (the ended ones)` — the same rows under the status check
+    // constraint — because `status in ('pending', 'retrying')` is the predicate of the partial
+    // indexes, and with it the planner read a partial index (every pending row) instead of the
+    // ctid list: the drain of 30,000 messages fell from ~5,400 to ~3,200 msg/s (2026-11-24).
     await q.query(
       `with r as (
          select * from unnest($1::text[], $2::int[], $3::text[], $4::timestamptz[], $5::int[], $6::text[],
@@ -138,7 +143,7 @@ export const deliveryRepo = {
                 completed_at = case when r.status in ('succeeded', 'failed') then now() else null end
            from r
           where d.ctid = any(array(select (select x.ctid from webhook_deliveries x where x.id = r.id) from r))
-            and d.id = r.id and d.tries = r.tries and d.status in ('pending', 'retrying'))
+            and d.id = r.id and d.tries = r.tries and d.status not in ('succeeded', 'failed', 'stream'))
        insert into webhook_attempts (delivery_id, attempted_at, status_code, latency_ms, error, response_body)
        select id, attempted_at, code, latency_ms, err, response_body from r`,
       [ids, tries, statuses, nextAt, codes, errors, attemptedAt, latencies, bodies],
