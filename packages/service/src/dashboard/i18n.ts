@@ -115,6 +115,15 @@ export function messages(lang: DashboardLanguage): Messages {
   return CATALOGUES[lang];
 }
 
+/**
+ * Text that must read left to right (an amount with its currency, an id, a URL) inside a
+ * sentence: in Arabic it is wrapped in Unicode isolates (U+2066 … U+2069), so "86.000 KWD" never
+ * shows as "KWD 86.000"; in English it is left as it is.
+ */
+export function isolate(lang: DashboardLanguage, text: string): string {
+  return lang === "ar" ? `\u2066${text}\u2069` : text;
+}
+
 /** A message with its `{name}` placeholders filled in. */
 export function format(text: string, values: Record<string, string | number>): string {
   return text.replace(/\{(\w+)\}/g, (whole, name: string) => String(values[name] ?? whole));

@@ -295,6 +295,11 @@ export function Time({ value }: { value: Date | string | null | undefined }): VN
   );
 }
 
+/** An element's text that reads left to right in either direction: amounts, dates, codes. */
+export function Ltr({ children }: { children: string | number }): VNode {
+  return <bdi dir="ltr">{children}</bdi>;
+}
+
 /** The tone of a state: the word carries the meaning, colour only repeats it. */
 export function toneOf(state: string): "good" | "bad" | "wait" {
   return /rejected|failed|failing|disabled|declined|canceled|expired|dead/.test(state)

@@ -16,7 +16,7 @@ import {
   pathParam,
 } from "../context.js";
 import type { VNode } from "../../pages/jsx.js";
-import { type DashboardLanguage, dashboardLanguage, format } from "../i18n.js";
+import { type DashboardLanguage, dashboardLanguage, format, isolate } from "../i18n.js";
 import { label } from "../labels.js";
 import { Badge, Field, PAGE_PERMISSIONS, PostForm, SelectField, Time } from "../ui.js";
 
@@ -147,7 +147,7 @@ const WORDS = {
 
 type Words = (typeof WORDS)["en"];
 /** Left to right inside an Arabic sentence (U+2066 … U+2069): amounts, ids, URLs. */
-const iso = (w: Words, text: string) => (w === WORDS.ar ? `\u2066${text}\u2069` : text);
+const iso = (w: Words, text: string) => isolate(w === WORDS.ar ? "ar" : "en", text);
 
 const STATUSES = ["pending", "retrying", "succeeded", "failed"] as const;
 type Status = (typeof STATUSES)[number];

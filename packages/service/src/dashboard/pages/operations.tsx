@@ -31,7 +31,7 @@ import {
   pathParam,
 } from "../context.js";
 import type { VNode } from "../../pages/jsx.js";
-import { type DashboardLanguage, dashboardLanguage, format } from "../i18n.js";
+import { type DashboardLanguage, dashboardLanguage, format, isolate } from "../i18n.js";
 import { can, ErrorSummary, Field, PostForm } from "../ui.js";
 import { type OperationFormState, type PaymentView, renderPayment } from "./payment.js";
 
@@ -133,7 +133,7 @@ const WORDS = {
 type Words = (typeof WORDS)["en"];
 const wordsOf = (request: FastifyRequest) => WORDS[dashboardLanguage(request)];
 /** Left to right inside an Arabic sentence: an amount with its currency, a reference. */
-const iso = (w: Words, text: string) => (w === WORDS.ar ? `\u2066${text}\u2069` : text);
+const iso = (w: Words, text: string) => isolate(w === WORDS.ar ? "ar" : "en", text);
 const money = (w: Words, amount: string, currency: string) => iso(w, `${amount} ${currency}`);
 
 const SESSION_ID = /^sess_[a-z2-7]{1,40}$/;

@@ -18,7 +18,7 @@ import {
 import type { VNode } from "../../pages/jsx.js";
 import { type DashboardContext, queryOf, render, sessionOf } from "../context.js";
 import { type DashboardLanguage, dashboardLanguage, format } from "../i18n.js";
-import { PAGE_PERMISSIONS } from "../ui.js";
+import { Ltr, PAGE_PERMISSIONS } from "../ui.js";
 
 /** This page's words. Counts are written "label: n", which reads right in both languages. */
 const WORDS = {
@@ -108,8 +108,6 @@ const WORDS = {
 type Words = (typeof WORDS)["en"];
 
 const percent = (rate: number | null) => (rate === null ? "—" : `${(rate * 100).toFixed(1)}%`);
-/** Left to right inside either direction: amounts, dates, percentages, codes. */
-const Ltr = ({ children }: { children: string | number }) => <bdi dir="ltr">{children}</bdi>;
 
 /** Bars of the daily volume; heights relative to the busiest day. Mirrored by CSS where the page runs right to left. */
 export function VolumeChart({ c, id, w }: { c: CurrencyFigures; id: string; w: Words }): VNode {

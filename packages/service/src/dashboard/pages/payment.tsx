@@ -9,9 +9,9 @@ import { formatAmount } from "@svc/protocol";
 import { type TimelineOperation, timelineRepo } from "../../payments/timeline.repo.js";
 import { renderFragment, type VNode } from "../../pages/jsx.js";
 import { type DashboardContext, pathParam, render, sessionOf } from "../context.js";
-import { type DashboardLanguage, dashboardLanguage, format } from "../i18n.js";
+import { type DashboardLanguage, dashboardLanguage, format, isolate } from "../i18n.js";
 import { displayState, label } from "../labels.js";
-import { Badge, PAGE_PERMISSIONS, Time } from "../ui.js";
+import { Badge, Ltr, PAGE_PERMISSIONS, Time } from "../ui.js";
 
 const WORDS = {
   en: {
@@ -145,8 +145,6 @@ const WORDS = {
 type Words = (typeof WORDS)["en"];
 
 const SESSION_ID = /^sess_[a-z2-7]{1,40}$/;
-/** Left to right inside either direction: amounts, identifiers, codes. */
-const Ltr = ({ children }: { children: string }) => <bdi dir="ltr">{children}</bdi>;
 
 export type PaymentView = Awaited<ReturnType<ReturnType<DashboardContext["services"]>["payments"]["view"]>>;
 
@@ -341,7 +339,7 @@ export async function timelineOf(
   ]);
   // Amounts and identifiers inside an Arabic sentence are isolated left to right (U+2066 … U+2069):
   // "86.000 KWD" would otherwise show as "KWD 86.000".
-  const iso = (text: string) => (lang === "ar" ? `\u2066${text}\u2069` : text);
+  const iso = (text: string) => isolate(lang, text);
   const money = (minor: number) => iso(`${formatAmount(minor, p.currency_code)} ${p.currency_code}`);
   // A label inside a sentence: lower case in English ("refunded"), as it is in Arabic.
   const inSentence = (code: string) => (lang === "en" ? label(code, lang).toLowerCase() : label(code, lang));
