@@ -87,7 +87,17 @@ export async function render<P>(
         lang,
         switchHref: otherLanguageHref(request, lang),
       },
-      typeof body === "string" ? banner + body : h(Fragment, null, h(TrustedHtml, { html: banner }), body),
+      typeof body === "string"
+        ? banner + body
+        : h(
+            Fragment,
+            null,
+            // The disabled-endpoint banner is not translated yet: marked English in an Arabic page.
+            banner && lang === "ar"
+              ? h("div", { lang: "en", dir: "ltr" }, h(TrustedHtml, { html: banner }))
+              : h(TrustedHtml, { html: banner }),
+            body,
+          ),
     ),
   );
 }
