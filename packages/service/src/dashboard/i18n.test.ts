@@ -84,13 +84,13 @@ describe.each(STORES)("dashboard languages on %s", (store) => {
 
   it("a page not yet translated keeps its English, marked as English, inside the Arabic layout", async () => {
     const client = await signedIn(stack, m.admin);
-    const page = await client.get("/dashboard/webhooks?lang=ar");
+    const page = await client.get("/dashboard/webhooks/endpoints?lang=ar");
     expect(page.text).toContain('<html lang="ar" dir="rtl">');
     expect(page.text).toContain(`>${messages("ar").nav_webhooks}</a>`);
     expect(page.text).toMatch(
-      /<main id="main" tabindex="-1"><div lang="en" dir="ltr"><h1>Webhook settings<\/h1>/,
+      /<main id="main" tabindex="-1"><div lang="en" dir="ltr"><h1>Webhook endpoints<\/h1>/,
     );
-    await client.get("/dashboard/webhooks?lang=en");
+    await client.get("/dashboard/webhooks/endpoints?lang=en");
   });
 
   it("uses Accept-Language when nothing was chosen; an explicit choice wins", async () => {
