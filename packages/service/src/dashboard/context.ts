@@ -38,6 +38,8 @@ export class DashboardError extends Error {
     readonly status: number,
     readonly title: string,
     message: string,
+    /** True when title and message are already in the user's language (from the catalogue). */
+    readonly translated = false,
   ) {
     super(message);
     this.name = "DashboardError";

@@ -7,14 +7,14 @@
  * sign-in, POSTs without a session are refused → every POST passes the CSRF and Origin checks →
  * the route's permission → the page.
  */
-import type { FastifyError, FastifyInstance } from "fastify";
+import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from "fastify";
 import type { ServiceConfig } from "../config.js";
 import { AppError } from "../http/problem.js";
 import { DASHBOARD_CSS, DASHBOARD_FAVICON, DASHBOARD_JS } from "./assets.js";
 import { CSP, type DashboardContext, DashboardError, sendHtml } from "./context.js";
 import { allowedOrigins, csrfProblem } from "./csrf.js";
 import { esc, layout } from "./html.js";
-import { messages } from "./i18n.js";
+import { dashboardLanguage, format, type MessageKey, messages, otherLanguageHref } from "./i18n.js";
 import { createLockout } from "../auth/lockout.js";
 import { deliveryPages } from "./pages/deliveries.js";
 import { discrepancyPages } from "./pages/discrepancies.js";
@@ -79,7 +79,10 @@ export function dashboardRoutes(
             session.csrfToken,
             allowedOrigins(request, ctx.config.publicUrl),
           );
-          if (problem) throw new DashboardError(403, "Request refused", messages("en")[problem]);
+          if (problem) {
+            const t = messages(dashboardLanguage(request));
+            throw new DashboardError(403, t.refused, t[problem], true);
+          }
         }
         const permission = request.routeOptions.config.dashboard?.permission;
         if (permission && session && !session.user.permissions.includes(permission)) {
@@ -100,41 +103,84 @@ export function dashboardRoutes(
         return payload;
       });
 
-      scope.setErrorHandler((error: FastifyError, request, reply) => {
-        let status = 500;
-        let title = "Something went wrong";
-        let message = `Something went wrong on our side. Quote request id ${request.id} to support.`;
-        if (error instanceof DashboardError) ({ status, title, message } = error);
-        else if (error instanceof AppError) {
-          status = error.status;
-          title = status === 404 ? "Not found" : "Request refused";
-          message = error.message;
-        } else if (error.validation || error.statusCode === 400 || error.statusCode === 415) {
-          status = 400;
-          title = "Bad request";
-          message = "The request could not be read. Go back and submit the form again.";
-        } else request.log.error({ err: error }, "dashboard error");
+      // Error pages in the user's language: titles and the service's own words translated; a
+      // message from elsewhere (a page's, the API's) stays English, marked so.
+      const TITLES: Record<string, MessageKey> = {
+        "Not found": "not_found",
+        "Request refused": "refused",
+        "Signed out": "signed_out",
+        "Permission needed": "permission_needed",
+      };
+      const errorPage = (
+        request: FastifyRequest,
+        reply: FastifyReply,
+        status: number,
+        title: string,
+        message: { text: string; english?: boolean },
+      ) => {
+        const lang = dashboardLanguage(request, reply);
         const session = request.dashboard;
+        const english = message.english && lang === "ar";
         return sendHtml(
           reply,
           status,
           layout(
-            { title, user: session?.user, csrf: session?.csrfToken },
-            `<div class="notice error" role="alert"><p>${esc(message)}</p></div><p><a href="/dashboard">Back to the dashboard</a></p>`,
+            {
+              title,
+              user: session?.user,
+              csrf: session?.csrfToken,
+              lang,
+              translated: true,
+              switchHref: otherLanguageHref(request, lang),
+            },
+            `<div class="notice error" role="alert"><p${english ? ' lang="en" dir="ltr"' : ""}>${esc(message.text)}</p></div><p><a href="/dashboard">${esc(messages(lang).back)}</a></p>`,
           ),
         );
+      };
+
+      scope.setErrorHandler((error: FastifyError, request, reply) => {
+        const t = messages(dashboardLanguage(request));
+        if (error instanceof DashboardError) {
+          if (error.translated)
+            return errorPage(request, reply, error.status, error.title, { text: error.message });
+          const key = TITLES[error.title];
+          return errorPage(request, reply, error.status, key ? t[key] : error.title, {
+            text: error.message,
+            english: true,
+          });
+        }
+        if (error instanceof AppError)
+          return errorPage(request, reply, error.status, error.status === 404 ? t.not_found : t.refused, {
+            text: error.message,
+            english: true,
+          });
+        if (error.validation || error.statusCode === 400 || error.statusCode === 415)
+          return errorPage(request, reply, 400, t.bad_request, { text: t.bad_request_body });
+        request.log.error({ err: error }, "dashboard error");
+        return errorPage(request, reply, 500, t.went_wrong, {
+          text: format(t.went_wrong_body, { id: request.id }),
+        });
       });
 
-      scope.setNotFoundHandler((request, reply) =>
-        sendHtml(
+      scope.setNotFoundHandler((request, reply) => {
+        const lang = dashboardLanguage(request, reply);
+        const t = messages(lang);
+        return sendHtml(
           reply,
           404,
           layout(
-            { title: "Not found", user: request.dashboard?.user, csrf: request.dashboard?.csrfToken },
-            `<p>There is no page here.</p><p><a href="/dashboard">Back to the dashboard</a></p>`,
+            {
+              title: t.not_found,
+              user: request.dashboard?.user,
+              csrf: request.dashboard?.csrfToken,
+              lang,
+              translated: true,
+              switchHref: otherLanguageHref(request, lang),
+            },
+            `<p>${esc(t.no_page)}</p><p><a href="/dashboard">${esc(t.back)}</a></p>`,
           ),
-        ),
-      );
+        );
+      });
 
       const asset = { config: { dashboard: { public: true } } };
       scope.get("/assets/dashboard.css", asset, (_r, reply) =>

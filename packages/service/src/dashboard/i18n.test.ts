@@ -93,6 +93,28 @@ describe.each(STORES)("dashboard languages on %s", (store) => {
     await client.get("/dashboard/webhooks/endpoints?lang=en");
   });
 
+  it("error pages follow the language: a missing page, and and a refused form, both in Arabic", async () => {
+    const client = await signedIn(stack, m.admin);
+    const missing = await client.get("/dashboard/no-such-page?lang=ar");
+    expect(missing.status).toBe(404);
+    expect(missing.text).toContain('<html lang="ar" dir="rtl">');
+    expect(missing.text).toContain(`<h1>${messages("ar").not_found}</h1>`);
+    expect(missing.text).toContain(messages("ar").no_page);
+    const forged = await fetch(`${stack.url}/dashboard/keys`, {
+      method: "POST",
+      headers: {
+        cookie: [...client.cookies].map(([k, v]) => `${k}=${v}`).join("; "),
+        "content-type": "application/x-www-form-urlencoded",
+      },
+      body: "kind=private",
+    });
+    expect(forged.status).toBe(403);
+    const page = await forged.text();
+    expect(page).toContain(`<h1>${messages("ar").refused}</h1>`);
+    expect(page).toContain(`<p>${messages("ar").csrf_token}</p>`);
+    await client.get("/dashboard/keys?lang=en");
+  });
+
   it("uses Accept-Language when nothing was chosen; an explicit choice wins", async () => {
     const client = await signedIn(stack, m.admin);
     client.cookies.delete(LANGUAGE_COOKIE);
