@@ -161,6 +161,33 @@ const ENQUEUE = `with message as (
      order by d.n)
   select count(*) from message`;
 
+// ENQUEUE for the common case, one message: its fields as scalars and only its destinations as
+// arrays. Measured on durable PostgreSQL with 20 producers (2026-11-25), a one-message enqueue in
+// its own transaction commits ~40 % more per second this way: ENQUEUE's 25 array parameters
+// cost more to encode, send and unnest than the three writes themselves. With distinct URLs
+// each counter moves by one; they come sorted ($10) so every producer locks
+// counter rows in the same order, and the deliveries keep the caller's order ($11…, with $17
+// the URL of each). A message with a URL twice takes ENQUEUE, which numbers both.
+const ENQUEUE_ONE = `with message as (
+    insert into webhook_messages (id, merchant_id, kind, event_type, parent_session_id, child_session_id, reference_number, result, body)
+    values ($1, $2, $3, $4, $5, $6, $7, $8, $9)
+    returning id),
+  counters as (
+    insert into webhook_sequences as s (parent_session_id, url, last)
+    select $5, u, 1 from unnest($10::text[]) u
+    on conflict (parent_session_id, url) do update set last = s.last + 1
+    returning url, last)
+  insert into webhook_deliveries (id, message_id, merchant_id, parent_session_id, url, status, timeout_seconds,
+                                  retry_schedule_seconds, event_type, sequence, endpoint_id, payload_version,
+                                  last_error, completed_at)
+  select d.id, message.id, $2, $5, d.url, d.status, $14, $15::int4[], $4, counters.last, d.endpoint_id, $16,
+         case when d.status = 'failed' then 'endpoint disabled: not sent' end,
+         case when d.status = 'failed' then now() end
+    from unnest($11::text[], $17::text[], $12::text[], $13::text[]) with ordinality as d(id, url, endpoint_id, status, n)
+    cross join message
+    join counters on counters.url = d.url
+   order by d.n`;
+
 /**
  * Inserts a message with one delivery per URL (none when `urls` is empty: nothing is stored).
  * Returns the message id, or undefined when there was nowhere to send it.
@@ -179,6 +206,15 @@ export async function enqueueMany(q: Queryable, items: Enqueue[]): Promise<(stri
   const ids = items.map(({ urls }) => (urls.length === 0 ? undefined : newId("msg")));
   const messages = items.flatMap(({ message }, i) => (ids[i] ? [{ id: ids[i], ...message }] : []));
   if (messages.length === 0) return ids;
+  if (messages.length === 1) {
+    const i = ids.findIndex((id) => id !== undefined);
+    const { urls } = items[i]!;
+    // Two deliveries of one message to one URL (rare) number themselves in ENQUEUE.
+    if (new Set(urls).size === urls.length) {
+      await enqueueOne(q, ids[i]!, items[i]!);
+      return ids;
+    }
+  }
   const deliveries = items.flatMap(({ message, urls, endpointIds, statuses, config }, i) =>
     urls.map((url, u): NewDelivery => ({
       messageId: ids[i]!,
@@ -205,6 +241,29 @@ export async function enqueueMany(q: Queryable, items: Enqueue[]): Promise<(stri
     ...deliveryParams(deliveries),
   ]);
   return ids;
+}
+
+async function enqueueOne(q: Queryable, id: string, item: Enqueue): Promise<void> {
+  const { message, urls, endpointIds, statuses, config } = item;
+  await q.query(ENQUEUE_ONE, [
+    id,
+    message.merchantId,
+    message.kind,
+    message.eventType,
+    message.parentSessionId,
+    message.childSessionId ?? null,
+    message.referenceNumber ?? null,
+    message.result ?? null,
+    message.body,
+    [...urls].sort(),
+    urls.map(() => newId("dlv")),
+    urls.map((_, u) => endpointIds?.[u] ?? null),
+    urls.map((_, u) => statuses?.[u] ?? "pending"),
+    config.timeout_seconds,
+    config.retry_schedule_seconds,
+    message.payloadVersion ?? FIRST_PAYLOAD_VERSION,
+    urls,
+  ]);
 }
 
 /** A delivery of a message to one URL, before it is numbered. */

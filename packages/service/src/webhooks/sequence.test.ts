@@ -125,6 +125,57 @@ describe.each(STORES)("event types and sequence numbers on %s", (store) => {
     ]);
   });
 
+  it("one message to several URLs (its own statement): each URL numbered, the caller's order kept, a URL given twice numbered twice", async () => {
+    const parent = `sess_one_${store}_${Date.now()}`;
+    const config = { timeout_seconds: 2, retry_schedule_seconds: [1] };
+    const message = (n: number) => ({
+      merchantId: m.id,
+      kind: "operation" as const,
+      eventType: "operation" as const,
+      parentSessionId: parent,
+      body: `{"n":${n}}`,
+    });
+    const [a, b, c] = ["http://127.0.0.1:9/a", "http://127.0.0.1:9/b", "http://127.0.0.1:9/c"];
+    // Twenty producers of one parent at once, each one message to c, a, b (not sorted): the
+    // counters are locked in one order, so none deadlocks and each URL gets 1…20 with no gap.
+    const first = await Promise.all(
+      Array.from({ length: 20 }, (_, n) =>
+        stack.db.tx((q) =>
+          enqueueMany(q, [
+            {
+              message: message(n),
+              urls: [c, a, b],
+              endpointIds: [null, null, null],
+              statuses: ["failed", "pending", "failed"],
+              config,
+            },
+          ]),
+        ),
+      ),
+    );
+    expect(first.every(([id]) => typeof id === "string")).toBe(true);
+    const twice = await stack.db.tx((q) => enqueueMany(q, [{ message: message(99), urls: [a, a], config }]));
+    const rows = await stack.db.query<{ message_id: string; url: string; sequence: number; status: string }>(
+      "select message_id, url, sequence::int as sequence, status from webhook_deliveries where parent_session_id = $1 order by seq",
+      [parent],
+    );
+    for (const url of [a, b, c])
+      expect(rows.filter((r) => r.url === url).map((r) => r.sequence)).toEqual(
+        Array.from({ length: url === a ? 22 : 20 }, (_, i) => i + 1),
+      );
+    // Per message, its deliveries in the caller's order with the status given for each.
+    const one = rows.filter((r) => r.message_id === first[0]![0]);
+    expect(one.map((r) => [r.url, r.status])).toEqual([
+      [c, "failed"],
+      [a, "pending"],
+      [b, "failed"],
+    ]);
+    expect(rows.filter((r) => r.message_id === twice[0]).map((r) => r.sequence)).toEqual([21, 22]);
+    await stack.db.query("update webhook_deliveries set status = 'failed' where parent_session_id = $1", [
+      parent,
+    ]);
+  });
+
   it("a retry and a replay resend the same number", async () => {
     const parent = await paidParent(stack, m);
     let first = true;
