@@ -3,53 +3,13 @@
  * dir. The printed curl creates a transaction, wallet_b_pay with OTP 123456 pays it, and a
  * restart on the same data keeps the merchant, its keys and the payment.
  */
-import { type ChildProcess, execFileSync, spawn } from "node:child_process";
+import { execFileSync } from "node:child_process";
 import { mkdtempSync, readFileSync, rmSync } from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
 import { freePort } from "../support/free-port.js";
-
-const ROOT = path.resolve(import.meta.dirname, "../..");
-const START_TIMEOUT_MS = 60_000;
-
-function startDev(env: Record<string, string>): Promise<{ child: ChildProcess; output: () => string }> {
-  const child = spawn(
-    process.execPath,
-    [path.join(ROOT, "node_modules/tsx/dist/cli.mjs"), "packages/cli/src/main.ts", "dev"],
-    {
-      cwd: ROOT,
-      env: { ...process.env, SVC_LOG_LEVEL: "warn", ...env },
-      stdio: ["ignore", "pipe", "pipe"],
-    },
-  );
-  let out = "";
-  child.stdout!.on("data", (d) => (out += d));
-  child.stderr!.on("data", (d) => (out += d));
-  return new Promise((resolve, reject) => {
-    const timer = setTimeout(() => reject(new Error(`svc dev did not start:\n${out}`)), START_TIMEOUT_MS);
-    const check = setInterval(() => {
-      if (out.includes("Then open its checkout_url")) {
-        clearTimeout(timer);
-        clearInterval(check);
-        resolve({ child, output: () => out });
-      }
-    }, 100);
-    child.on("exit", (code) => {
-      clearTimeout(timer);
-      clearInterval(check);
-      reject(new Error(`svc dev exited with ${code}:\n${out}`));
-    });
-  });
-}
-
-function stop(child: ChildProcess): Promise<void> {
-  return new Promise((resolve) => {
-    child.removeAllListeners("exit");
-    child.on("exit", () => resolve());
-    child.kill("SIGTERM");
-  });
-}
+import { startDev, stop } from "../support/dev-process.js";
 
 describe("svc dev (npm start)", () => {
   const dataDir = mkdtempSync(path.join(os.tmpdir(), "svc-dev-"));

@@ -1,41 +1,205 @@
 #!/usr/bin/env -S npx tsx
-/** `svc <command>`: the svc command line. */
-import { devCommand } from "./commands/dev.js";
-import { GATEWAY_USAGE, gatewayCommand } from "./commands/gateway.js";
-import { serveCommand } from "./commands/serve.js";
+/**
+ * `svc <command>`: the svc command line, on commander. Every command has `--help`; commands that
+ * talk to a service take `--api-url`/`--api-key` (or SVC_API_URL/SVC_API_KEY, else the `svc dev`
+ * credentials in this directory) and `--json` for scripts. Exit codes: 0 done, 1 failed (the
+ * service or the receiver said no), 2 wrong usage.
+ */
+import { Command, CommanderError, Option } from "commander";
+import { createApi, reason } from "./lib/api.js";
+import { type ConnectionOptions, type PgCodeName, resolveConnection, UsageError } from "./lib/connection.js";
+import { createOutput, type Output, processSink, type Sink } from "./lib/output.js";
 
-const USAGE = `usage: svc <command>
+export async function run(argv: string[], sink: Sink = processSink()): Promise<number> {
+  const program = new Command("svc")
+    .description(
+      "svc: run the payment service locally and integrate with it (webhooks, triggers, receiver checks)",
+    )
+    .exitOverride()
+    .configureOutput({ writeOut: sink.stdout, writeErr: sink.stderr })
+    .showHelpAfterError("(add --help for usage)");
+  let exitCode = 0;
 
-commands:
-  dev        run the service and the sandbox gateway on embedded PGlite, seeded with a demo merchant
-  serve      run the service alone as configured by SVC_* variables (production: SVC_DATABASE_URL,
-             SVC_ROLE=api|worker|all, SVC_GATEWAY_URL, SVC_ADMIN_TOKEN; see docs/operations.md)
-  gateway    act on the sandbox gateway's own dashboard (payments, refund, capture, void)
+  const withService = (command: Command) =>
+    command
+      .addOption(new Option("--api-url <url>", "the service's base URL").env("SVC_API_URL"))
+      .addOption(new Option("--api-key <key>", "a private API key (sk_…)").env("SVC_API_KEY"))
+      .option("--json", "print one JSON object per line instead of text", false);
+  const connect = async (options: ConnectionOptions & { pgCodes?: string }) => {
+    const connection = await resolveConnection(options, sink.env);
+    if (options.pgCodes) connection.pgCodes = { ...connection.pgCodes, ...parsePgCodes(options.pgCodes) };
+    return { connection, api: createApi(connection) };
+  };
 
-${GATEWAY_USAGE}`;
+  program
+    .command("dev")
+    .description(
+      "run the service and the sandbox gateway on embedded PGlite, seeded with a demo merchant (what `npm start` runs)",
+    )
+    .action(async () => {
+      const { devCommand } = await import("./commands/dev.js");
+      await devCommand(sink.env);
+      exitCode = -1; // keeps running
+    });
 
-const [command, ...rest] = process.argv.slice(2);
-try {
-  switch (command) {
-    case "dev":
-      await devCommand(process.env);
-      break;
-    case "serve":
-      await serveCommand(process.env, (line) => process.stdout.write(`${line}\n`));
-      break;
-    case "gateway":
-      process.exitCode = await gatewayCommand(rest, process.env, (line) => process.stdout.write(`${line}\n`));
-      break;
-    case undefined:
-    case "help":
-    case "--help":
-      process.stdout.write(USAGE);
-      break;
-    default:
-      process.stderr.write(`svc: unknown command "${command}"\n${USAGE}`);
-      process.exitCode = 2;
+  program
+    .command("serve")
+    .description(
+      "run the service alone as configured by SVC_* variables (production; see docs/operations.md)",
+    )
+    .action(async () => {
+      const { serveCommand } = await import("./commands/serve.js");
+      await serveCommand(sink.env, (line) => sink.stdout(`${line}\n`));
+      exitCode = -1;
+    });
+
+  program
+    .command("gateway")
+    .description(
+      "act on the sandbox gateway's own dashboard: payments | refund|capture|void <session_id|pg_reference> <amount>",
+    )
+    .argument("<args...>")
+    .action(async (args: string[]) => {
+      const { gatewayCommand } = await import("./commands/gateway.js");
+      exitCode = await gatewayCommand(args, sink.env, (line) => sink.stdout(`${line}\n`));
+    });
+
+  withService(
+    program
+      .command("listen")
+      .description(
+        "receive this merchant's webhooks through a temporary cli endpoint and forward them to a local URL",
+      )
+      .requiredOption("--forward-to <url>", "where to POST each webhook, e.g. http://localhost:3000/webhooks")
+      .option("--events <types>", "comma-separated event types (default: all)")
+      .option("--forward-timeout <seconds>", "how long the local server may take to answer", "15"),
+  ).action(
+    async (
+      options: ConnectionOptions & {
+        forwardTo: string;
+        events?: string;
+        forwardTimeout: string;
+        json: boolean;
+      },
+    ) => {
+      const out = createOutput(options.json, sink);
+      const { api } = await connect(options);
+      const { listen } = await import("./commands/listen.js");
+      const handle = await listen(
+        api,
+        {
+          forwardTo: options.forwardTo,
+          events: options.events
+            ?.split(",")
+            .map((e) => e.trim())
+            .filter(Boolean),
+          timeoutMs: Number(options.forwardTimeout) * 1000,
+        },
+        out,
+      );
+      const stop = () => void handle.stop();
+      process.once("SIGINT", stop);
+      process.once("SIGTERM", stop);
+      await handle.done;
+    },
+  );
+
+  withService(
+    program
+      .command("trigger")
+      .description("create real sandbox objects that make the service send an event (`--list` lists them)")
+      .argument("[event]", "the trigger's name, e.g. payment.paid or operation.refund.queued")
+      .option("--list", "list the triggers and the events each produces")
+      .addOption(
+        new Option("--gateway-url <url>", "the sandbox gateway (gateway-relayed operations)").env(
+          "SVC_GATEWAY_URL",
+        ),
+      )
+      .option(
+        "--pg-codes <pairs>",
+        "the merchant's sandbox gateway codes, e.g. sandbox=pg_1,sandbox_authorize=pg_2,sandbox_queued=pg_3",
+      ),
+  ).action(
+    async (
+      event: string | undefined,
+      options: ConnectionOptions & { list?: boolean; pgCodes?: string; json: boolean },
+    ) => {
+      const out = createOutput(options.json, sink);
+      const { TRIGGERS, trigger } = await import("./commands/trigger.js");
+      if (options.list || !event) {
+        out.result(
+          TRIGGERS.map(
+            (t) => `${t.name.padEnd(26)} ${t.description}\n${"".padEnd(26)} → ${t.produces.join(", ")}`,
+          ).join("\n"),
+          TRIGGERS.map(({ name, description, produces }) => ({ name, description, produces })),
+        );
+        if (!event && !options.list) exitCode = 2;
+        return;
+      }
+      const { api, connection } = await connect(options);
+      const done = await trigger(api, connection, event);
+      const { trigger: t, ...ids } = done;
+      out.result(
+        `Triggered ${t.name}${ids.session_id ? ` on ${ids.session_id}` : ""}${ids.reference_number ? ` (operation ${ids.reference_number})` : ""}: expect ${t.produces.join(", ")}`,
+        { trigger: t.name, produces: t.produces, ...ids },
+      );
+    },
+  );
+
+  const webhooks = program.command("webhooks").description("webhook tools");
+  withService(
+    webhooks
+      .command("test")
+      .description(
+        "send a signed webhook.test through the real delivery path (to every endpoint, or one with --endpoint)",
+      )
+      .option("--endpoint <id>", "only this endpoint"),
+  ).action(async (options: ConnectionOptions & { endpoint?: string; json: boolean }) => {
+    const out = createOutput(options.json, sink);
+    const { api } = await connect(options);
+    const path = options.endpoint
+      ? `/v1/webhooks/endpoints/${encodeURIComponent(options.endpoint)}/test`
+      : "/v1/webhooks/test";
+    const sent = await api.request<{ message_id: string | null; urls: string[] }>("POST", path);
+    out.result(
+      sent.message_id
+        ? `Sent ${sent.message_id} to ${sent.urls.join(", ")}; its attempts are in the delivery log.`
+        : "Nothing was sent: no endpoint or webhook URL is configured.",
+      sent,
+    );
+    if (!sent.message_id) exitCode = 1;
+  });
+
+  try {
+    await program.parseAsync(argv, { from: "user" });
+    return exitCode;
+  } catch (error) {
+    if (error instanceof CommanderError) return error.exitCode === 0 ? 0 : 2;
+    const out: Output = createOutput(false, sink);
+    if (error instanceof UsageError) {
+      out.error(error.message);
+      return 2;
+    }
+    out.error(reason(error));
+    return 1;
   }
-} catch (error) {
-  process.stderr.write(`svc: ${error instanceof Error ? error.message : String(error)}\n`);
-  process.exitCode = 1;
+}
+
+function parsePgCodes(pairs: string): Partial<Record<PgCodeName, string>> {
+  const codes: Partial<Record<PgCodeName, string>> = {};
+  for (const pair of pairs.split(",")) {
+    const [name, code] = pair.split("=").map((s) => s.trim());
+    if (!name || !code || !["sandbox", "sandbox_authorize", "sandbox_queued", "ndebit"].includes(name))
+      throw new UsageError(
+        `--pg-codes takes name=code pairs with names sandbox, sandbox_authorize, sandbox_queued, ndebit (got "${pair}")`,
+      );
+    codes[name as PgCodeName] = code;
+  }
+  return codes;
+}
+
+// Run as the `svc` binary (not when imported by a test).
+if (process.argv[1] && /main\.(ts|js|mjs)$/.test(process.argv[1])) {
+  const code = await run(process.argv.slice(2));
+  if (code >= 0) process.exitCode = code;
 }

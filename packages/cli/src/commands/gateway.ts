@@ -9,6 +9,7 @@
  *   svc gateway void    <session_id|pg_ref> <amount>
  */
 const OPERATIONS = ["refund", "capture", "void"] as const;
+export type GatewayOperation = (typeof OPERATIONS)[number];
 
 export const GATEWAY_USAGE = `usage: svc gateway payments
        svc gateway <refund|capture|void> <session_id|pg_reference> <amount>
@@ -21,7 +22,7 @@ interface GatewayPayment {
   session_id: string;
 }
 
-function gatewayUrl(env: Record<string, string | undefined>): string {
+export function gatewayUrl(env: Record<string, string | undefined>): string {
   return (env.SVC_GATEWAY_URL || `http://127.0.0.1:${env.SVC_GATEWAY_PORT || "8081"}`).replace(/\/$/, "");
 }
 
@@ -55,6 +56,18 @@ export async function gatewayCommand(
     out(GATEWAY_USAGE);
     return 2;
   }
+  const result = await gatewayOperate(base, verb as GatewayOperation, target, amount);
+  out(JSON.stringify(result, null, 2));
+  return 0;
+}
+
+/** Performs an operation on the sandbox gateway's own dashboard, on the payment of a session id or pg reference. */
+export async function gatewayOperate(
+  base: string,
+  operation: GatewayOperation,
+  target: string,
+  amount: string,
+): Promise<unknown> {
   let pgReference = target;
   if (target.startsWith("sess_")) {
     const { payments } = (await call(`${base}/dashboard/payments`)) as { payments: GatewayPayment[] };
@@ -62,11 +75,9 @@ export async function gatewayCommand(
     if (!found) throw new Error(`the gateway has no payment for session ${target}`);
     pgReference = found.pg_reference;
   }
-  const result = await call(`${base}/dashboard/operations`, {
+  return call(`${base}/dashboard/operations`, {
     method: "POST",
     headers: { "content-type": "application/json" },
-    body: JSON.stringify({ pg_reference: pgReference, operation: verb, amount }),
+    body: JSON.stringify({ pg_reference: pgReference, operation, amount }),
   });
-  out(JSON.stringify(result, null, 2));
-  return 0;
 }
