@@ -7,7 +7,13 @@
  */
 import { Command, CommanderError, Option } from "commander";
 import { createApi, reason } from "./lib/api.js";
-import { type ConnectionOptions, type PgCodeName, resolveConnection, UsageError } from "./lib/connection.js";
+import {
+  type ConnectionOptions,
+  devWebhookSecret,
+  type PgCodeName,
+  resolveConnection,
+  UsageError,
+} from "./lib/connection.js";
 import { createOutput, type Output, processSink, type Sink } from "./lib/output.js";
 
 export async function run(argv: string[], sink: Sink = processSink()): Promise<number> {
@@ -169,6 +175,35 @@ export async function run(argv: string[], sink: Sink = processSink()): Promise<n
     );
     if (!sent.message_id) exitCode = 1;
   });
+
+  webhooks
+    .command("check")
+    .description(
+      "receiver conformance kit: send your receiver the messages production sends, grade each answer, say how to fix",
+    )
+    .argument("<url>", "your receiver, e.g. http://localhost:3000/webhooks")
+    .addOption(
+      new Option(
+        "--secret <whsec>",
+        "the signing secret your receiver verifies with (default: svc dev's)",
+      ).env("SVC_WEBHOOK_SECRET"),
+    )
+    .option("--json", "print the results as one JSON object", false)
+    .action(async (url: string, options: { secret?: string; json: boolean }) => {
+      const out = createOutput(options.json, sink);
+      if (!/^https?:\/\//.test(url))
+        throw new UsageError(`the receiver's URL must start with http:// or https:// (got "${url}")`);
+      const secret = options.secret ?? (await devWebhookSecret(sink.env));
+      if (!secret)
+        throw new UsageError(
+          "no secret: pass --secret whsec_… (or set SVC_WEBHOOK_SECRET), or run beside `svc dev`, whose secret is used by default",
+        );
+      const { checkReceiver, reportCard } = await import("./commands/check.js");
+      const results = await checkReceiver({ url, secret });
+      const passed = results.every((r) => r.passed);
+      out.result(reportCard(url, results, out), { url, passed, checks: results });
+      if (!passed) exitCode = 1;
+    });
 
   try {
     await program.parseAsync(argv, { from: "user" });

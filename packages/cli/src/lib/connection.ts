@@ -28,6 +28,7 @@ export interface ConnectionOptions {
 
 interface DevCredentials {
   service_url?: string;
+  webhook_secret?: string;
   private_key?: string;
   public_key?: string;
   pg_codes?: Partial<Record<PgCodeName, string>>;
@@ -77,4 +78,9 @@ async function readDevCredentials(
   } catch {
     return undefined;
   }
+}
+
+/** The signing secret of the `svc dev` merchant in this directory, if there is one. */
+export async function devWebhookSecret(env: Record<string, string | undefined>): Promise<string | undefined> {
+  return (await readDevCredentials(env))?.webhook_secret;
 }
