@@ -41,6 +41,7 @@ import { emitPaymentWebhook } from "./payments/payment-webhook.js";
 import { messagesRoutes } from "./webhooks/messages.routes.js";
 import { createMessagesService } from "./webhooks/messages.service.js";
 import { OPENAPI_WEBHOOKS } from "./webhooks/openapi.js";
+import { completeOpenApi } from "./http/openapi.js";
 import { notifyWorkers, OutboxSignal } from "./webhooks/outbox.js";
 import { testWebhookRoutes } from "./operations/test-webhook.routes.js";
 import { overviewRoutes } from "./payments/overview.routes.js";
@@ -110,12 +111,18 @@ export async function buildApp(config: ServiceConfig, deps: AppDeps): Promise<Fa
   );
   await app.register(formbody);
   await app.register(swagger, {
+    // servers, operationIds and the error responses (http/openapi.ts), for /docs and /openapi.json alike.
+    transformObject: (document) =>
+      "openapiObject" in document
+        ? completeOpenApi(document.openapiObject, config.publicUrl)
+        : document.swaggerObject,
     openapi: {
       openapi: "3.1.0",
       info: {
         title: "svc payment service",
         version: "0.1.0",
         description: "Checkout, operations, payment status, webhooks.",
+        license: { name: "Apache-2.0", identifier: "Apache-2.0" },
       },
       webhooks: OPENAPI_WEBHOOKS,
       components: {
@@ -128,6 +135,13 @@ export async function buildApp(config: ServiceConfig, deps: AppDeps): Promise<Fa
           },
           basic: { type: "http", scheme: "basic", description: "A dashboard user with permissions" },
           adminToken: { type: "http", scheme: "bearer", description: "SVC_ADMIN_TOKEN, the operator API" },
+          webhookSignature: {
+            type: "apiKey",
+            in: "header",
+            name: "webhook-signature",
+            description:
+              "On webhooks svc sends: Standard Webhooks HMAC-SHA256 of webhook-id, webhook-timestamp and the body with the merchant's signing secret (verify with @svc/webhooks)",
+          },
         },
       },
     },

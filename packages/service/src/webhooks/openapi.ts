@@ -78,9 +78,12 @@ const PaymentWebhook = payloadJsonSchema(PAYMENT_FIELDS, {
   timestamp_utc: "YYYY-MM-DD HH:MM:SS, UTC",
 });
 
-const delivery = (summary: string, schema: unknown) => ({
+const delivery = (operationId: string, summary: string, schema: unknown) => ({
   post: {
+    operationId,
     summary,
+    // The receiver authenticates svc by the signature headers (docs/webhooks.md).
+    security: [{ webhookSignature: [] }],
     tags: ["Webhooks"],
     parameters: Object.entries(headers).map(([name, h]) => ({ name, in: "header", ...h })),
     requestBody: { required: true, content: { "application/json": { schema } } },
@@ -93,8 +96,9 @@ const delivery = (summary: string, schema: unknown) => ({
 /** Typed loosely on purpose: the OpenAPI types of @fastify/swagger want literal unions for `in`. */
 export const OPENAPI_WEBHOOKS: Record<string, never> = {
   operation: delivery(
+    "operationWebhook",
     "Operation webhook: a refund, capture or void (or a queued one's result)",
     OperationWebhook,
   ),
-  payment: delivery("Payment webhook: a payment became final", PaymentWebhook),
+  payment: delivery("paymentWebhook", "Payment webhook: a payment became final", PaymentWebhook),
 } as unknown as Record<string, never>;
