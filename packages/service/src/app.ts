@@ -41,7 +41,7 @@ import { emitPaymentWebhook } from "./payments/payment-webhook.js";
 import { messagesRoutes } from "./webhooks/messages.routes.js";
 import { createMessagesService } from "./webhooks/messages.service.js";
 import { OPENAPI_WEBHOOKS } from "./webhooks/openapi.js";
-import { completeOpenApi } from "./http/openapi.js";
+import { completeOpenApi, documentIdempotency } from "./http/openapi.js";
 import { notifyWorkers, OutboxSignal } from "./webhooks/outbox.js";
 import { testWebhookRoutes } from "./operations/test-webhook.routes.js";
 import { overviewRoutes } from "./payments/overview.routes.js";
@@ -96,6 +96,11 @@ export async function buildApp(config: ServiceConfig, deps: AppDeps): Promise<Fa
   const now = deps.now ?? (() => new Date());
 
   app.setErrorHandler(errorHandler);
+  // Every answer names its request: what a client quotes to support (@svc/node's SvcError.requestId)
+  // and what the logs are searched by.
+  app.addHook("onRequest", async (request, reply) => {
+    reply.header("x-request-id", request.id);
+  });
   // Before any route: text every store can hold, bounded nesting, JSON for the API (input-guard.ts).
   registerInputGuard(app);
   // JSON (and forms, for hosted pages) only: anything else is 415 with a clear message.
@@ -111,7 +116,9 @@ export async function buildApp(config: ServiceConfig, deps: AppDeps): Promise<Fa
   );
   await app.register(formbody);
   await app.register(swagger, {
-    // servers, operationIds and the error responses (http/openapi.ts), for /docs and /openapi.json alike.
+    // The Idempotency-Key header on the routes that honour it, then servers, operationIds and the
+    // error responses (http/openapi.ts), for /docs and /openapi.json alike.
+    transform: documentIdempotency,
     transformObject: (document) =>
       "openapiObject" in document
         ? completeOpenApi(document.openapiObject, config.publicUrl)

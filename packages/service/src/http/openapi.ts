@@ -1,3 +1,5 @@
+import type { FastifySchema } from "fastify";
+
 /** Security requirements of the OpenAPI document, one constant per auth mode. */
 type Security = { [scheme: string]: string[] }[];
 
@@ -55,6 +57,46 @@ export const OPERATION_IDS: Readonly<Record<string, string>> = {
   "POST /v1/sdk/errors": "reportSdkError",
   "POST /v1/gateways/{pg_code}/notifications": "receiveGatewayNotification",
 };
+
+/**
+ * Documents the `Idempotency-Key` header on the routes that honour it (`config.idempotent`), for
+ * the API's readers and for @svc/node, which sends one on exactly those. Only the document
+ * changes: the routes' own validation is untouched.
+ */
+export function documentIdempotency({
+  schema,
+  url,
+  route,
+}: {
+  schema: FastifySchema;
+  url: string;
+  route: { config?: unknown };
+}): { schema: FastifySchema; url: string } {
+  if (!(route.config as { idempotent?: boolean } | undefined)?.idempotent) return { schema, url };
+  const headers = (schema.headers ?? { type: "object", properties: {} }) as {
+    type: string;
+    properties: Record<string, unknown>;
+  };
+  return {
+    url,
+    schema: {
+      ...schema,
+      headers: {
+        ...headers,
+        properties: {
+          ...headers.properties,
+          "idempotency-key": {
+            type: "string",
+            minLength: 1,
+            maxLength: 255,
+            description:
+              "Makes a retry safe: the same key with the same request answers the first outcome, never a second effect (kept 24 h). A UUID per logical request.",
+          },
+        },
+      },
+    },
+  };
+}
 
 /** RFC 9457 problem+json, as every error response carries it (`Problem` in @svc/protocol). */
 const PROBLEM_SCHEMA = {
