@@ -1,4 +1,3 @@
-#!/usr/bin/env -S npx tsx
 /**
  * `svc <command>`: the svc command line, on commander. Every command has `--help`; commands that
  * talk to a service take `--api-url`/`--api-key` (or SVC_API_URL/SVC_API_KEY, else the `svc dev`
@@ -43,6 +42,7 @@ export async function run(argv: string[], sink: Sink = processSink()): Promise<n
       "run the service and the sandbox gateway on embedded PGlite, seeded with a demo merchant (what `npm start` runs)",
     )
     .action(async () => {
+      if (process.env.SVC_CLI_BUNDLE) return void (exitCode = await fromSources("dev"));
       const { devCommand } = await import("./commands/dev.js");
       await devCommand(sink.env);
       exitCode = -1; // keeps running
@@ -54,6 +54,7 @@ export async function run(argv: string[], sink: Sink = processSink()): Promise<n
       "run the service alone as configured by SVC_* variables (production; see docs/operations.md)",
     )
     .action(async () => {
+      if (process.env.SVC_CLI_BUNDLE) return void (exitCode = await fromSources("serve"));
       const { serveCommand } = await import("./commands/serve.js");
       await serveCommand(sink.env, (line) => sink.stdout(`${line}\n`));
       exitCode = -1;
@@ -220,6 +221,25 @@ export async function run(argv: string[], sink: Sink = processSink()): Promise<n
   }
 }
 
+/**
+ * The built `svc` (plain JavaScript) runs `dev` and `serve` from the TypeScript sources beside it
+ * through tsx, in a child process that inherits the terminal; without the sources it says where
+ * they are.
+ */
+async function fromSources(command: "dev" | "serve"): Promise<number> {
+  const { spawn } = await import("node:child_process");
+  const { existsSync } = await import("node:fs");
+  const { fileURLToPath } = await import("node:url");
+  const main = fileURLToPath(new URL("../src/main.ts", import.meta.url));
+  if (!existsSync(main))
+    throw new UsageError(
+      `svc ${command} runs the service from its repository: clone it and run \`npm start\` there. This build has the integration commands (listen, trigger, webhooks).`,
+    );
+  const child = spawn(process.execPath, ["--import", "tsx", main, command], { stdio: "inherit" });
+  for (const signal of ["SIGINT", "SIGTERM"] as const) process.on(signal, () => child.kill(signal));
+  return new Promise((resolve) => child.on("exit", (code) => resolve(code ?? 1)));
+}
+
 function parsePgCodes(pairs: string): Partial<Record<PgCodeName, string>> {
   const codes: Partial<Record<PgCodeName, string>> = {};
   for (const pair of pairs.split(",")) {
@@ -233,8 +253,8 @@ function parsePgCodes(pairs: string): Partial<Record<PgCodeName, string>> {
   return codes;
 }
 
-// Run as the `svc` binary (not when imported by a test).
-if (process.argv[1] && /main\.(ts|js|mjs)$/.test(process.argv[1])) {
+// Run as the `svc` binary: the built dist/svc.mjs, or src/main.ts through tsx (not when a test imports it).
+if (process.env.SVC_CLI_BUNDLE || (process.argv[1] && /main\.ts$/.test(process.argv[1]))) {
   const code = await run(process.argv.slice(2));
   if (code >= 0) process.exitCode = code;
 }
