@@ -4,7 +4,9 @@
  * verifying, and checks neither the timestamp nor the version, fails exactly those checks, each
  * with the advice that fixes it.
  */
+import { spawn } from "node:child_process";
 import http from "node:http";
+import path from "node:path";
 import type { AddressInfo } from "node:net";
 import { createHmac } from "node:crypto";
 import { createDeduper } from "@svc/webhooks/dedupe";
@@ -14,6 +16,8 @@ import { webhookMiddleware } from "@svc/webhooks/node";
 import { generateSecret } from "@svc/webhooks/sign";
 import Fastify from "fastify";
 import { afterAll, describe, expect, it } from "vitest";
+import { ROOT } from "../../../../test/support/dev-process.js";
+import { freePort } from "../../../../test/support/free-port.js";
 import { run } from "../main.js";
 import { CHECK_NAMES, checkReceiver } from "./check.js";
 
@@ -85,6 +89,25 @@ describe("svc webhooks check", () => {
       });
     });
     expect((await checkReceiver({ url, secret })).filter((r) => !r.passed)).toEqual([]);
+  });
+
+  it("the README's example receiver (examples/webhook-receiver.mjs) passes every check", async () => {
+    const port = await freePort();
+    const child = spawn(process.execPath, [path.join(ROOT, "examples/webhook-receiver.mjs")], {
+      cwd: ROOT,
+      env: { ...process.env, WEBHOOK_SECRET: secret, PORT: String(port) },
+      stdio: ["ignore", "pipe", "pipe"],
+    });
+    try {
+      let printed = "";
+      child.stdout.on("data", (d: Buffer) => (printed += d.toString()));
+      await expect.poll(() => printed, { timeout: 10_000 }).toContain("receiving webhooks on");
+      const results = await checkReceiver({ url: `http://127.0.0.1:${port}/webhooks`, secret });
+      expect(results.filter((r) => !r.passed)).toEqual([]);
+      expect(printed).toMatch(/operation #1 msg_check_\w+ sess_check_\w+ success/);
+    } finally {
+      child.kill();
+    }
   });
 
   it("a naive receiver fails the raw-body, timestamp and version checks, each with its fix", async () => {
