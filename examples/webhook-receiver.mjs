@@ -16,7 +16,9 @@ const receive = webhookMiddleware({
   dedupe: createDeduper(),
   onEvent: (event, req) => {
     const { session_id, result, state } = event.payload;
-    console.log(`${req.headers["svc-event-type"]} #${req.headers["svc-sequence"]} ${event.id} ${session_id} ${result ?? state ?? ""}`);
+    console.log(
+      `${req.headers["svc-event-type"]} #${req.headers["svc-sequence"]} ${event.id} ${session_id} ${result ?? state ?? ""}`,
+    );
   },
   onError: (error) => console.error(`refused: ${error.message}`),
 });
