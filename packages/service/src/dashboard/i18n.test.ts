@@ -93,6 +93,25 @@ describe.each(STORES)("dashboard languages on %s", (store) => {
     await client.get("/dashboard/webhooks/endpoints?lang=en");
   });
 
+  it("the new payment request form in Arabic: its words, a refused amount said in Arabic with the amount kept left to right, a hostile order number kept as text", async () => {
+    const client = await signedIn(stack, m.admin);
+    const form = await client.get("/dashboard/payments/new?lang=ar");
+    expect(form.text).toContain('<html lang="ar" dir="rtl">');
+    expect(form.text).toContain("<h1>طلب دفع جديد</h1>");
+    expect(form.text).toContain("\u206610.500 KWD\u2069");
+    const refused = await client.post("/dashboard/payments/new", {
+      amount: "1.2345",
+      currency_code: "KWD",
+      pg_codes: m.pg.sandbox,
+      order_no: '<script>alert("x")</script>',
+    });
+    expect(refused.status).toBe(422);
+    expect(refused.text).toContain("عملة KWD لها 3 خانات عشرية، والمبلغ \u20661.2345\u2069 فيه 4.");
+    expect(refused.text).not.toContain("<script>alert");
+    expect(refused.text).toContain("&lt;script>alert(&quot;x&quot;)&lt;/script>");
+    await client.get("/dashboard/payments/new?lang=en");
+  });
+
   it("error pages follow the language: a missing page, and and a refused form, both in Arabic", async () => {
     const client = await signedIn(stack, m.admin);
     const missing = await client.get("/dashboard/no-such-page?lang=ar");

@@ -80,20 +80,22 @@ describe.each(STORES)("dashboard pages on %s", (store) => {
     expect(new Set([...sessionIds(first.text), ...sessionIds(second.text)]).size).toBe(PAGE_SIZE + 3);
   });
 
-  it("creates a payment request (created_via dashboard) and shows its checkout link", async () => {
+  it("creates a payment request (created_via dashboard) and shows its checkout link; the amount is normalised to the currency", async () => {
     const client = await signedIn(stack, m.admin);
     const form = await client.get("/dashboard/payments/new");
     expect(form.status).toBe(200);
     const bad = await client.post("/dashboard/payments/new", {
-      amount: "12.5",
+      amount: "12.5555",
       currency_code: "KWD",
       pg_codes: m.pg.sandbox,
     });
     expect(bad.status).toBe(422);
     expect(bad.text).toMatch(/aria-invalid="true"/);
-    expect(bad.text).toContain("KWD amounts take");
+    expect(bad.text).toContain("KWD has 3 decimals: 12.5555 has 4.");
+    // What the merchant typed is kept in the form to correct.
+    expect(bad.text).toContain('value="12.5555"');
     const r = await client.post("/dashboard/payments/new", {
-      amount: "12.500",
+      amount: "12.5",
       currency_code: "KWD",
       pg_codes: [m.pg.sandbox, m.pg.queued],
       order_no: "REQ-1",

@@ -149,6 +149,16 @@ const verb = (w: Words, op: Operation) => w[op];
 const noun = (w: Words, op: Operation) => w[`${op}_noun`];
 const past = (w: Words, op: Operation) => w[`${op}_past`];
 
+/** A refused amount in `lang` (the payment request form's too). */
+export function refusedAmount(
+  lang: DashboardLanguage,
+  refused: Extract<NormalisedAmount, { ok: false }>,
+  typed: string,
+  currency: string,
+): string {
+  return amountProblem(WORDS[lang], refused, typed, currency);
+}
+
 /** A refused amount in the page's language. */
 function amountProblem(
   w: Words,
