@@ -1,10 +1,11 @@
 /**
  * The built `svc` is plain JavaScript: copied alone into an empty directory (no node_modules, no
  * tsx), it runs its integration commands — here `svc webhooks check` against a receiver on
- * loopback — and says where `svc dev` runs.
+ * loopback — and says where `svc dev` runs. `--help` works for every command (snapshot), and from
+ * the packed package installed into an empty project with no dependencies and no network.
  */
 import { execFile } from "node:child_process";
-import { copyFile, mkdtemp, readFile, rm } from "node:fs/promises";
+import { copyFile, cp, mkdir, mkdtemp, readdir, readFile, rm, writeFile } from "node:fs/promises";
 import http from "node:http";
 import type { AddressInfo } from "node:net";
 import os from "node:os";
@@ -16,6 +17,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { buildCli } from "../build.mjs";
 
 const exec = promisify(execFile);
+const pkgDir = path.resolve(import.meta.dirname, "..");
 
 describe("the built svc (dist/svc.mjs)", () => {
   let dir: string;
@@ -66,6 +68,57 @@ describe("the built svc (dist/svc.mjs)", () => {
     } finally {
       server.close();
     }
+  });
+
+  it("has --help for every command, each naming its usage", async () => {
+    const top = await svc(["--help"]);
+    expect(top.code).toBe(0);
+    const names = (text: string) =>
+      [...text.split("Commands:")[1]!.matchAll(/^ {2}([a-z]+)\b/gm)]
+        .map((m) => m[1]!)
+        .filter((n) => n !== "help");
+    const commands = names(top.stdout);
+    expect(commands).toEqual(
+      expect.arrayContaining(["dev", "serve", "gateway", "listen", "trigger", "webhooks"]),
+    );
+    let all = top.stdout;
+    for (const command of commands) {
+      const help = await svc([command, "--help"]);
+      expect(help.code, command).toBe(0);
+      expect(help.stdout, command).toMatch(new RegExp(`^Usage: svc ${command}\\b`));
+      all += `\n${help.stdout}`;
+      if (!help.stdout.includes("Commands:")) continue;
+      for (const sub of names(help.stdout)) {
+        const subHelp = await svc([command, sub, "--help"]);
+        expect(subHelp.code, `${command} ${sub}`).toBe(0);
+        expect(subHelp.stdout).toMatch(new RegExp(`^Usage: svc ${command} ${sub}\\b`));
+        all += `\n${subHelp.stdout}`;
+      }
+    }
+    await expect(all).toMatchFileSnapshot("__snapshots__/help.txt");
+  });
+
+  it("`npx svc --help` works from the packed tarball installed alone (no dependencies, offline)", async () => {
+    // The package as npm publishes it: package.json, bin/ and the dist built above.
+    const pkg = path.join(dir, "pkg");
+    await mkdir(path.join(pkg, "dist"), { recursive: true });
+    await copyFile(path.join(pkgDir, "package.json"), path.join(pkg, "package.json"));
+    await cp(path.join(pkgDir, "bin"), path.join(pkg, "bin"), { recursive: true });
+    await copyFile(cli, path.join(pkg, "dist", "svc.mjs"));
+    const manifest = JSON.parse(await readFile(path.join(pkg, "package.json"), "utf8"));
+    expect(manifest.dependencies ?? {}).toEqual({});
+    await exec("npm", ["pack", "--pack-destination", dir], { cwd: pkg, timeout: 60_000 });
+    const tarball = (await readdir(dir)).find((f) => f.endsWith(".tgz"))!;
+    const project = path.join(dir, "project");
+    await mkdir(project);
+    await writeFile(path.join(project, "package.json"), JSON.stringify({ name: "shop", private: true }));
+    await exec("npm", ["install", path.join(dir, tarball), "--offline", "--no-audit", "--no-fund"], {
+      cwd: project,
+      timeout: 60_000,
+    });
+    const help = await exec("npx", ["--no", "--", "svc", "--help"], { cwd: project, timeout: 30_000 });
+    expect(help.stdout).toMatch(/^Usage: svc \[options\] \[command\]/);
+    expect(help.stdout).toContain("listen [options]");
   });
 
   it("outside the repository, svc dev says where it runs (exit 2)", async () => {

@@ -163,6 +163,10 @@ describe("svc webhooks check", () => {
     expect(out).toContain("FAIL  raw-body");
     expect(out).toContain("PASS  tampered-body");
     expect(out).toContain("7 of 11 checks passed.");
+    // The whole report card, word for word (the receiver's port and timings aside).
+    await expect(
+      out.replaceAll(naive, "http://127.0.0.1:PORT/webhooks").replace(/\b\d+ ms\b/g, "N ms"),
+    ).toMatchFileSnapshot("__snapshots__/naive-report-card.txt");
     const good = await serve(webhookMiddleware({ secrets: secret, onEvent: () => {} }));
     out = "";
     expect(await run(["webhooks", "check", good, "--secret", secret, "--json"], sink)).toBe(0);
