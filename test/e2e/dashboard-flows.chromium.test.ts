@@ -372,6 +372,7 @@ describe("merchant dashboard in Chromium", () => {
         "payment request": `/dashboard/payments/${request.json.session_id}`,
         endpoint: `/dashboard/webhooks/endpoints/${endpoint.json.id}`,
         "disabled endpoint": `/dashboard/webhooks/endpoints/${dead.json.id}`,
+        "disabled endpoint in Arabic": `/dashboard/webhooks/endpoints/${dead.json.id}?lang=ar`,
       };
     })());
   it.each([
@@ -393,7 +394,7 @@ describe("merchant dashboard in Chromium", () => {
     "/dashboard/account",
     "/dashboard/discrepancies",
     "/dashboard/no-such-page",
-    // Arabic, right to left: a translated page, and pages still in English inside the Arabic layout.
+    // Arabic, right to left: every page is translated.
     "/dashboard/audit?lang=ar",
     "/dashboard/overview?lang=ar",
     "/dashboard/payments?lang=ar",
@@ -404,6 +405,9 @@ describe("merchant dashboard in Chromium", () => {
     "/dashboard/sdk?lang=ar",
     "/dashboard/webhooks?lang=ar",
     "/dashboard/payments/new?lang=ar",
+    "/dashboard/webhooks/endpoints?lang=ar",
+    "/dashboard/webhooks/endpoints/new?lang=ar",
+    "disabled endpoint in Arabic",
   ])("%s has no axe violations, light and dark, and no sideways scroll at 360 px", async (name) => {
     const path = name.startsWith("/") ? name : (await pagesToSweep())[name]!;
     for (const colorScheme of ["light", "dark"] as const) {

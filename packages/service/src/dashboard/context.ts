@@ -6,10 +6,10 @@ import type { Permission } from "@svc/protocol";
 import type { FastifyInstance, FastifyReply, FastifyRequest } from "fastify";
 import type { ServiceConfig } from "../config.js";
 import { Fragment, h } from "preact";
-import { TrustedHtml, type VNode } from "../pages/jsx.js";
+import type { VNode } from "../pages/jsx.js";
 import { can, layout, type PageFrame } from "./html.js";
 import { dashboardLanguage, otherLanguageHref } from "./i18n.js";
-import { disabledBanner } from "./pages/endpoints.js";
+import { DisabledBanner } from "./pages/endpoints.js";
 import type { Lockout } from "../auth/lockout.js";
 import type { DashboardSession, Flash, SessionStore } from "./session.js";
 
@@ -66,17 +66,18 @@ export async function render<P>(
   request: FastifyRequest,
   reply: FastifyReply,
   frame: Omit<PageFrame, "user" | "csrf" | "flash" | "lang" | "switchHref">,
-  body: string | VNode<P>,
+  body: VNode<P>,
   status = 200,
 ): Promise<FastifyReply> {
   const session = request.dashboard;
   if (session?.flash) await ctx.sessions.clearFlash(session.tokenHash);
   // Every page says so while a webhook endpoint is disabled for failing, to those who can fix it.
-  const banner =
-    session && can(session.user, "webhooks.manage")
-      ? disabledBanner(await ctx.services().endpoints.disabledForFailing(session.merchantId))
-      : "";
   const lang = dashboardLanguage(request, reply);
+  const disabled =
+    session && can(session.user, "webhooks.manage")
+      ? await ctx.services().endpoints.disabledForFailing(session.merchantId)
+      : [];
+  const banner = h(DisabledBanner, { endpoints: disabled, lang });
   return sendHtml(
     reply,
     status,
@@ -89,17 +90,7 @@ export async function render<P>(
         lang,
         switchHref: otherLanguageHref(request, lang),
       },
-      typeof body === "string"
-        ? banner + body
-        : h(
-            Fragment,
-            null,
-            // The disabled-endpoint banner is not translated yet: marked English in an Arabic page.
-            banner && lang === "ar"
-              ? h("div", { lang: "en", dir: "ltr" }, h(TrustedHtml, { html: banner }))
-              : h(TrustedHtml, { html: banner }),
-            body,
-          ),
+      h(Fragment, null, banner, body),
     ),
   );
 }

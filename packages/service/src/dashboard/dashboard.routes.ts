@@ -13,7 +13,8 @@ import { AppError } from "../http/problem.js";
 import { DASHBOARD_CSS, DASHBOARD_FAVICON, DASHBOARD_JS } from "./assets.js";
 import { CSP, type DashboardContext, DashboardError, sendHtml } from "./context.js";
 import { allowedOrigins, csrfProblem } from "./csrf.js";
-import { esc, layout } from "./html.js";
+import { Fragment, h } from "preact";
+import { layout } from "./html.js";
 import { dashboardLanguage, format, type MessageKey, messages, otherLanguageHref } from "./i18n.js";
 import { createLockout } from "../auth/lockout.js";
 import { deliveryPages } from "./pages/deliveries.js";
@@ -133,7 +134,16 @@ export function dashboardRoutes(
               translated: true,
               switchHref: otherLanguageHref(request, lang),
             },
-            `<div class="notice error" role="alert"><p${english ? ' lang="en" dir="ltr"' : ""}>${esc(message.text)}</p></div><p><a href="/dashboard">${esc(messages(lang).back)}</a></p>`,
+            h(
+              Fragment,
+              null,
+              h(
+                "div",
+                { class: "notice error", role: "alert" },
+                h("p", english ? { lang: "en", dir: "ltr" } : null, message.text),
+              ),
+              h("p", null, h("a", { href: "/dashboard" }, messages(lang).back)),
+            ),
           ),
         );
       };
@@ -177,7 +187,7 @@ export function dashboardRoutes(
               translated: true,
               switchHref: otherLanguageHref(request, lang),
             },
-            `<p>${esc(t.no_page)}</p><p><a href="/dashboard">${esc(t.back)}</a></p>`,
+            h(Fragment, null, h("p", null, t.no_page), h("p", null, h("a", { href: "/dashboard" }, t.back))),
           ),
         );
       });

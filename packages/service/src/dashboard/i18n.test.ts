@@ -1,7 +1,7 @@
 /**
  * The dashboard in English and Arabic over real HTTP: the user's choice (`?lang=`, remembered in
  * a cookie; else Accept-Language), right to left in Arabic, translated pages in Arabic words,
- * pages not yet translated marked as English inside the Arabic layout; and the components escape
+ * the service's own English refusals marked as English inside the Arabic layout; and the components escape
  * what they show (a hostile refund reason in the audit log stays text).
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -82,14 +82,29 @@ describe.each(STORES)("dashboard languages on %s", (store) => {
     await client.get("/dashboard/payments?lang=en");
   });
 
-  it("a page not yet translated keeps its English, marked as English, inside the Arabic layout", async () => {
+  it("the endpoints pages in Arabic: the list, the form, and the service's English refusal marked as English on the summary and the field", async () => {
     const client = await signedIn(stack, m.admin);
-    const page = await client.get("/dashboard/webhooks/endpoints?lang=ar");
-    expect(page.text).toContain('<html lang="ar" dir="rtl">');
-    expect(page.text).toContain(`>${messages("ar").nav_webhooks}</a>`);
-    expect(page.text).toMatch(
-      /<main id="main" tabindex="-1"><div lang="en" dir="ltr"><h1>Webhook endpoints<\/h1>/,
-    );
+    const list = await client.get("/dashboard/webhooks/endpoints?lang=ar");
+    expect(list.text).toContain('<html lang="ar" dir="rtl">');
+    expect(list.text).toContain("<h1>نقاط الويب هوك</h1>");
+    expect(list.text).not.toContain('<div lang="en"');
+    const form = await client.get("/dashboard/webhooks/endpoints/new");
+    expect(form.text).toContain("<h1>إضافة نقطة ويب هوك</h1>");
+    const refused = await client.post("/dashboard/webhooks/endpoints", {
+      url: "ftp://shop.example/hooks",
+      event_all: "on",
+    });
+    expect(refused.status).toBe(422);
+    expect(refused.text).toMatch(/<div lang="en" dir="ltr"><div class="notice error" role="alert">/);
+    expect(refused.text).toMatch(/<p class="field-error" id="f-url-error" lang="en" dir="ltr">URL: /);
+    // A malformed header line is the page's own refusal: in Arabic, not marked.
+    const badHeader = await client.post("/dashboard/webhooks/endpoints", {
+      url: "https://shop.example/hooks",
+      event_all: "on",
+      headers: "no colon here",
+    });
+    expect(badHeader.status).toBe(422);
+    expect(badHeader.text).toMatch(/<p class="field-error" id="f-headers-error">[^<]*السطر/);
     await client.get("/dashboard/webhooks/endpoints?lang=en");
   });
 

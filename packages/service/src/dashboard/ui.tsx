@@ -157,6 +157,8 @@ export interface FieldProps {
   type?: string;
   hint?: string | undefined;
   error?: string | undefined;
+  /** "en" when the error is the service's English on a page in another language. */
+  errorLang?: "en" | undefined;
   /** Further attributes of the input (autocomplete, required, inputmode, class…). */
   input?: Record<string, string | boolean | undefined>;
 }
@@ -181,12 +183,22 @@ export function Field(o: FieldProps): VNode {
         aria-describedby={described || undefined}
         aria-invalid={o.error ? "true" : undefined}
       />
-      {o.error && (
-        <p class="field-error" id={`${id}-error`}>
-          {o.error}
-        </p>
-      )}
+      <FieldError id={`${id}-error`} error={o.error} lang={o.errorLang} />
     </div>
+  );
+}
+
+/** A field's error under it; marked as English (left to right) when it is the service's English. */
+export function FieldError(o: {
+  id: string;
+  error: string | undefined;
+  lang?: "en" | undefined;
+}): VNode | null {
+  if (!o.error) return null;
+  return (
+    <p class="field-error" id={o.id} lang={o.lang} dir={o.lang ? "ltr" : undefined}>
+      {o.error}
+    </p>
   );
 }
 
@@ -196,6 +208,7 @@ export function SelectField(o: {
   value?: string | undefined;
   options: { value: string; text: string }[];
   error?: string | undefined;
+  errorLang?: "en" | undefined;
 }): VNode {
   const id = `f-${o.name}`;
   return (
@@ -213,11 +226,7 @@ export function SelectField(o: {
           </option>
         ))}
       </select>
-      {o.error && (
-        <p class="field-error" id={`${id}-error`}>
-          {o.error}
-        </p>
-      )}
+      <FieldError id={`${id}-error`} error={o.error} lang={o.errorLang} />
     </div>
   );
 }

@@ -95,6 +95,8 @@ function formPage(
   const currencies = [...new Set(gateways.flatMap((g) => g.currencies))].sort();
   const chosen = (values.pg_codes ?? "").split(",");
   const english = lang === "ar" && state.summary.some((s) => s.english);
+  // The service's field errors are English, like its summary lines.
+  const errorLang = english ? ("en" as const) : undefined;
   return render(
     ctx,
     request,
@@ -132,6 +134,7 @@ function formPage(
                   usd: isolate(lang, "10.50 USD"),
                 })}
                 error={err("amount")}
+                errorLang={errorLang}
                 input={{ inputmode: "decimal", required: true, dir: "ltr", autocomplete: "off" }}
               />
               <SelectField
@@ -140,6 +143,7 @@ function formPage(
                 value={values.currency_code ?? (currencies.includes("KWD") ? "KWD" : currencies[0])}
                 options={currencies.map((c) => ({ value: c, text: c }))}
                 error={err("currency_code")}
+                errorLang={errorLang}
               />
               <SelectField
                 name="language"
@@ -185,6 +189,7 @@ function formPage(
                   label={w[f.name]}
                   value={values[f.name]}
                   error={err(f.name)}
+                  errorLang={errorLang}
                   type={f.type ?? "text"}
                   input={f.input}
                 />
