@@ -136,7 +136,7 @@ describe.each(STORES)("hosted card page on %s", (store) => {
       );
       expect(html).toMatch(
         new RegExp(
-          `<input type="text" id="${name}" name="${name}"[^>]*aria-describedby="([a-z]+-hint )?${name}-error" aria-invalid="true">`,
+          `<input type="text" id="${name}" name="${name}"[^>]*aria-describedby="([a-z]+-hint )?${name}-error" aria-invalid="true"/>`,
         ),
       );
       expect(html).toContain(
@@ -146,6 +146,19 @@ describe.each(STORES)("hosted card page on %s", (store) => {
       expect((await status(tx.session_id)).state).toBe("pending");
     },
   );
+
+  it("what the customer typed comes back as text: markup in a field is escaped, never run", async () => {
+    const tx = (await createTransaction(stack, m)).json;
+    const hostile = '"><script>alert(1)</script><img src=x onerror=alert(2)>';
+    const r = await submit(tx.session_id, { number: hostile, holder: hostile.slice(0, 60) });
+    expect(r.status).toBe(422);
+    const html = await r.text();
+    expect(html).toContain('value="&quot;>&lt;script>alert(1)&lt;/script>&lt;img src=x onerror=alert(2)>"');
+    expect(html).not.toContain("<script>alert");
+    expect(html).not.toContain("<img");
+    // The page's own two scripts, no more.
+    expect(html.match(/<script/g)).toHaveLength(2);
+  });
 
   it("takes the expiry as MMYY, MM-YY or MM / YY and a 15-digit American Express card with a 4-digit code", async () => {
     const yy = FUTURE_EXPIRY.slice(3);
@@ -165,7 +178,7 @@ describe.each(STORES)("hosted card page on %s", (store) => {
     const tx = (await createTransaction(stack, m)).json;
     const ar = await (await fetch(`${tx.checkout_url}?lang=ar`)).text();
     expect(ar).toContain('<html lang="ar" dir="rtl">');
-    expect(ar).toContain('<input type="hidden" name="lang" value="ar">');
+    expect(ar).toContain('<input type="hidden" name="lang" value="ar"/>');
     const ignored = await (await fetch(`${tx.checkout_url}?lang=fr`)).text();
     expect(ignored).toContain('<html lang="en" dir="ltr">');
     expect(ignored).not.toContain('name="lang"');
@@ -174,7 +187,7 @@ describe.each(STORES)("hosted card page on %s", (store) => {
     const html = await wrong.text();
     expect(html).toContain('<html lang="ar" dir="rtl">');
     expect(html).toContain("في رقم البطاقة خطأ مطبعي: تحقق من الأرقام.");
-    expect(html).toContain('<input type="hidden" name="lang" value="ar">');
+    expect(html).toContain('<input type="hidden" name="lang" value="ar"/>');
     const paid = await submit(tx.session_id, { number: "4242 4242 4242 4242", lang: "ar" });
     expect(paid.status).toBe(303);
     expect(paid.headers.get("location")).toBe(`/pay/${tx.session_id}?lang=ar`);
@@ -196,7 +209,7 @@ describe.each(STORES)("hosted card page on %s", (store) => {
     ).json;
     const html = await (await fetch(tx.checkout_url)).text();
     expect(html).toContain(
-      `<form method="post" action="/pay/${tx.session_id}/cancel"><input type="submit" class="secondary" value="Cancel and return to the shop"></form>`,
+      `<form method="post" action="/pay/${tx.session_id}/cancel"><input type="submit" class="secondary" value="Cancel and return to the shop"/></form>`,
     );
     // A prefetcher or crawler following links cannot cancel.
     expect((await fetch(`${stack.url}/pay/${tx.session_id}/cancel`)).status).toBe(404);

@@ -12,7 +12,7 @@ import { AppError } from "../http/problem.js";
 import { parseCardForm } from "./card-input.js";
 import type { TransactionRow } from "./checkout.repo.js";
 import type { CheckoutService } from "./checkout.service.js";
-import { type CardFormView, cardFormPage, messagePage } from "./hosted-page.html.js";
+import { type CardFormView, cardFormPage, messagePage } from "./hosted-page.js";
 import type { TextKey } from "./i18n.js";
 import { typed } from "../http/schema.js";
 
