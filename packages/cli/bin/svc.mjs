@@ -6,6 +6,8 @@ try {
   await import("../dist/svc.mjs");
 } catch (error) {
   if (error?.code !== "ERR_MODULE_NOT_FOUND" || !String(error.message).includes("svc.mjs")) throw error;
-  process.stderr.write("svc is not built yet: run `npm run build -w @svc/cli` (or `npm ci`) in the repository.\n");
+  process.stderr.write(
+    "svc is not built yet: run `npm run build -w @svc/cli` (or `npm ci`) in the repository.\n",
+  );
   process.exitCode = 2;
 }
