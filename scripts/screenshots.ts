@@ -3,7 +3,8 @@
  * service on PGlite, a webhook receiver), seeds the `svc dev` demo merchant, makes a paid
  * payment with a partial refund and a delivered webhook, and a week of earlier payments, signs in
  * with Chromium and writes docs/images/dashboard-overview.png, dashboard-payment.png,
- * dashboard-deliveries.png (1280 px, light) and dashboard-phone.png (the payment at 360 px, dark).
+ * dashboard-deliveries.png (1280 px, light), dashboard-phone.png (the payment at 360 px, dark), and
+ * in Arabic dashboard-overview-ar.png (1280 px, dark) and dashboard-payment-ar.png (1280 px, light).
  *
  *   npx tsx scripts/screenshots.ts
  */
@@ -76,9 +77,13 @@ async function main() {
     await page.setViewportSize({ width: 360, height: 780 });
     await page.goto(`${stack.url}/dashboard/payments/${parent.session_id}`);
     await page.screenshot({ path: path.join(OUT_DIR, "dashboard-phone.png"), fullPage: false });
-    console.log(
-      `wrote dashboard-overview.png, dashboard-payment.png, dashboard-deliveries.png and dashboard-phone.png in ${OUT_DIR}`,
-    );
+    await page.setViewportSize(VIEWPORT);
+    await page.goto(`${stack.url}/dashboard/overview?lang=ar`);
+    await page.screenshot({ path: path.join(OUT_DIR, "dashboard-overview-ar.png"), fullPage: true });
+    await page.emulateMedia({ colorScheme: "light" });
+    await page.goto(`${stack.url}/dashboard/payments/${parent.session_id}`);
+    await page.screenshot({ path: path.join(OUT_DIR, "dashboard-payment-ar.png"), fullPage: true });
+    console.log(`wrote dashboard-{overview,payment,deliveries,phone,overview-ar,payment-ar}.png in ${OUT_DIR}`);
   } finally {
     await browser.close();
     await receiver.close();

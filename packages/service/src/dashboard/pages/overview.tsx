@@ -52,6 +52,7 @@ const WORDS = {
     webhook_health: "Webhook health",
     delivered: "Attempts delivered",
     delivered_note: "{ok} of {n} attempts got a 2xx answer",
+    delivered_note_one: "{ok} of 1 attempt got a 2xx answer",
     latency: "Attempt latency, p95",
     latency_note: "95% of attempts took this long or less",
     failing_caption: "Destinations failing now",
@@ -93,6 +94,7 @@ const WORDS = {
     webhook_health: "صحة الويب هوك",
     delivered: "المحاولات المُسلَّمة",
     delivered_note: "تلقّت {ok} من أصل {n} محاولة ردًّا من فئة 2xx",
+    delivered_note_one: "تلقّت {ok} من أصل محاولة واحدة ردًّا من فئة 2xx",
     latency: "زمن المحاولة، المئين 95",
     latency_note: "استغرقت 95% من المحاولات هذه المدة أو أقل",
     failing_caption: "وجهات تفشل الآن",
@@ -230,7 +232,10 @@ function WebhookSection({ o, w }: { o: Overview; w: Words }): VNode {
         <Tile
           k={w.delivered}
           v={percent(h.success_rate)}
-          note={format(w.delivered_note, { ok: h.succeeded, n: h.attempts })}
+          note={format(h.attempts === 1 ? w.delivered_note_one : w.delivered_note, {
+            ok: h.succeeded,
+            n: h.attempts,
+          })}
         />
         <Tile
           k={w.latency}
