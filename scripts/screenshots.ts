@@ -83,7 +83,9 @@ async function main() {
     await page.emulateMedia({ colorScheme: "light" });
     await page.goto(`${stack.url}/dashboard/payments/${parent.session_id}`);
     await page.screenshot({ path: path.join(OUT_DIR, "dashboard-payment-ar.png"), fullPage: true });
-    console.log(`wrote dashboard-{overview,payment,deliveries,phone,overview-ar,payment-ar}.png in ${OUT_DIR}`);
+    console.log(
+      `wrote dashboard-{overview,payment,deliveries,phone,overview-ar,payment-ar}.png in ${OUT_DIR}`,
+    );
   } finally {
     await browser.close();
     await receiver.close();
