@@ -66,18 +66,21 @@ describe("@svc/node", () => {
     const session = await paid();
     const net = flakyFetch((n) => (n === 1 ? "lose-answer" : undefined));
     const svc = createSvc({ apiUrl: stack.url, apiKey: m.privateKey, fetch: net.fetch, retryDelayMs: 10 });
-    const op = (await svc.createOperation({
+    // Typed from the document: the operation webhook's payload.
+    const op = await svc.createOperation({
       body: { operation: "refund", session_id: session, amount: "1.000" },
-    })) as { result: string; reference_number: string };
+    });
     expect(op.result).toBe("success");
     expect(net.attempts).toHaveLength(2);
     expect(net.attempts[0]!.key).toMatch(/^[0-9a-f-]{36}$/);
     expect(net.attempts[1]!.key).toBe(net.attempts[0]!.key);
-    const payment = (await createSvc({ apiUrl: stack.url, apiKey: m.privateKey }).getPayment({
+    const payment = await createSvc({ apiUrl: stack.url, apiKey: m.privateKey }).getPayment({
       params: { path: { session_id: session } },
-    })) as { refunded_amount?: string; totals?: Record<string, string>; transactions: unknown[] };
+    });
     // One refund child, not two.
     expect(payment.transactions).toHaveLength(1);
+    expect(payment.refunded_amount).toBe("1.000");
+    expect(payment.transactions[0]!.reference_number).toBe(op.reference_number);
   });
 
   it("a caller's own Idempotency-Key is kept: the same key twice gives the first outcome", async () => {
@@ -87,8 +90,8 @@ describe("@svc/node", () => {
       body: { operation: "refund" as const, session_id: session, amount: "2.000" },
       headers: { "idempotency-key": `order-42-refund-${session}` },
     };
-    const first = (await svc.createOperation(init)) as { reference_number: string };
-    const again = (await svc.createOperation(init)) as { reference_number: string };
+    const first = await svc.createOperation(init);
+    const again = await svc.createOperation(init);
     expect(again.reference_number).toBe(first.reference_number);
   });
 

@@ -697,6 +697,366 @@ export interface webhooks {
 }
 export interface components {
     schemas: {
+        PaymentMethod: {
+            pg_code: string;
+            name: string;
+            /** @enum {string} */
+            form_of_payment: "wallet_a_pay" | "wallet_b_pay" | "svc_pg" | "token_pay" | "redirect";
+            /** @description What the customer pays with this method (decimal string in the currency's exponent) */
+            amount: string;
+            currency_code: string;
+            /** @description The method's fee (decimal string in the currency's exponent) */
+            fee: string;
+            fee_description: string;
+            /** @description card, wallet_a, wallet_b, saved_card or bank */
+            icon: string;
+            /** @enum {string} */
+            flow: "wallet" | "otp" | "hosted_page" | "token" | "redirect";
+        };
+        CheckoutCreated: {
+            session_id: string;
+            order_no: string | null;
+            /** @enum {string} */
+            type: "e_commerce" | "payment_request";
+            /** @description The payment's amount (decimal string in the currency's exponent) */
+            amount: string;
+            currency_code: string;
+            /** @enum {string} */
+            state: "created" | "pending" | "attempted" | "authorized" | "paid" | "failed" | "canceled" | "expired";
+            /** @enum {string} */
+            operation: "purchase" | "authorize";
+            /** @enum {string} */
+            language: "en" | "ar";
+            pg_codes: string[];
+            /** @description The hosted card page, for a link or a redirect */
+            checkout_url: string;
+            payment_methods: components["schemas"]["PaymentMethod"][];
+            /** Format: date-time */
+            expires_at: string;
+            created_via: string;
+            /** @description With include_sdk_setup_preload: what the SDK's setupPreload takes */
+            sdk_setup_preload_payload?: {
+                [key: string]: unknown;
+            };
+        };
+        ChildTransaction: {
+            /** @description The child's own session_id */
+            session_id: string;
+            /** @description The parent's order_no, or reference_number when it has none */
+            order_no: string;
+            /** @description The operation's amount (decimal string in the currency's exponent) */
+            amount: string;
+            currency_code: string;
+            /** @enum {string} */
+            state: "paid" | "refunded" | "voided" | "refund_queued" | "capture_queued" | "void_queued" | "refund_rejected" | "capture_rejected" | "void_rejected";
+            /** @enum {string} */
+            operation: "refund" | "capture" | "void";
+            reference_number: string;
+            /** @description input (svc dashboard or API) or pg (the gateway's dashboard) */
+            source: string;
+            /** Format: date-time */
+            created_at: string;
+        };
+        Payment: {
+            session_id: string;
+            order_no: string | null;
+            /** @enum {string} */
+            state: "created" | "pending" | "attempted" | "authorized" | "paid" | "failed" | "canceled" | "expired";
+            /** @description The payment's amount (decimal string in the currency's exponent) */
+            amount: string;
+            currency_code: string;
+            /** @enum {string} */
+            operation: "purchase" | "authorize";
+            /** @enum {string} */
+            type: "e_commerce" | "payment_request";
+            /** @description api, dashboard or sdk */
+            created_via: string;
+            pg_code: string | null;
+            form_of_payment: ("wallet_a_pay" | "wallet_b_pay" | "svc_pg" | "token_pay" | "redirect") | null;
+            /** @enum {string} */
+            language: "en" | "ar";
+            customer_id: string | null;
+            customer_first_name: string | null;
+            customer_last_name: string | null;
+            customer_email: string | null;
+            customer_phone: string | null;
+            /** @description Your own data given at checkout (up to 50 keys) */
+            metadata: {
+                [key: string]: string;
+            };
+            /** @description Captured so far (decimal string in the currency's exponent) */
+            captured_amount: string;
+            /** @description Refunded so far (decimal string in the currency's exponent) */
+            refunded_amount: string;
+            /** @description Voided so far (decimal string in the currency's exponent) */
+            voided_amount: string;
+            /** @description Still capturable (decimal string in the currency's exponent) */
+            capturable_amount: string;
+            /** @description Still refundable (decimal string in the currency's exponent) */
+            refundable_amount: string;
+            /** @description Not refunded or voided (decimal string in the currency's exponent) */
+            remaining_amount: string;
+            challenge_occurred: boolean;
+            pg_response: {
+                [key: string]: unknown;
+            } | null;
+            /** Format: date-time */
+            expires_at: string;
+            /** Format: date-time */
+            created_at: string;
+            completed_at: string | null;
+            /** @description Refunds, captures and voids */
+            transactions: components["schemas"]["ChildTransaction"][];
+        };
+        PaymentListItem: {
+            session_id: string;
+            order_no: string | null;
+            /** @enum {string} */
+            state: "created" | "pending" | "attempted" | "authorized" | "paid" | "failed" | "canceled" | "expired";
+            /** @description The payment's amount (decimal string in the currency's exponent) */
+            amount: string;
+            currency_code: string;
+            /** @enum {string} */
+            operation: "purchase" | "authorize";
+            /** @enum {string} */
+            type: "e_commerce" | "payment_request";
+            /** @description api, dashboard or sdk */
+            created_via: string;
+            pg_code: string | null;
+            form_of_payment: ("wallet_a_pay" | "wallet_b_pay" | "svc_pg" | "token_pay" | "redirect") | null;
+            customer_id: string | null;
+            customer_first_name: string | null;
+            customer_last_name: string | null;
+            customer_email: string | null;
+            customer_phone: string | null;
+            /** @description Your own data given at checkout (up to 50 keys) */
+            metadata: {
+                [key: string]: string;
+            };
+            /** Format: date-time */
+            created_at: string;
+            completed_at: string | null;
+        };
+        PaymentList: {
+            data: components["schemas"]["PaymentListItem"][];
+            has_more: boolean;
+            next_cursor: string | null;
+        };
+        /** @description The operation webhook's payload: result success (200) or queued (202); the same object the webhook carries */
+        OperationResult: {
+            /** @description Operation amount, decimal string in the parent's currency */
+            amount: string;
+            /** @description The dashboard user who made the operation; absent for private keys and gateway relays */
+            initiator?: {
+                id: number;
+                first_name?: string;
+                last_name?: string;
+                username: string;
+                email: string;
+                phone?: string;
+            };
+            is_sandbox: boolean;
+            /** @description The payment's metadata: only to endpoints with include_metadata, when the payment has some; never to the general and plugin URLs */
+            metadata?: {
+                [key: string]: string;
+            };
+            /** @enum {string} */
+            operation: "capture" | "refund" | "void";
+            /** @description The parent's order_no; omitted when it has none */
+            order_no?: string;
+            /** @description Gateway setting used */
+            pg_code: string;
+            /** @description The gateway's raw response (non-JSON wrapped as {raw}) */
+            pg_response: Record<string, never>;
+            /** @description Unique per operation; the same on the queued notice and its final result */
+            reference_number: string;
+            /** @enum {string} */
+            result: "success" | "queued" | "rejected";
+            /** @description The parent's session_id */
+            session_id: string;
+            /** @description Hex HMAC-SHA256 of the RFC 8785 canonical JSON of the payload without signature */
+            signature: string;
+            /** @enum {string} */
+            source: "input" | "pg";
+            success: boolean;
+            /** @description YYYY-MM-DD HH:MM:SS, UTC */
+            timestamp_utc: string;
+            txn: {
+                /** @description The child's own session_id */
+                session_id: string;
+                /** @description The parent's order_no, or reference_number when it has none */
+                order_no: string;
+                amount: string;
+                currency_code: string;
+                /** @enum {string} */
+                state: "paid" | "refunded" | "voided" | "refund_queued" | "capture_queued" | "void_queued" | "refund_rejected" | "capture_rejected" | "void_rejected";
+            };
+        };
+        EventTypeList: {
+            event_types: {
+                type: string;
+                description: string;
+            }[];
+        };
+        WebhookEndpoint: {
+            /** @description we_… for your endpoints; a stable id for the general and plugin URLs */
+            id: string;
+            /**
+             * @description endpoint: yours; cli: svc listen's; general, plugin: the seed's URLs (read-only here)
+             * @enum {string}
+             */
+            kind: "endpoint" | "cli" | "general" | "plugin";
+            url: string;
+            description: string;
+            /** @description ["*"]: every event type */
+            event_types: string[];
+            headers: {
+                [key: string]: string;
+            };
+            enabled: boolean;
+            payload_version: string;
+            include_metadata: boolean;
+            editable: boolean;
+            failing_since: string | null;
+            last_error: string | null;
+            disabled_at: string | null;
+            disabled_reason: ("manual" | "failing") | null;
+            created_at: string | null;
+            updated_at: string | null;
+            /** @description Only when this change re-enabled the endpoint: what it missed since, which a replay sends */
+            missed?: {
+                /** Format: date-time */
+                since: string;
+                failed: number;
+            };
+        };
+        WebhookEndpointList: {
+            endpoints: components["schemas"]["WebhookEndpoint"][];
+        };
+        EndpointReplay: {
+            /** Format: date-time */
+            since: string;
+            replayed: number;
+        };
+        TestWebhookSent: {
+            message_id: string | null;
+            urls: string[];
+        };
+        WebhookConfig: {
+            enabled: boolean;
+            operations_webhook_url: string | null;
+            notify_api_initiated: boolean;
+            timeout_seconds: number;
+            retry_schedule_seconds: number[];
+        };
+        WebhookMessage: {
+            id: string;
+            kind: string;
+            event_type: string;
+            session_id: string | null;
+            child_session_id: string | null;
+            reference_number: string | null;
+            result: string | null;
+            /** @description Summary of its deliveries: pending, retrying, delivered, failed… */
+            status: string;
+            /** Format: date-time */
+            created_at: string;
+            /** @description The JSON body sent */
+            payload: {
+                [key: string]: unknown;
+            };
+            deliveries: {
+                id: string;
+                url: string;
+                endpoint_id: string | null;
+                status: string;
+                tries: number;
+                next_attempt_at: string | null;
+                last_status_code: number | null;
+                last_error: string | null;
+                completed_at: string | null;
+                attempts: {
+                    /** Format: date-time */
+                    attempted_at: string;
+                    status_code: number | null;
+                    latency_ms: number | null;
+                    error: string | null;
+                    response_body: string | null;
+                }[];
+            }[];
+        };
+        WebhookMessageList: {
+            messages: components["schemas"]["WebhookMessage"][];
+        };
+        Replayed: {
+            replayed: number;
+        };
+        OverviewReport: {
+            /** @enum {string} */
+            range: "today" | "7d" | "30d";
+            /** Format: date-time */
+            since: string;
+            /** Format: date-time */
+            until: string;
+            successful: number;
+            unsuccessful: number;
+            success_rate: number | null;
+            currencies: {
+                currency_code: string;
+                /** @description Paid or authorized (decimal string in the currency's exponent) */
+                volume: string;
+                count: number;
+                /** @description Refunded (decimal string in the currency's exponent) */
+                refunds: string;
+                refund_count: number;
+                /** @description Captured (decimal string in the currency's exponent) */
+                captures: string;
+                capture_count: number;
+                /** @description Voided (decimal string in the currency's exponent) */
+                voids: string;
+                /** @description volume − refunds − voids (decimal string in the currency's exponent) */
+                net: string;
+                days: {
+                    day: string;
+                    /** @description That day (decimal string in the currency's exponent) */
+                    volume: string;
+                    count: number;
+                }[];
+            }[];
+            webhooks: {
+                attempts: number;
+                succeeded: number;
+                success_rate: number | null;
+                p95_latency_ms: number | null;
+                failing: {
+                    url: string;
+                    failed: number;
+                    retrying: number;
+                    last_error: string | null;
+                    /** Format: date-time */
+                    last_at: string;
+                }[];
+            };
+        };
+        AuditEventList: {
+            data: {
+                id: number;
+                /** Format: date-time */
+                at: string;
+                /** @enum {string} */
+                actor_kind: "user" | "api_key";
+                actor: string;
+                action: string;
+                target: string | null;
+                /** @description What changed */
+                detail: {
+                    [key: string]: unknown;
+                };
+                ip: string | null;
+                user_agent: string | null;
+            }[];
+            next_before: number | null;
+        };
         Problem: {
             /**
              * Format: uri
@@ -1045,12 +1405,14 @@ export interface operations {
             };
         };
         responses: {
-            /** @description Default Response */
-            200: {
+            /** @description Created */
+            201: {
                 headers: {
                     [name: string]: unknown;
                 };
-                content?: never;
+                content: {
+                    "application/json": components["schemas"]["CheckoutCreated"];
+                };
             };
             400: components["responses"]["Error400"];
             401: components["responses"]["Error401"];
@@ -1071,12 +1433,14 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description Default Response */
+            /** @description The payment with its child transactions */
             200: {
                 headers: {
                     [name: string]: unknown;
                 };
-                content?: never;
+                content: {
+                    "application/json": components["schemas"]["Payment"];
+                };
             };
             401: components["responses"]["Error401"];
             403: components["responses"]["Error403"];
@@ -1109,12 +1473,14 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description Default Response */
+            /** @description A page of payments; with order_no, that one payment (a Payment) */
             200: {
                 headers: {
                     [name: string]: unknown;
                 };
-                content?: never;
+                content: {
+                    "application/json": components["schemas"]["PaymentList"] | components["schemas"]["Payment"];
+                };
             };
             401: components["responses"]["Error401"];
             403: components["responses"]["Error403"];
@@ -1152,12 +1518,23 @@ export interface operations {
             };
         };
         responses: {
-            /** @description Default Response */
+            /** @description Done by the gateway (result success) */
             200: {
                 headers: {
                     [name: string]: unknown;
                 };
-                content?: never;
+                content: {
+                    "application/json": components["schemas"]["OperationResult"];
+                };
+            };
+            /** @description Queued by the gateway (result queued): the final result comes as a webhook */
+            202: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["OperationResult"];
+                };
             };
             400: components["responses"]["Error400"];
             401: components["responses"]["Error401"];
@@ -1262,12 +1639,14 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description Default Response */
+            /** @description The event types */
             200: {
                 headers: {
                     [name: string]: unknown;
                 };
-                content?: never;
+                content: {
+                    "application/json": components["schemas"]["EventTypeList"];
+                };
             };
             401: components["responses"]["Error401"];
             403: components["responses"]["Error403"];
@@ -1283,12 +1662,14 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description Default Response */
+            /** @description The general configuration */
             200: {
                 headers: {
                     [name: string]: unknown;
                 };
-                content?: never;
+                content: {
+                    "application/json": components["schemas"]["WebhookConfig"];
+                };
             };
             401: components["responses"]["Error401"];
             403: components["responses"]["Error403"];
@@ -1319,12 +1700,14 @@ export interface operations {
             };
         };
         responses: {
-            /** @description Default Response */
+            /** @description The configuration as changed */
             200: {
                 headers: {
                     [name: string]: unknown;
                 };
-                content?: never;
+                content: {
+                    "application/json": components["schemas"]["WebhookConfig"];
+                };
             };
             400: components["responses"]["Error400"];
             401: components["responses"]["Error401"];
@@ -1435,12 +1818,14 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description Default Response */
+            /** @description Newest first */
             200: {
                 headers: {
                     [name: string]: unknown;
                 };
-                content?: never;
+                content: {
+                    "application/json": components["schemas"]["WebhookMessageList"];
+                };
             };
             401: components["responses"]["Error401"];
             403: components["responses"]["Error403"];
@@ -1459,12 +1844,14 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description Default Response */
+            /** @description The message, its deliveries and attempts */
             200: {
                 headers: {
                     [name: string]: unknown;
                 };
-                content?: never;
+                content: {
+                    "application/json": components["schemas"]["WebhookMessage"];
+                };
             };
             401: components["responses"]["Error401"];
             403: components["responses"]["Error403"];
@@ -1484,12 +1871,14 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description Default Response */
-            200: {
+            /** @description Queued again */
+            202: {
                 headers: {
                     [name: string]: unknown;
                 };
-                content?: never;
+                content: {
+                    "application/json": components["schemas"]["Replayed"];
+                };
             };
             401: components["responses"]["Error401"];
             403: components["responses"]["Error403"];
@@ -1541,12 +1930,14 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description Default Response */
+            /** @description The seed's URLs first, then yours */
             200: {
                 headers: {
                     [name: string]: unknown;
                 };
-                content?: never;
+                content: {
+                    "application/json": components["schemas"]["WebhookEndpointList"];
+                };
             };
             401: components["responses"]["Error401"];
             403: components["responses"]["Error403"];
@@ -1583,12 +1974,14 @@ export interface operations {
             };
         };
         responses: {
-            /** @description Default Response */
-            200: {
+            /** @description Created */
+            201: {
                 headers: {
                     [name: string]: unknown;
                 };
-                content?: never;
+                content: {
+                    "application/json": components["schemas"]["WebhookEndpoint"];
+                };
             };
             400: components["responses"]["Error400"];
             401: components["responses"]["Error401"];
@@ -1609,12 +2002,14 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description Default Response */
+            /** @description The endpoint */
             200: {
                 headers: {
                     [name: string]: unknown;
                 };
-                content?: never;
+                content: {
+                    "application/json": components["schemas"]["WebhookEndpoint"];
+                };
             };
             401: components["responses"]["Error401"];
             403: components["responses"]["Error403"];
@@ -1634,8 +2029,8 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description Default Response */
-            200: {
+            /** @description Deleted */
+            204: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -1681,12 +2076,14 @@ export interface operations {
             };
         };
         responses: {
-            /** @description Default Response */
+            /** @description The endpoint as changed */
             200: {
                 headers: {
                     [name: string]: unknown;
                 };
-                content?: never;
+                content: {
+                    "application/json": components["schemas"]["WebhookEndpoint"];
+                };
             };
             400: components["responses"]["Error400"];
             401: components["responses"]["Error401"];
@@ -1715,12 +2112,14 @@ export interface operations {
             };
         };
         responses: {
-            /** @description Default Response */
+            /** @description Queued again */
             200: {
                 headers: {
                     [name: string]: unknown;
                 };
-                content?: never;
+                content: {
+                    "application/json": components["schemas"]["EndpointReplay"];
+                };
             };
             400: components["responses"]["Error400"];
             401: components["responses"]["Error401"];
@@ -1837,12 +2236,14 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description Default Response */
-            200: {
+            /** @description Queued */
+            202: {
                 headers: {
                     [name: string]: unknown;
                 };
-                content?: never;
+                content: {
+                    "application/json": components["schemas"]["TestWebhookSent"];
+                };
             };
             401: components["responses"]["Error401"];
             403: components["responses"]["Error403"];
@@ -1861,12 +2262,14 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description Default Response */
-            200: {
+            /** @description Queued */
+            202: {
                 headers: {
                     [name: string]: unknown;
                 };
-                content?: never;
+                content: {
+                    "application/json": components["schemas"]["TestWebhookSent"];
+                };
             };
             401: components["responses"]["Error401"];
             403: components["responses"]["Error403"];
@@ -1888,12 +2291,14 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description Default Response */
+            /** @description The figures of the range */
             200: {
                 headers: {
                     [name: string]: unknown;
                 };
-                content?: never;
+                content: {
+                    "application/json": components["schemas"]["OverviewReport"];
+                };
             };
             401: components["responses"]["Error401"];
             403: components["responses"]["Error403"];
@@ -1915,12 +2320,14 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description Default Response */
+            /** @description Newest first */
             200: {
                 headers: {
                     [name: string]: unknown;
                 };
-                content?: never;
+                content: {
+                    "application/json": components["schemas"]["AuditEventList"];
+                };
             };
             401: components["responses"]["Error401"];
             403: components["responses"]["Error403"];

@@ -88,6 +88,10 @@ describe("the packed @svc/node", { timeout: 90_000 }, () => {
       `import { createSvc, SvcError, verifyWebhook } from "@svc/node";
 const svc = createSvc({ apiUrl: process.env.SVC_API_URL!, apiKey: process.env.SVC_API_KEY! });
 const payment = await svc.getPayment({ params: { path: { session_id: process.env.SESSION_ID! } } });
+// The answer is typed from the document: its fields, their types and the states' union.
+const state: "created" | "pending" | "attempted" | "authorized" | "paid" | "failed" | "canceled" | "expired" = payment.state;
+const refundable: string = payment.refundable_amount;
+console.error(state, refundable, payment.transactions.length);
 try {
   await svc.createOperation({ body: { operation: "refund", session_id: process.env.SESSION_ID!, amount: "1.000" } });
 } catch (error) {
@@ -108,6 +112,9 @@ try {
 const svc = createSvc({ apiUrl: "http://x", apiKey: "k" });
 await svc.createOperation({ body: { operation: "refundd", session_id: 1 } });
 await svc.noSuchOperation();
+const answer = await svc.getPayment({ params: { path: { session_id: "sess_x" } } });
+const wrongType: number = answer.amount;
+const noSuchField = answer.no_such_field;
 `,
     );
     await writeFile(
@@ -126,6 +133,10 @@ await svc.noSuchOperation();
     }
     expect(errors).toMatch(/"refundd"/);
     expect(errors).toMatch(/noSuchOperation/);
+    expect(errors).toMatch(
+      /wrong\.ts\(\d+,\d+\): error TS2322: Type 'string' is not assignable to type 'number'/,
+    );
+    expect(errors).toMatch(/no_such_field/);
 
     // Asynchronously: the service answering it runs in this process.
     const { stdout } = await promisify(execFile)(process.execPath, ["out/index.js"], {

@@ -42,6 +42,7 @@ import { messagesRoutes } from "./webhooks/messages.routes.js";
 import { createMessagesService } from "./webhooks/messages.service.js";
 import { OPENAPI_WEBHOOKS } from "./webhooks/openapi.js";
 import { completeOpenApi, documentIdempotency } from "./http/openapi.js";
+import { RESPONSES, SCHEMAS } from "./api-responses.js";
 import { notifyWorkers, OutboxSignal } from "./webhooks/outbox.js";
 import { testWebhookRoutes } from "./operations/test-webhook.routes.js";
 import { overviewRoutes } from "./payments/overview.routes.js";
@@ -117,11 +118,15 @@ export async function buildApp(config: ServiceConfig, deps: AppDeps): Promise<Fa
   await app.register(formbody);
   await app.register(swagger, {
     // The Idempotency-Key header on the routes that honour it, then servers, operationIds and the
-    // error responses (http/openapi.ts), for /docs and /openapi.json alike.
+    // error responses (http/openapi.ts) and the success answers (api-responses.ts), for /docs and
+    // /openapi.json alike.
     transform: documentIdempotency,
     transformObject: (document) =>
       "openapiObject" in document
-        ? completeOpenApi(document.openapiObject, config.publicUrl)
+        ? completeOpenApi(document.openapiObject, config.publicUrl, {
+            schemas: SCHEMAS,
+            responses: RESPONSES,
+          })
         : document.swaggerObject,
     openapi: {
       openapi: "3.1.0",

@@ -141,7 +141,22 @@ type OperationObject = {
  * one problem+json schema. Every operation except the gateway's notifications states its
  * security (that one authenticates by the gateway's HMAC signature, `security: []`).
  */
-export function completeOpenApi<T extends object>(document: T, publicUrl: string): T {
+/** The documented success answers (api-responses.ts): component schemas, and answers per operationId. */
+export interface DocumentedAnswers {
+  schemas: Record<string, unknown>;
+  responses: Readonly<
+    Record<
+      string,
+      Readonly<Record<string, { description: string; schema?: string | Record<string, unknown> }>>
+    >
+  >;
+}
+
+export function completeOpenApi<T extends object>(
+  document: T,
+  publicUrl: string,
+  answers: DocumentedAnswers = { schemas: {}, responses: {} },
+): T {
   const doc = document as unknown as {
     servers?: unknown[];
     paths?: Record<string, Record<string, OperationObject>>;
@@ -149,7 +164,7 @@ export function completeOpenApi<T extends object>(document: T, publicUrl: string
   };
   doc.servers = [{ url: publicUrl, description: "This service" }];
   const components = (doc.components ??= {});
-  components.schemas = { ...components.schemas, Problem: PROBLEM_SCHEMA };
+  components.schemas = { ...components.schemas, ...answers.schemas, Problem: PROBLEM_SCHEMA };
   components.responses = Object.fromEntries(
     Object.entries(ERROR_RESPONSES).map(([status, description]) => [
       `Error${status}`,
@@ -175,6 +190,20 @@ export function completeOpenApi<T extends object>(document: T, publicUrl: string
       if (method === "post" || method === "put" || method === "patch" || method === "delete")
         statuses.push("409");
       const responses = (op.responses ??= {});
+      const documented = id ? answers.responses[id] : undefined;
+      if (documented) {
+        // Fastify's placeholder ("Default Response") gives way to what the operation answers.
+        for (const status of Object.keys(responses)) if (status.startsWith("2")) delete responses[status];
+        for (const [status, answer] of Object.entries(documented)) {
+          const schema =
+            typeof answer.schema === "string"
+              ? { $ref: `#/components/schemas/${answer.schema}` }
+              : answer.schema;
+          responses[status] = schema
+            ? { description: answer.description, content: { "application/json": { schema } } }
+            : { description: answer.description };
+        }
+      }
       for (const status of statuses.sort())
         responses[status] ??= { $ref: `#/components/responses/Error${status}` };
     }

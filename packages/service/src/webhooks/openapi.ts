@@ -50,7 +50,7 @@ const headers = {
 // descriptions, and the metadata limits the service keeps but receivers need not check, are here.
 const metadataLimits = { additionalProperties: { type: "string", maxLength: 500 }, maxProperties: 50 };
 
-const OperationWebhook = payloadJsonSchema(OPERATION_FIELDS, {
+export const OperationWebhook = payloadJsonSchema(OPERATION_FIELDS, {
   amount: "Operation amount, decimal string in the parent's currency",
   initiator: "The dashboard user who made the operation; absent for private keys and gateway relays",
   metadata: {
