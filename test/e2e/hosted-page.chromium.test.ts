@@ -43,7 +43,10 @@ describe("hosted card page in Chromium", () => {
     await page.keyboard.type("Sara Ali");
     await page.keyboard.press("Tab");
     await page.keyboard.press("Enter");
-    await page.waitForURL(`${stack.url}/pay/${tx.session_id}`);
+    // The post redirects back to this same URL (so waiting for the URL returns at once): wait for
+    // the form's page to go, then read the result page.
+    await page.locator("#card-form").waitFor({ state: "detached" });
+    expect(page.url()).toBe(`${stack.url}/pay/${tx.session_id}`);
     expect(await page.locator("h1").textContent()).toBe("Payment successful");
     const status = await api(stack, "GET", `/v1/payments/${tx.session_id}`, { auth: apiKey(m.privateKey) });
     expect(status.json).toMatchObject({
@@ -62,7 +65,10 @@ describe("hosted card page in Chromium", () => {
     await page.getByLabel("Expiry (MM/YY)").fill(FUTURE_EXPIRY);
     await page.getByLabel("Security code (CVC)").fill("123");
     await page.getByRole("button", { name: /Pay/ }).click();
-    await page.waitForURL(`${stack.url}/pay/${tx.session_id}`);
+    // The post redirects back to this same URL (so waiting for the URL returns at once): wait for
+    // the form's page to go, then read the result page.
+    await page.locator("#card-form").waitFor({ state: "detached" });
+    expect(page.url()).toBe(`${stack.url}/pay/${tx.session_id}`);
     expect(await page.locator("h1").textContent()).toBe("Payment failed");
     await page.close();
   });

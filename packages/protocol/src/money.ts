@@ -78,7 +78,10 @@ export type NormalisedAmount =
 export function normaliseAmountInput(text: string, currency: string): NormalisedAmount {
   const exponent = currencyExponent(currency);
   const example = formatAmount(12500 * 10 ** Math.max(0, exponent - 3), currency);
-  const raw = text.replace(/\s+/g, "").replace(new RegExp(`^${currency}`, "i"), "");
+  const spaceless = text.replace(/\s+/g, "");
+  const raw = spaceless.toUpperCase().startsWith(currency.toUpperCase())
+    ? spaceless.slice(currency.length)
+    : spaceless;
   const refuse = (problem: AmountProblem, message: string, typedDecimals = 0): NormalisedAmount => ({
     ok: false,
     message,

@@ -94,6 +94,14 @@ describe.each(STORES)("dashboard pages on %s", (store) => {
     expect(bad.text).toContain("KWD has 3 decimals: 12.5555 has 4.");
     // What the merchant typed is kept in the form to correct.
     expect(bad.text).toContain('value="12.5555"');
+    // A forged currency (Arabic digits, found by the fuzzer: it was a 500) is refused in words.
+    const forged = await client.post("/dashboard/payments/new", {
+      amount: "kl+^?5qu7u",
+      currency_code: "٠١٢٫٣",
+      pg_codes: m.pg.sandbox,
+    });
+    expect(forged.status).toBe(422);
+    expect(forged.text).toContain("Choose the currency from the list.");
     const r = await client.post("/dashboard/payments/new", {
       amount: "12.5",
       currency_code: "KWD",

@@ -6,7 +6,7 @@
  * normalised to the currency's decimals ("12.5" KWD is 12.500) and refused in the merchant's
  * words; a refusal of the checkout service (English) is marked as English on an Arabic page.
  */
-import { normaliseAmountInput } from "@svc/protocol";
+import { CURRENCY_CODES, normaliseAmountInput } from "@svc/protocol";
 import type { FastifyInstance, FastifyReply, FastifyRequest } from "fastify";
 import type { CreateCheckoutInput } from "../../checkout/checkout.service.js";
 import { AppError } from "../../http/problem.js";
@@ -28,6 +28,7 @@ const WORDS = {
     arabic: "Arabic",
     gateways: "Gateways offered to the customer",
     choose_gateway: "Choose at least one gateway.",
+    choose_currency: "Choose the currency from the list.",
     order_no: "Order number (optional)",
     customer_first_name: "Customer first name (optional)",
     customer_last_name: "Customer last name (optional)",
@@ -47,6 +48,7 @@ const WORDS = {
     arabic: "العربية",
     gateways: "بوابات الدفع المعروضة على العميل",
     choose_gateway: "اختر بوابة دفع واحدة على الأقل.",
+    choose_currency: "اختر العملة من القائمة.",
     order_no: "رقم الطلب (اختياري)",
     customer_first_name: "الاسم الأول للعميل (اختياري)",
     customer_last_name: "اسم عائلة العميل (اختياري)",
@@ -230,9 +232,13 @@ export function paymentRequestPages(scope: FastifyInstance, ctx: DashboardContex
     const currency = (form.currency_code ?? "").trim().toUpperCase();
     const errors: Record<string, string[]> = {};
     if (pgCodes.length === 0) errors.pg_codes = [w.choose_gateway];
-    const typed = normaliseAmountInput(form.amount ?? "", currency || "KWD");
-    if (!typed.ok) errors.amount = [refusedAmount(lang, typed, form.amount ?? "", currency || "KWD")];
-    else values.amount = typed.value;
+    // The currency first: the amount's decimals are the currency's (a forged or unknown one is refused).
+    if (!CURRENCY_CODES.includes(currency)) errors.currency_code = [w.choose_currency];
+    else {
+      const typed = normaliseAmountInput(form.amount ?? "", currency);
+      if (!typed.ok) errors.amount = [refusedAmount(lang, typed, form.amount ?? "", currency)];
+      else values.amount = typed.value;
+    }
     if (Object.keys(errors).length)
       return formPage(
         ctx,
