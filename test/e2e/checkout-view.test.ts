@@ -310,7 +310,7 @@ describe("integration styles", () => {
     });
     expect(messages).toEqual([
       'invalid_merchant_id: merchantId is the root domain without a scheme: give "shop.example.com", not "https://shop.example.com".',
-      "private_key: apiKey must be your public key (pk_…). A private key (sk_…) must never be used in a browser: revoke it if it was published.",
+      "private_key: apiKey must be your public key (pk_…). A private key (sk_…) must never be used in a browser or an app: revoke it if it was published.",
       "invalid_delegate: delegate must implement errorCallback, cancelCallback.",
     ]);
     await page.close();

@@ -2,7 +2,7 @@
  * `new Checkout(options)` validates at once and builds nothing; `paymentView()` builds the view
  * on first call. Nothing here touches `window` before that, so importing is safe on a server.
  */
-import type { ApiContext } from "./api/http.js";
+import type { ApiContext, CallbackData, CancelCallbackData } from "@svc/checkout-core";
 import { PaymentView } from "./components/PaymentView/index.js";
 import {
   type PopupOptions,
@@ -13,7 +13,6 @@ import {
 } from "./components/Popup/index.js";
 import { baseUrlOf, type CheckoutOptions, FORM_OF, validateOptions } from "./options.js";
 import { createReporter } from "./reporter/load.js";
-import type { CallbackData, CancelCallbackData } from "./types.js";
 import { pageWalletA } from "./wallet-a.js";
 
 /**

@@ -6,7 +6,7 @@
  * const checkout = new Checkout({ merchantId: "shop.example.com", apiKey: "pk_…", sessionId, delegate });
  * document.querySelector("#pay")!.append(checkout.paymentView());
  */
-export { ApiProblem } from "./api/http.js";
+export { ApiProblem } from "@svc/checkout-core";
 export { Checkout } from "./checkout.js";
 export {
   NATIONAL_DEBIT_PG_NAME,
@@ -16,7 +16,7 @@ export {
   showPopup,
   showResultPopup,
 } from "./components/Popup/index.js";
-export { CheckoutError } from "./errors.js";
+export { CheckoutError } from "@svc/checkout-core";
 export { baseUrlOf, type CheckoutOptions } from "./options.js";
 export {
   ButtonComponent,
@@ -25,7 +25,7 @@ export {
   TextFieldComponent,
   type ThemeColor,
   type ThemeMargins,
-} from "./theme/checkout-theme.js";
+} from "@svc/checkout-core";
 export type {
   CallbackData,
   CancelCallbackData,
@@ -38,7 +38,7 @@ export type {
   SuccessCallbackData,
   SvcDelegate,
   TransactionDetails,
-} from "./types.js";
+} from "@svc/checkout-core";
 export type {
   WalletAApi,
   WalletAAuthorizedEvent,

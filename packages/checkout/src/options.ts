@@ -1,101 +1,17 @@
-/** The options of `new Checkout(…)` and their validation, with messages that say what to do. */
-import { CheckoutError } from "./errors.js";
-import type { CheckoutTheme } from "./theme/checkout-theme.js";
-import type { FormOfPayment, FormOfPaymentOption, SvcDelegate, TransactionDetails } from "./types.js";
+/** The browser SDK's options: the shared ones of @svc/checkout-core and the page's own. */
+import type { CheckoutOptionsBase } from "@svc/checkout-core";
 import type { WalletAApi } from "./wallet-a.js";
+
+export { baseUrlOf, FORM_OF, validateOptions } from "@svc/checkout-core";
 
 /**
  * Options of `new Checkout(…)`.
  * @example
  * const options: CheckoutOptions = { merchantId: "shop.example.com", apiKey: "pk_…", sessionId, delegate };
  */
-export interface CheckoutOptions {
-  /** The merchant's root domain, without scheme: `shop.example.com` (`localhost:3000` in development). */
-  merchantId: string;
-  /** The public key (`pk_…`). A private key is refused: it must never reach a browser. */
-  apiKey: string;
-  /** The `session_id` the Checkout API returned. */
-  sessionId: string;
-  /** Forms to show; default all the transaction offers. */
-  formsOfPayment?: FormOfPaymentOption[];
-  /** The Checkout API's `sdk_setup_preload_payload`: with it the SDK makes no details request. */
-  setupPreload?: TransactionDetails;
-  /** Colours, fonts and margins; unset properties keep the default design. */
-  theme?: CheckoutTheme;
-  /** The three callbacks. */
-  delegate: SvcDelegate;
+export interface CheckoutOptions extends CheckoutOptionsBase {
   /** The page's CSP nonce, used only where constructable stylesheets are unavailable. */
   nonce?: string;
   /** The device wallet API; defaults to `window.WalletASession` (see docs/checkout-sdk.md). */
   walletA?: WalletAApi;
-}
-
-export const FORM_OF: Record<FormOfPaymentOption, FormOfPayment> = {
-  walletAPay: "wallet_a_pay",
-  walletBPay: "wallet_b_pay",
-  svcPG: "svc_pg",
-  tokenPay: "token_pay",
-  redirect: "redirect",
-};
-
-const DELEGATE_METHODS = ["errorCallback", "cancelCallback", "successCallback"] as const;
-const LOCAL_HOSTS = ["localhost", "127.0.0.1"];
-
-/**
- * `https://{merchantId}`; plain `http://` only for localhost and 127.0.0.1.
- * @example
- * baseUrlOf("localhost:8080") // "http://localhost:8080"
- */
-export function baseUrlOf(merchantId: string): string {
-  const host = merchantId.split(":")[0]!.toLowerCase();
-  return `${LOCAL_HOSTS.includes(host) ? "http" : "https"}://${merchantId}`;
-}
-
-/** Throws a CheckoutError naming the first wrong option. */
-export function validateOptions(options: CheckoutOptions): void {
-  if (!options || typeof options !== "object")
-    throw new CheckoutError("invalid_options", "new Checkout(options) needs an options object.");
-  const { merchantId, apiKey, sessionId, delegate, formsOfPayment } = options;
-  if (typeof merchantId !== "string" || merchantId.length === 0)
-    throw new CheckoutError(
-      "invalid_merchant_id",
-      "merchantId is required: your root domain, e.g. shop.example.com.",
-    );
-  if (/^[a-z][a-z0-9+.-]*:\/\//i.test(merchantId))
-    throw new CheckoutError(
-      "invalid_merchant_id",
-      `merchantId is the root domain without a scheme: give "${merchantId.replace(/^[a-z][a-z0-9+.-]*:\/\//i, "")}", not "${merchantId}".`,
-    );
-  if (!/^[a-z0-9.-]+(:\d{1,5})?$/i.test(merchantId))
-    throw new CheckoutError(
-      "invalid_merchant_id",
-      `merchantId "${merchantId}" is not a domain such as shop.example.com.`,
-    );
-  if (typeof apiKey !== "string" || apiKey.startsWith("sk_"))
-    throw new CheckoutError(
-      "private_key",
-      "apiKey must be your public key (pk_…). A private key (sk_…) must never be used in a browser: revoke it if it was published.",
-    );
-  if (!apiKey.startsWith("pk_"))
-    throw new CheckoutError("invalid_api_key", "apiKey must be your public key, which starts with pk_.");
-  if (typeof sessionId !== "string" || sessionId.length === 0)
-    throw new CheckoutError(
-      "missing_session_id",
-      "sessionId is required: the session_id the Checkout API returned.",
-    );
-  const missing = DELEGATE_METHODS.filter(
-    (m) => typeof (delegate as unknown as Record<string, unknown>)?.[m] !== "function",
-  );
-  if (missing.length > 0)
-    throw new CheckoutError("invalid_delegate", `delegate must implement ${missing.join(", ")}.`);
-  if (formsOfPayment !== undefined) {
-    const unknown = Array.isArray(formsOfPayment)
-      ? formsOfPayment.filter((f) => !(f in FORM_OF))
-      : ["(not an array)"];
-    if (unknown.length > 0)
-      throw new CheckoutError(
-        "invalid_forms_of_payment",
-        `formsOfPayment has unknown values ${unknown.join(", ")}; use ${Object.keys(FORM_OF).join(", ")}.`,
-      );
-  }
 }

@@ -4,12 +4,11 @@
  * tag's `data-success`, `data-cancel` and `data-error` attributes.
  */
 import { Checkout } from "./checkout.js";
-import { CheckoutError } from "./errors.js";
+import { type CallbackData, CheckoutError, type SvcDelegate } from "@svc/checkout-core";
 import * as sdk from "./index.js";
 import type { CheckoutOptions } from "./options.js";
 import { setPopupUrl } from "./popup/load.js";
 import { setReporterUrl } from "./reporter/load.js";
-import type { CallbackData, SvcDelegate } from "./types.js";
 
 /** Options of `SvcCheckout.init`: those of `new Checkout` with a CSS selector; the delegate may come from the tag. */
 export type InitOptions = Omit<CheckoutOptions, "delegate"> & { selector: string; delegate?: SvcDelegate };

@@ -1,9 +1,15 @@
 /** What every option component gets from the view: texts, API access and the ways to end. */
-import type { ApiContext } from "../api/http.js";
-import { ApiProblem } from "../api/http.js";
-import type { PaymentAnswer } from "../api/start-payment.js";
-import type { Language, Texts } from "../i18n/index.js";
-import type { CallbackData, FormOfPayment, PaymentMethod, SavedCard, TransactionDetails } from "../types.js";
+import type {
+  ApiContext,
+  CallbackData,
+  FormOfPayment,
+  Language,
+  PaymentAnswer,
+  PaymentMethod,
+  SavedCard,
+  Texts,
+  TransactionDetails,
+} from "@svc/checkout-core";
 import type { WalletAApi } from "../wallet-a.js";
 
 /** The payment window's actions offered at the top of the view once the window closed. */
@@ -39,45 +45,8 @@ export interface ViewContext {
 
 export type OptionComponent = (ctx: ViewContext, method: PaymentMethod, card?: SavedCard) => HTMLElement;
 
-/** The error callback data of the contract for a problem met while paying with `form`. */
-export function errorData(
-  ctx: Pick<ViewContext, "details">,
-  form: FormOfPayment,
-  error: unknown,
-): CallbackData {
-  const message =
-    error instanceof ApiProblem ? error.detail : error instanceof Error ? error.message : String(error);
-  return {
-    status: "error",
-    message,
-    form_of_payment: form,
-    session_id: ctx.details.session_id,
-    ...(ctx.details.order_no ? { order_no: ctx.details.order_no } : {}),
-  };
-}
-
-/** What the customer reads for an error: never the developer's detail. */
-export function customerMessage(t: Texts, error: unknown): string {
-  if (!(error instanceof ApiProblem)) return t.err_generic;
-  switch (error.code) {
-    case "network_error":
-      return t.err_network;
-    case "session_expired":
-      return t.err_expired;
-    case "not_found":
-    case "unauthorized":
-    case "forbidden":
-      return t.err_not_found;
-    case "payment_in_progress":
-      return t.err_in_progress;
-    case "gateway_outcome_unknown":
-      return t.err_unknown_outcome;
-    case "invalid_state":
-      return t.err_ended;
-    default:
-      return error.status === 401 || error.status === 404 ? t.err_not_found : t.err_generic;
-  }
-}
+/** The error callback data of the contract and the customer's words: shared with the app SDK. */
+export { customerMessage, errorData } from "@svc/checkout-core";
 
 /** A final answer goes to `finish`; returns the non-final one (OTP or redirect) to the caller. */
 export function settle(

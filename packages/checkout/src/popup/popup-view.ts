@@ -7,10 +7,15 @@
  */
 import { adoptStyles } from "../theme/adopt.js";
 import { themeRule } from "../theme/variables.js";
-import type { CallbackData } from "../types.js";
-import { browserLanguage, type Language } from "../i18n/language.js";
+import {
+  browserLanguage,
+  type CallbackData,
+  type Language,
+  popupContent,
+  type PopupOptions,
+  type PopupRow,
+} from "@svc/checkout-core";
 import { h, uid } from "../components/dom.js";
-import { popupContent, type PopupOptions, type PopupRow } from "./rule.js";
 
 const POPUP_CSS = `
 dialog{box-sizing:border-box;width:min(calc(100vw - 24px),480px);max-height:calc(100vh - 24px);overflow:auto;border:1px solid #8a8a96;border-radius:12px;padding:20px;background:var(--svc-modal-bg,#fff);color:#1b1b1f;font:16px/1.45 system-ui,sans-serif}

@@ -3,9 +3,7 @@
  * script build defines SVC_SCRIPT_BUILD and loads `svc-checkout-reporter.js` beside itself.
  */
 
-import { getConfig } from "../api/get-config.js";
-import type { ApiContext } from "../api/http.js";
-import type { ErrorReport } from "../api/post-error.js";
+import { type ApiContext, createReporter as createSharedReporter } from "@svc/checkout-core";
 
 declare const SVC_SCRIPT_BUILD: boolean | undefined;
 
@@ -24,20 +22,5 @@ function importReporter(): Promise<ReporterModule> {
   return import("./reporter.js");
 }
 
-/**
- * A report function bound to one checkout: reads the configuration once and, only when
- * reporting is enabled, imports the reporter and sends.
- */
-export function createReporter(ctx: ApiContext): (report: ErrorReport) => Promise<void> {
-  let endpoint: Promise<string | undefined> | undefined;
-  return async (report) => {
-    endpoint ??= getConfig(ctx).then(
-      (c) => (c.error_reporting?.is_enabled === true ? c.error_reporting.endpoint : undefined),
-      () => undefined,
-    );
-    const to = await endpoint;
-    if (to === undefined) return;
-    const reporter = await importReporter().catch(() => undefined);
-    await reporter?.sendReport(ctx, to, report);
-  };
-}
+/** A report function bound to one checkout: the switch is @svc/checkout-core's, the chunk is this page's. */
+export const createReporter = (ctx: ApiContext) => createSharedReporter(ctx, importReporter);

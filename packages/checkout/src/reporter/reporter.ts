@@ -2,15 +2,12 @@
  * The error reporter: its own chunk, imported only after `GET /v1/sdk/config` said
  * `is_enabled: true`, so a merchant who disabled reporting never downloads it.
  */
-import type { ApiContext } from "../api/http.js";
-import { type ErrorReport, postError } from "../api/post-error.js";
-
-const MAX_REPORTS_PER_PAGE = 20; // a broken page must not flood the service
+import { type ApiContext, type ErrorReport, MAX_REPORTS, postError } from "@svc/checkout-core";
 
 let sent = 0;
 
 export async function sendReport(ctx: ApiContext, endpoint: string, report: ErrorReport): Promise<void> {
-  if (sent >= MAX_REPORTS_PER_PAGE) return;
+  if (sent >= MAX_REPORTS) return;
   sent++;
   await postError(ctx, endpoint, {
     ...report,

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { ButtonComponent, CheckoutTheme, LabelComponent, TextFieldComponent } from "./checkout-theme.js";
+import { ButtonComponent, CheckoutTheme, LabelComponent, TextFieldComponent } from "@svc/checkout-core";
 import { themeRule, themeVariables } from "./variables.js";
 
 describe("themeVariables", () => {

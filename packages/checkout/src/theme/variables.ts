@@ -2,7 +2,7 @@
  * Turns a CheckoutTheme into CSS custom properties on one `:host` rule, for the appearance
  * chosen at init. Values go into a stylesheet, never into a `style` attribute.
  */
-import type { ButtonComponent, CheckoutTheme, LabelComponent, ThemeColor } from "./checkout-theme.js";
+import type { ButtonComponent, CheckoutTheme, LabelComponent, ThemeColor } from "@svc/checkout-core";
 
 export type Appearance = "light" | "dark";
 

@@ -8,10 +8,7 @@
  *   started there — Choose another way, and keeps asking (more slowly), so a payment finished
  *   just before the window closed is still reported.
  */
-import { getResult } from "../../api/get-result.js";
-import { isTransient } from "../../api/http.js";
-import { startPayment } from "../../api/start-payment.js";
-import type { PaymentMethod } from "../../types.js";
+import { getResult, isTransient, type PaymentMethod, startPayment } from "@svc/checkout-core";
 import { settle, type ViewContext } from "../context.js";
 import { h } from "../dom.js";
 

@@ -8,23 +8,29 @@
  * banner with progress at the top) ⇄ `closed` (the window closed without a result: Reopen,
  * Choose another way) → `success` | `declined` | `error` (the outcome screen; the checkout ends).
  */
-import { getDetails } from "../../api/get-details.js";
-import { getResult } from "../../api/get-result.js";
-import type { ApiContext } from "../../api/http.js";
-import type { ErrorReport } from "../../api/post-error.js";
-import { browserLanguage, fill, type Texts, textsFor } from "../../i18n/index.js";
+import {
+  type ApiContext,
+  availableOptions,
+  browserLanguage,
+  type CallbackData,
+  type CheckoutTheme,
+  type ErrorReport,
+  fill,
+  type FormOfPayment,
+  getDetails,
+  getResult,
+  isMinified,
+  type PaymentMethod,
+  type SavedCard,
+  savedCardsFirst,
+  type SvcDelegate,
+  type Texts,
+  textsFor,
+  type TransactionDetails,
+} from "@svc/checkout-core";
 import { adoptStyles } from "../../theme/adopt.js";
-import type { CheckoutTheme } from "../../theme/checkout-theme.js";
 import { BASE_CSS } from "../../theme/styles.js";
 import { type Appearance, themeRule } from "../../theme/variables.js";
-import type {
-  CallbackData,
-  FormOfPayment,
-  PaymentMethod,
-  SavedCard,
-  SvcDelegate,
-  TransactionDetails,
-} from "../../types.js";
 import { type WalletAApi, walletAUnsupported } from "../../wallet-a.js";
 import {
   type ClosedActions,
@@ -39,7 +45,6 @@ import { PageRedirect } from "../PageRedirect/index.js";
 import { TokenPay } from "../TokenPay/index.js";
 import { WalletA } from "../WalletA/index.js";
 import { WalletB } from "../WalletB/index.js";
-import { availableOptions, isMinified, savedCardsFirst } from "./options.js";
 
 const COMPONENTS: Record<FormOfPayment, OptionComponent> = {
   wallet_a_pay: WalletA,
@@ -222,11 +227,7 @@ export function PaymentView(input: PaymentViewInput): HTMLElement {
 
   function fail(form: FormOfPayment, error: unknown) {
     if (finished) return;
-    const data = errorData(
-      { details: details ?? ({ session_id: input.sessionId, order_no: null } as TransactionDetails) },
-      form,
-      error,
-    );
+    const data = errorData(details ?? { session_id: input.sessionId, order_no: null }, form, error);
     console.error(`svc-checkout: ${data.message}`);
     outcome("error", t.errorTitle, customerMessage(t, error), t.errorNext);
     finish(data);

@@ -1,2 +1,2 @@
-export { availableOptions, isMinified } from "./options.js";
+export { availableOptions, isMinified } from "@svc/checkout-core";
 export { PaymentView, type PaymentViewInput } from "./PaymentView.js";

@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { popupRows } from "../../popup/popup-view.js";
-import type { CancelCallbackData } from "../../types.js";
+import type { CancelCallbackData } from "@svc/checkout-core";
 import { popupText } from "./Popup.js";
 
 const base: CancelCallbackData = { status: "canceled", message: "declined", form_of_payment: "redirect" };

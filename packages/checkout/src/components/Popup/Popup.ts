@@ -2,12 +2,17 @@
  * The national-debit popup rule and the popup's entry points. The dialog itself is its own chunk
  * (`src/popup/popup-view.ts`), loaded the first time a popup is shown.
  */
-import { browserLanguage, textsFor } from "../../i18n/index.js";
+import {
+  browserLanguage,
+  type CallbackData,
+  popupContent,
+  type PopupOptions,
+  type PopupRow,
+  textsFor,
+} from "@svc/checkout-core";
 import { importPopup } from "../../popup/load.js";
-import { popupContent, type PopupOptions, type PopupRow } from "../../popup/rule.js";
-import type { CallbackData } from "../../types.js";
 
-export { NATIONAL_DEBIT_PG_NAME, type PopupOptions, type PopupRow } from "../../popup/rule.js";
+export { NATIONAL_DEBIT_PG_NAME, type PopupOptions, type PopupRow } from "@svc/checkout-core";
 
 /**
  * The popup text of the seed's rule as JSON, for logs and custom popups: for an `ndebit` gateway

@@ -1,7 +1,5 @@
 /** tokenPay: one saved card of the transaction's customer, paid with one button. */
-import { startPayment } from "../../api/start-payment.js";
-import { fill } from "../../i18n/index.js";
-import type { PaymentMethod, SavedCard } from "../../types.js";
+import { fill, type PaymentMethod, type SavedCard, startPayment } from "@svc/checkout-core";
 import { settle, type ViewContext } from "../context.js";
 import { h } from "../dom.js";
 

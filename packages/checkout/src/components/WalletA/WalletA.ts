@@ -3,8 +3,7 @@
  * wallet supported (else no button and a message), cards present (else a Setup button that opens
  * the wallet's setup), else the pay button, which opens the wallet's payment sheet.
  */
-import { startPayment } from "../../api/start-payment.js";
-import type { PaymentMethod } from "../../types.js";
+import { type PaymentMethod, startPayment } from "@svc/checkout-core";
 import { walletAStatus } from "../../wallet-a.js";
 import { settle, type ViewContext } from "../context.js";
 import { h } from "../dom.js";

@@ -1,11 +1,7 @@
 /** walletBPay: the mobile number (prefilled when known), then the one-time code. */
-import { confirmOtp } from "../../api/confirm-otp.js";
-import { ApiProblem } from "../../api/http.js";
-import { startPayment } from "../../api/start-payment.js";
-import type { PaymentMethod } from "../../types.js";
+import { ApiProblem, confirmOtp, fill, type PaymentMethod, startPayment } from "@svc/checkout-core";
 import { settle, type ViewContext } from "../context.js";
 import { h, uid } from "../dom.js";
-import { fill } from "../../i18n/index.js";
 
 const FORM = "wallet_b_pay";
 

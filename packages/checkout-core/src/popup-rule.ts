@@ -1,6 +1,6 @@
 /** The seed's national-debit popup rule: what a cancel popup shows. Shared by the view and the popup chunk. */
-import type { CheckoutTheme } from "../theme/checkout-theme.js";
-import type { CallbackData } from "../types.js";
+import type { CheckoutTheme } from "./theme.js";
+import type { CallbackData } from "./types.js";
 
 /**
  * The pg_name of the national debit gateway whose failed payments must show the gateway's result.

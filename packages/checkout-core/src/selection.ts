@@ -1,5 +1,5 @@
 /** Which options the view shows, in which order, and whether it is the minified single-wallet view. */
-import type { FormOfPayment, PaymentMethod, SavedCard, TransactionDetails } from "../../types.js";
+import type { FormOfPayment, PaymentMethod, SavedCard, TransactionDetails } from "./types.js";
 
 const WALLETS: FormOfPayment[] = ["wallet_a_pay", "wallet_b_pay"];
 

@@ -1,17 +1,17 @@
 import { describe, expect, it } from "vitest";
 import { CheckoutError } from "./errors.js";
-import { baseUrlOf, type CheckoutOptions, validateOptions } from "./options.js";
+import { baseUrlOf, type CheckoutOptionsBase, validateOptions } from "./options.js";
 
 const delegate = { successCallback() {}, cancelCallback() {}, errorCallback() {} };
-const valid: CheckoutOptions = {
+const valid: CheckoutOptionsBase = {
   merchantId: "shop.example.com",
   apiKey: "pk_abc",
   sessionId: "sess_x",
   delegate,
 };
-const codeOf = (o: Partial<CheckoutOptions>) => {
+const codeOf = (o: Partial<CheckoutOptionsBase>) => {
   try {
-    validateOptions({ ...valid, ...o } as CheckoutOptions);
+    validateOptions({ ...valid, ...o } as CheckoutOptionsBase);
     return "ok";
   } catch (e) {
     expect(e).toBeInstanceOf(CheckoutError);

@@ -3,7 +3,8 @@ import { en, type Texts } from "./en.js";
 import type { Language } from "./language.js";
 
 export type { Texts };
-export { browserLanguage, type Language } from "./language.js";
+export { ar, en };
+export { browserLanguage, type Language, languageOf } from "./language.js";
 
 export const textsFor = (language: Language): Texts => (language === "ar" ? ar : en);
 

@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
-import type { PaymentMethod, TransactionDetails } from "../../types.js";
-import { availableOptions, isMinified, savedCardsFirst } from "./options.js";
+import type { PaymentMethod, TransactionDetails } from "./types.js";
+import { availableOptions, isMinified, savedCardsFirst } from "./selection.js";
 
 const method = (form: PaymentMethod["form_of_payment"], pg = "sb"): PaymentMethod => ({
   pg_code: pg,
