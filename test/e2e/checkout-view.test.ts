@@ -335,6 +335,8 @@ describe("integration styles", () => {
     };
     await show(other);
     const dialog = page.locator("dialog[open]");
+    // The popup's code is its own chunk, fetched on first use: wait for the dialog's rows.
+    await dialog.locator("dt").first().waitFor();
     // the whole data as receipt rows, translated labels, no JSON
     expect(await dialog.locator("dt").allTextContents()).toEqual([
       "Status",
