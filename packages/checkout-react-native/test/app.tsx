@@ -1,0 +1,61 @@
+/**
+ * The test app: the view as an app mounts it, run in Chromium through react-native-web (the
+ * test's bundle maps `react-native` to it). The test writes its options to `window.__config`;
+ * the callbacks and the wallet bridge's calls are recorded on `window`.
+ */
+import { AppRegistry } from "react-native";
+import { Checkout, type WalletBridge } from "../src/index.js";
+
+interface TestConfig {
+  merchantId: string;
+  apiKey: string;
+  sessionId: string;
+  locale?: string;
+  appearance?: "light" | "dark";
+  formsOfPayment?: ("walletAPay" | "walletBPay" | "svcPG" | "tokenPay" | "redirect")[];
+  setupPreload?: never;
+  /** A test wallet bridge: "ready", "nocards" (Setup adds one), "unsupported"; none without. */
+  wallet?: "ready" | "nocards" | "unsupported";
+}
+
+const w = window as unknown as {
+  __config: TestConfig;
+  __calls: [string, unknown][];
+  __wallet: { cards: boolean; setupOpened: number; asked: string[]; requests: unknown[] };
+};
+w.__calls = [];
+w.__wallet = { cards: w.__config.wallet === "ready", setupOpened: 0, asked: [], requests: [] };
+
+function testBridge(mode: NonNullable<TestConfig["wallet"]>): WalletBridge {
+  return {
+    canMakePayments: () => mode !== "unsupported",
+    canMakePaymentsWithActiveCard: async (id) => {
+      w.__wallet.asked.push(id);
+      return w.__wallet.cards;
+    },
+    openPaymentSetup: async () => {
+      w.__wallet.setupOpened++;
+      w.__wallet.cards = true;
+      return true;
+    },
+    requestPaymentToken: async (request) => {
+      w.__wallet.requests.push(request);
+      return "tok-test";
+    },
+  };
+}
+
+const record = (name: string) => (data: unknown) => void w.__calls.push([name, data]);
+const { wallet, ...options } = w.__config;
+const checkout = new Checkout({
+  ...options,
+  ...(wallet ? { walletBridge: testBridge(wallet) } : {}),
+  delegate: {
+    successCallback: record("success"),
+    cancelCallback: record("cancel"),
+    errorCallback: record("error"),
+  },
+});
+
+AppRegistry.registerComponent("App", () => () => checkout.paymentView());
+AppRegistry.runApplication("App", { rootTag: document.getElementById("root") });

@@ -1,0 +1,250 @@
+/**
+ * The React Native view, rendered by react-native-web in real headless Chromium, against the
+ * real service and sandbox gateway on loopback: the forms of payment and their flows, each
+ * callback, English/Arabic × light/dark, the minified view, the wallet bridge's checks, the card
+ * page opened "in the browser" and its result read back, and axe on the rendered tree.
+ */
+import http from "node:http";
+import type { AddressInfo } from "node:net";
+import path from "node:path";
+import { readFileSync } from "node:fs";
+import type { Page } from "playwright-core";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { type Browser, launchBrowser } from "../../../test/support/browser.js";
+import { createMerchant, createTransaction, type TestMerchant } from "../../../test/support/merchant.js";
+import { type Stack, startStack } from "../../../test/support/stack.js";
+
+const here = import.meta.dirname;
+const AXE = readFileSync(path.resolve(here, "../../../node_modules/axe-core/axe.min.js"), "utf8");
+
+let stack: Stack;
+let merchant: TestMerchant;
+let browser: Browser;
+let host: http.Server;
+let hostUrl: string;
+let bundle: string;
+const configs = new Map<string, unknown>();
+
+async function buildApp(): Promise<string> {
+  const { build } = await import("esbuild");
+  const out = await build({
+    entryPoints: [path.join(here, "app.tsx")],
+    bundle: true,
+    write: false,
+    format: "iife",
+    target: "es2020",
+    jsx: "automatic",
+    alias: { "react-native": "react-native-web" },
+    resolveExtensions: [".web.tsx", ".web.ts", ".web.js", ".tsx", ".ts", ".js"],
+    define: { "process.env.NODE_ENV": '"production"', __DEV__: "false", global: "globalThis" },
+    logLevel: "warning",
+  });
+  return out.outputFiles[0]!.text;
+}
+
+beforeAll(async () => {
+  [bundle, stack] = await Promise.all([buildApp(), startStack("pglite")]);
+  merchant = await createMerchant(stack, { rootDomain: new URL(stack.url).host });
+  host = http.createServer((req, res) => {
+    const url = new URL(req.url ?? "/", "http://x");
+    if (url.pathname === "/app.js") {
+      res.writeHead(200, { "content-type": "text/javascript; charset=utf-8" }).end(bundle);
+      return;
+    }
+    const config = configs.get(url.pathname);
+    if (!config) return void res.writeHead(404).end();
+    res.writeHead(200, { "content-type": "text/html; charset=utf-8" }).end(
+      `<!doctype html><html lang="en"><head><meta charset="utf-8"><title>App</title>
+<meta name="viewport" content="width=device-width, initial-scale=1"></head>
+<body><main><h1>Shop</h1><div id="root"></div></main><script>window.__config=${JSON.stringify(config).replace(/</g, "\\u003c")}</script><script src="/app.js"></script></body></html>`,
+    );
+  });
+  await new Promise<void>((r) => host.listen(0, "127.0.0.1", r));
+  hostUrl = `http://127.0.0.1:${(host.address() as AddressInfo).port}`;
+  browser = await launchBrowser();
+}, 120_000);
+
+afterAll(async () => {
+  await browser?.close();
+  await new Promise((r) => host?.close(r));
+  await stack?.close();
+});
+
+let counter = 0;
+async function open(options: Record<string, unknown> = {}, tx: Record<string, unknown> = {}) {
+  const created = await createTransaction(stack, merchant, {
+    order_no: `rn-${Date.now()}-${++counter}`,
+    ...tx,
+  });
+  const sessionId = (options.sessionId as string | undefined) ?? created.json.session_id;
+  const key = `/app-${counter}`;
+  configs.set(key, {
+    merchantId: new URL(stack.url).host,
+    apiKey: merchant.publicKey,
+    ...options,
+    sessionId,
+  });
+  const page = await browser.context.newPage();
+  const errors: string[] = [];
+  page.on("pageerror", (e) => errors.push(e.message));
+  await page.emulateMedia({ colorScheme: (options.appearance as "light" | "dark") ?? "light" });
+  await page.goto(hostUrl + key);
+  await page.getByTestId("svc-checkout").waitFor();
+  return { page, sessionId, errors };
+}
+
+const calls = (page: Page) =>
+  page.evaluate(() => (window as unknown as { __calls: [string, Record<string, unknown>][] }).__calls);
+async function firstCall(page: Page) {
+  await page.waitForFunction(
+    () => (window as unknown as { __calls: unknown[] }).__calls.length > 0,
+    undefined,
+    {
+      timeout: 20_000,
+    },
+  );
+  return (await calls(page))[0]!;
+}
+const option = (page: Page, form: string) => page.getByTestId(`svc-option-${form}`);
+
+async function axe(page: Page) {
+  await page.addScriptTag({ content: AXE });
+  return page.evaluate(async () => {
+    const r = await (
+      window as unknown as {
+        axe: { run(o: object): Promise<{ violations: { id: string; nodes: unknown[] }[] }> };
+      }
+    ).axe.run({
+      resultTypes: ["violations"],
+    });
+    return r.violations.map((v) => `${v.id} (${v.nodes.length})`);
+  });
+}
+
+describe("the React Native checkout view under react-native-web", () => {
+  it("lists the transaction's forms of payment as radios; the mobile wallet pays by number and code; successCallback once", async () => {
+    const { page, sessionId, errors } = await open();
+    const radios = page.getByRole("radio");
+    expect(await radios.count()).toBeGreaterThanOrEqual(3);
+    await option(page, "wallet_b_pay").getByRole("radio").click();
+    await page.getByTestId("mobile_number").fill("96551234567");
+    await page.getByRole("button", { name: "Send code" }).click();
+    await page.getByTestId("otp").fill("123456");
+    await page.getByRole("button", { name: /^Pay / }).click();
+    const [name, data] = await firstCall(page);
+    expect(name).toBe("success");
+    expect(data).toMatchObject({ status: "success", form_of_payment: "wallet_b_pay", session_id: sessionId });
+    await expect.poll(() => page.getByTestId("svc-outcome").textContent()).toContain("Payment successful");
+    expect(await calls(page)).toHaveLength(1);
+    expect(errors).toEqual([]);
+    await page.close();
+  });
+
+  it("a wrong code is said under the field and can be typed again", async () => {
+    const { page } = await open({ formsOfPayment: ["walletBPay"] });
+    await page.getByTestId("mobile_number").fill("96551234567");
+    await page.getByRole("button", { name: "Send code" }).click();
+    await page.getByTestId("otp").fill("000000");
+    await page.getByRole("button", { name: /^Pay / }).click();
+    await expect
+      .poll(() => page.getByRole("alert").first().textContent())
+      .toBe("The code is not correct. Try again.");
+    expect(await calls(page)).toEqual([]);
+    await page.close();
+  });
+
+  it("one wallet is the minified view: no list, its form at once", async () => {
+    const { page } = await open({ formsOfPayment: ["walletBPay"] });
+    expect(await page.getByTestId("svc-checkout").getAttribute("data-layout")).toBe("minified");
+    expect(await page.getByRole("radio").count()).toBe(0);
+    await page.getByTestId("mobile_number").waitFor();
+    await page.close();
+  });
+
+  it("Arabic from the device locale: right to left, Arabic words, amounts left to right; dark from the device", async () => {
+    const { page } = await open({ locale: "ar-KW", appearance: "dark" });
+    const root = page.getByTestId("svc-checkout");
+    expect(await root.getAttribute("lang")).toBe("ar");
+    expect(await root.evaluate((el) => getComputedStyle(el).direction)).toBe("rtl");
+    expect(await root.getAttribute("data-theme")).toBe("dark");
+    expect(await root.evaluate((el) => getComputedStyle(el).backgroundColor)).toBe("rgb(22, 22, 26)");
+    expect(await root.getByRole("heading").first().textContent()).toBe("الدفع");
+    expect(await root.textContent()).toContain("\u206610.500 KWD\u2069");
+    await page.close();
+  });
+
+  it("an unknown session ends with errorCallback: the developer's detail in the data, the customer's words on screen", async () => {
+    const { page } = await open({ sessionId: "sess_doesnotexist" });
+    const [name, data] = await firstCall(page);
+    expect(name).toBe("error");
+    expect(data).toMatchObject({ status: "error", session_id: "sess_doesnotexist" });
+    expect(String(data.message).length).toBeGreaterThan(0);
+    await expect
+      .poll(() => page.getByTestId("svc-outcome").textContent())
+      .toContain("This checkout could not be found.");
+    await page.close();
+  });
+
+  it("the card page opens in the browser; the result is read back and successCallback follows", async () => {
+    const { page } = await open({ formsOfPayment: ["svcPG", "walletBPay"] });
+    await option(page, "svc_pg").getByRole("radio").click();
+    const [popup] = await Promise.all([
+      browser.context.waitForEvent("page"),
+      page.getByRole("button", { name: "Continue to card payment" }).click(),
+    ]);
+    await popup.waitForLoadState();
+    expect(new URL(popup.url()).searchParams.get("lang")).toBe("en");
+    await page.getByTestId("svc-waiting").waitFor();
+    await popup.locator("input[name=number]").fill("4242 4242 4242 4242");
+    await popup.locator("input[name=expiry]").fill("12/39");
+    await popup.locator("input[name=cvc]").fill("123");
+    await popup.locator("button[type=submit]").click();
+    const [name, data] = await firstCall(page);
+    expect(name).toBe("success");
+    expect(data).toMatchObject({ form_of_payment: "svc_pg" });
+    await popup.close();
+    await page.close();
+  });
+
+  it("the device wallet through the bridge: ready pays with the bridge's token; no card offers Setup first; without a bridge it is not supported", async () => {
+    const ready = await open({ formsOfPayment: ["walletAPay", "walletBPay"], wallet: "ready" });
+    await option(ready.page, "wallet_a_pay").getByRole("radio").click();
+    await ready.page.getByRole("button", { name: "Pay with device wallet" }).click();
+    const [name, data] = await firstCall(ready.page);
+    expect(name).toBe("success");
+    expect(data).toMatchObject({ form_of_payment: "wallet_a_pay" });
+    const bridge = await ready.page.evaluate(
+      () => (window as unknown as { __wallet: { asked: string[]; requests: unknown[] } }).__wallet,
+    );
+    expect(bridge.asked.length).toBeGreaterThan(0);
+    expect(bridge.requests).toEqual([expect.objectContaining({ currencyCode: "KWD", amount: "10.500" })]);
+    await ready.page.close();
+
+    const setup = await open({ formsOfPayment: ["walletAPay", "walletBPay"], wallet: "nocards" });
+    await option(setup.page, "wallet_a_pay").getByRole("radio").click();
+    await setup.page.getByRole("button", { name: "Set up device wallet" }).click();
+    await setup.page.getByRole("button", { name: "Pay with device wallet" }).waitFor();
+    await setup.page.close();
+
+    const none = await open({ formsOfPayment: ["walletAPay", "walletBPay"] });
+    // The checks run once the details are known: the row says so then.
+    await expect
+      .poll(() => option(none.page, "wallet_a_pay").textContent())
+      .toContain("not supported on this device");
+    await none.page.close();
+  });
+
+  it.each([
+    ["en", "light"],
+    ["ar-KW", "dark"],
+  ] as const)(
+    "axe: no violations on the rendered tree (%s, %s), list and a flow open",
+    async (locale, appearance) => {
+      const { page } = await open({ locale, appearance });
+      await option(page, "wallet_b_pay").getByRole("radio").click();
+      await page.getByTestId("mobile_number").waitFor();
+      expect(await axe(page)).toEqual([]);
+      await page.close();
+    },
+  );
+});
