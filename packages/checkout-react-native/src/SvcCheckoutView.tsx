@@ -332,15 +332,23 @@ export function SvcCheckoutView(props: CheckoutViewOptions): ReactElement {
                   onPress={() => setSelected(key)}
                   style={styles.optionHead}
                 >
-                  <Text style={[styles.body, theme.title]}>{optionName(entry, t)}</Text>
-                  {entry.method.fee !== "0" && !/^0\.0+$/.test(entry.method.fee) ? (
-                    <Text style={[styles.small, theme.fee]}>
-                      {t.fee}: {`\u2066${entry.method.fee} ${entry.method.currency_code}\u2069`}
-                    </Text>
-                  ) : null}
-                  {entry.method.form_of_payment === "wallet_a_pay" && wallet === "unsupported" ? (
-                    <Text style={[styles.small, theme.subtitle]}>{t.walletAUnsupported}</Text>
-                  ) : null}
+                  <View style={[styles.radio, { borderColor: theme.icon }]}>
+                    {open ? <View style={[styles.radioDot, { backgroundColor: theme.icon }]} /> : null}
+                  </View>
+                  <View style={styles.optionText}>
+                    <Text style={[styles.body, theme.title]}>{optionName(entry, t)}</Text>
+                    {entry.card ? (
+                      <Text style={[styles.small, theme.subtitle]}>
+                        {fill(t.savedCardExpiry, { expiry: entry.card.expiry })}
+                      </Text>
+                    ) : null}
+                    {Number(entry.method.fee) > 0 ? (
+                      <Text style={[styles.small, theme.fee]}>{entry.method.fee_description}</Text>
+                    ) : null}
+                    {entry.method.form_of_payment === "wallet_a_pay" && wallet === "unsupported" ? (
+                      <Text style={[styles.small, theme.subtitle]}>{t.walletAUnsupported}</Text>
+                    ) : null}
+                  </View>
                 </Pressable>
                 {open ? <View style={styles.flow}>{flowFor(entry)}</View> : null}
               </View>
@@ -358,7 +366,8 @@ function withLang(url: string, language: Language): string {
 }
 
 function optionName(entry: OptionEntry, t: ReturnType<typeof textsFor>): string {
-  if (entry.card) return fill(t.savedCard, { brand: entry.card.brand, last4: entry.card.last4 });
+  if (entry.card)
+    return fill(t.savedCard, { brand: entry.card.brand.toUpperCase(), last4: entry.card.last4 });
   return entry.method.name;
 }
 
@@ -596,7 +605,17 @@ const styles = {
   details: { marginBottom: 12 },
   banner: { padding: 12, marginBottom: 12, borderRadius: 8, borderWidth: 1 },
   option: { borderWidth: 1, borderRadius: 8, marginBottom: 8 },
-  optionHead: { padding: 12, minHeight: 48 },
+  optionHead: { padding: 12, minHeight: 48, flexDirection: "row", alignItems: "center", gap: 12 },
+  optionText: { flex: 1 },
+  radio: {
+    width: 20,
+    height: 20,
+    borderRadius: 10,
+    borderWidth: 2,
+    alignItems: "center",
+    justifyContent: "center",
+  },
+  radioDot: { width: 10, height: 10, borderRadius: 5 },
   flow: { paddingHorizontal: 12, paddingBottom: 12 },
   input: { borderWidth: 1, borderRadius: 6, padding: 10, fontSize: 16, minHeight: 44 },
   button: {
