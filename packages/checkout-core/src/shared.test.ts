@@ -4,7 +4,7 @@
  * rule, and the error-reporting switch that loads a platform's reporter only when enabled.
  */
 import { afterEach, describe, expect, it, vi } from "vitest";
-import { ApiProblem } from "./api/http.js";
+import { ApiProblem, newIdempotencyKey } from "./api/http.js";
 import { customerMessage, errorData } from "./callbacks.js";
 import { en } from "./i18n/en.js";
 import { languageOf } from "./i18n/language.js";
@@ -122,5 +122,15 @@ describe("the error-reporting switch", () => {
     await send(report);
     expect(sent).toEqual(["/v1/sdk/errors", "/v1/sdk/errors"]);
     expect(fetch).toHaveBeenCalledTimes(1);
+  });
+});
+
+describe("idempotency keys", () => {
+  it("a UUID where crypto has one, hex from getRandomValues otherwise, and a clear error without crypto", () => {
+    expect(newIdempotencyKey()).toMatch(/^[0-9a-f-]{36}$/);
+    vi.stubGlobal("crypto", { getRandomValues: (a: Uint8Array) => a.fill(171) });
+    expect(newIdempotencyKey()).toBe("ab".repeat(16));
+    vi.stubGlobal("crypto", undefined);
+    expect(() => newIdempotencyKey()).toThrow(/import "react-native-get-random-values"/);
   });
 });

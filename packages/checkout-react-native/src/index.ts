@@ -6,6 +6,7 @@
  */
 export {
   ApiProblem,
+  NATIONAL_DEBIT_PG_NAME,
   ButtonComponent,
   type CallbackData,
   type CancelCallbackData,
@@ -27,3 +28,4 @@ export { Checkout } from "./Checkout.js";
 export { type CheckoutViewOptions, SvcCheckoutView } from "./SvcCheckoutView.js";
 export type { Appearance } from "./theme.js";
 export type { WalletBridge, WalletPaymentRequest } from "./wallet-bridge.js";
+export { type ResultPopupProps, SvcResultPopup } from "./ResultPopup.js";

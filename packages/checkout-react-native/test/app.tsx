@@ -4,7 +4,7 @@
  * the callbacks and the wallet bridge's calls are recorded on `window`.
  */
 import { AppRegistry } from "react-native";
-import { Checkout, type WalletBridge } from "../src/index.js";
+import { type CallbackData, Checkout, SvcResultPopup, type WalletBridge } from "../src/index.js";
 
 interface TestConfig {
   merchantId: string;
@@ -16,6 +16,8 @@ interface TestConfig {
   setupPreload?: never;
   /** A test wallet bridge: "ready", "nocards" (Setup adds one), "unsupported"; none without. */
   wallet?: "ready" | "nocards" | "unsupported";
+  /** Instead of the checkout: the result popup of this callback data. */
+  popup?: CallbackData;
 }
 
 const w = window as unknown as {
@@ -46,7 +48,7 @@ function testBridge(mode: NonNullable<TestConfig["wallet"]>): WalletBridge {
 }
 
 const record = (name: string) => (data: unknown) => void w.__calls.push([name, data]);
-const { wallet, ...options } = w.__config;
+const { wallet, popup, ...options } = w.__config;
 const checkout = new Checkout({
   ...options,
   ...(wallet ? { walletBridge: testBridge(wallet) } : {}),
@@ -57,5 +59,16 @@ const checkout = new Checkout({
   },
 });
 
-AppRegistry.registerComponent("App", () => () => checkout.paymentView());
+AppRegistry.registerComponent("App", () =>
+  popup
+    ? () => (
+        <SvcResultPopup
+          data={popup}
+          onClose={() => record("popup-closed")(null)}
+          {...(options.locale ? { locale: options.locale } : {})}
+          {...(options.appearance ? { appearance: options.appearance } : {})}
+        />
+      )
+    : () => checkout.paymentView(),
+);
 AppRegistry.runApplication("App", { rootTag: document.getElementById("root") });

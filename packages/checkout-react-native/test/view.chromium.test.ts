@@ -107,18 +107,17 @@ async function firstCall(page: Page) {
 }
 const option = (page: Page, form: string) => page.getByTestId(`svc-option-${form}`);
 
-async function axe(page: Page) {
+/** axe on the page, or on one element of it (the popup, portaled outside the page's landmarks). */
+async function axe(page: Page, selector?: string) {
   await page.addScriptTag({ content: AXE });
-  return page.evaluate(async () => {
-    const r = await (
-      window as unknown as {
-        axe: { run(o: object): Promise<{ violations: { id: string; nodes: unknown[] }[] }> };
-      }
-    ).axe.run({
-      resultTypes: ["violations"],
-    });
+  if (selector) await page.locator(selector).waitFor();
+  return page.evaluate(async (sel) => {
+    const { axe } = window as unknown as {
+      axe: { run(c: unknown, o: object): Promise<{ violations: { id: string; nodes: unknown[] }[] }> };
+    };
+    const r = await axe.run(sel ? document.querySelector(sel) : document, { resultTypes: ["violations"] });
     return r.violations.map((v) => `${v.id} (${v.nodes.length})`);
-  });
+  }, selector);
 }
 
 describe("the React Native checkout view under react-native-web", () => {
@@ -232,6 +231,38 @@ describe("the React Native checkout view under react-native-web", () => {
       .poll(() => option(none.page, "wallet_a_pay").textContent())
       .toContain("not supported on this device");
     await none.page.close();
+  });
+
+  it("the national-debit popup: the gateway's answer as rows for ndebit, the whole data for another gateway, the default without a response; Arabic labels; Close", async () => {
+    const info = (pg_name: string) => ({
+      pg_code: "nd",
+      pg_name,
+      pg_response: { result: "NOT CAPTURED", auth_code: "000000" },
+    });
+    const base = { status: "canceled", message: "declined", form_of_payment: "redirect" };
+    const popup = async (data: unknown, locale = "en") => {
+      const key = `/popup-${++counter}`;
+      configs.set(key, { merchantId: "x", apiKey: "pk_x", sessionId: "s", popup: data, locale });
+      const page = await browser.context.newPage();
+      await page.goto(hostUrl + key);
+      await page.getByTestId("svc-popup").waitFor();
+      return page;
+    };
+    const rows = (page: Page) => page.getByTestId("svc-popup").textContent();
+    const ndebit = await popup({ ...base, payment_gateway_info: info("ndebit") });
+    expect(await rows(ndebit)).toBe(
+      "Payment resultResult\u2066NOT CAPTURED\u2069Authorization code\u2066000000\u2069Close",
+    );
+    expect(await axe(ndebit, "[role=dialog]")).toEqual([]);
+    await ndebit.getByRole("button", { name: "Close" }).click();
+    expect((await firstCall(ndebit))[0]).toBe("popup-closed");
+    await ndebit.close();
+    const other = await popup({ ...base, payment_gateway_info: info("sandbox") });
+    expect(await rows(other)).toContain("Status\u2066canceled\u2069Message\u2066declined\u2069");
+    await other.close();
+    const none = await popup(base, "ar-KW");
+    expect(await rows(none)).toBe("نتيجة الدفعتم إلغاء الدفع.إغلاق");
+    await none.close();
   });
 
   it.each([

@@ -46,6 +46,10 @@ export const isTransient = (error: unknown) =>
 export function newIdempotencyKey(): string {
   const c = globalThis.crypto;
   if (typeof c?.randomUUID === "function") return c.randomUUID();
+  if (typeof c?.getRandomValues !== "function")
+    throw new Error(
+      'svc checkout needs crypto.getRandomValues for its idempotency keys: in a React Native app, import "react-native-get-random-values" before the checkout.',
+    );
   const bytes = c.getRandomValues(new Uint8Array(16));
   return Array.from(bytes, (b) => b.toString(16).padStart(2, "0")).join("");
 }

@@ -7,14 +7,9 @@
  */
 import { adoptStyles } from "../theme/adopt.js";
 import { themeRule } from "../theme/variables.js";
-import {
-  browserLanguage,
-  type CallbackData,
-  type Language,
-  popupContent,
-  type PopupOptions,
-  type PopupRow,
-} from "@svc/checkout-core";
+import { browserLanguage, POPUP_TEXTS as TEXTS, type PopupOptions, type PopupRow } from "@svc/checkout-core";
+
+export { popupRows } from "@svc/checkout-core";
 import { h, uid } from "../components/dom.js";
 
 const POPUP_CSS = `
@@ -32,101 +27,6 @@ button{font:inherit;min-height:44px;padding:8px 16px;border-radius:8px;border:0;
 :host([data-theme=dark]) button{background:#a8c7fa;color:#062e6f}
 button:focus-visible{outline:3px solid #0b57d0;outline-offset:2px}
 `;
-
-/** The popup's own words, and labels of the fields gateways and callback data carry. */
-const TEXTS: Record<Language, Record<string, string>> = {
-  en: {
-    popupTitle: "Payment result",
-    close: "Close",
-    yes: "Yes",
-    no: "No",
-    f_result: "Result",
-    f_auth_code: "Authorization code",
-    f_ref: "Reference",
-    f_reference_number: "Reference",
-    f_payment_id: "Payment ID",
-    f_transaction_id: "Transaction ID",
-    f_track_id: "Tracking ID",
-    f_post_date: "Posting date",
-    f_amount: "Amount",
-    f_is_sandbox: "Test payment",
-    f_status: "Status",
-    f_message: "Message",
-    f_form_of_payment: "Payment method",
-    f_session_id: "Checkout ID",
-    f_order_no: "Order",
-    f_pg_code: "Gateway code",
-    f_pg_name: "Gateway",
-    f_challenge_occurred: "Card verification",
-    f_authorized: "Authorized",
-    f_captured: "Captured",
-    f_error: "Error",
-    f_reason: "Reason",
-    f_detail: "Detail",
-  },
-  ar: {
-    popupTitle: "نتيجة الدفع",
-    close: "إغلاق",
-    yes: "نعم",
-    no: "لا",
-    f_result: "النتيجة",
-    f_auth_code: "رمز التفويض",
-    f_ref: "المرجع",
-    f_reference_number: "المرجع",
-    f_payment_id: "رقم الدفعة",
-    f_transaction_id: "رقم المعاملة",
-    f_track_id: "رقم التتبع",
-    f_post_date: "تاريخ القيد",
-    f_amount: "المبلغ",
-    f_is_sandbox: "دفعة تجريبية",
-    f_status: "الحالة",
-    f_message: "الرسالة",
-    f_form_of_payment: "طريقة الدفع",
-    f_session_id: "رقم عملية الدفع",
-    f_order_no: "الطلب",
-    f_pg_code: "رمز البوابة",
-    f_pg_name: "البوابة",
-    f_challenge_occurred: "التحقق من البطاقة",
-    f_authorized: "مفوَّضة",
-    f_captured: "محصَّلة",
-    f_error: "الخطأ",
-    f_reason: "السبب",
-    f_detail: "التفاصيل",
-  },
-};
-
-function label(texts: Record<string, string>, key: string): string {
-  const known = texts[`f_${key}`];
-  if (known) return known;
-  const words = key.replace(/[_-]+/g, " ").trim();
-  return words.charAt(0).toUpperCase() + words.slice(1);
-}
-
-function flatten(texts: Record<string, string>, value: Record<string, unknown>, rows: PopupRow[]) {
-  for (const [key, v] of Object.entries(value)) {
-    if (v === null || v === undefined || v === "") continue;
-    if (typeof v === "object" && !Array.isArray(v)) flatten(texts, v as Record<string, unknown>, rows);
-    else
-      rows.push({
-        label: label(texts, key),
-        value:
-          typeof v === "boolean" ? (v ? texts.yes! : texts.no!) : Array.isArray(v) ? v.join(", ") : String(v),
-      });
-  }
-}
-
-/**
- * The seed's popup rule as receipt rows with translated labels (`pg_response` for ndebit, else
- * the whole data, nested objects flattened); empty without a gateway response.
- * @example
- * popupRows(data) // [{ label: "Result", value: "NOT CAPTURED" }, { label: "Authorization code", value: "123456" }]
- */
-export function popupRows(data: CallbackData | undefined, language = browserLanguage()): PopupRow[] {
-  const content = popupContent(data);
-  const rows: PopupRow[] = [];
-  if (content) flatten(TEXTS[language], content, rows);
-  return rows;
-}
 
 /** The focused element, looking into open shadow roots (a button inside the checkout view). */
 function deepActiveElement(): HTMLElement | null {
