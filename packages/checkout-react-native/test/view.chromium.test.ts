@@ -205,6 +205,58 @@ describe("the React Native checkout view under react-native-web", () => {
     await page.close();
   });
 
+  it(
+    "a bank page (national debit) declined there → cancelCallback with the gateway's answer; a saved card pays the next checkout",
+    { timeout: 60_000 },
+    async () => {
+      const { page, sessionId } = await open({}, { pg_codes: [merchant.pg.ndebit] });
+      await option(page, "redirect").getByRole("radio").click();
+      const [bank] = await Promise.all([
+        browser.context.waitForEvent("page"),
+        page.getByRole("button", { name: "Continue to payment page" }).click(),
+      ]);
+      await bank.waitForURL((url) => url.href.startsWith(stack.gatewayUrl));
+      await bank.locator("button[name=action][value=decline]").click();
+      const [name, data] = await firstCall(page);
+      expect([name, data]).toMatchObject([
+        "cancel",
+        {
+          status: "canceled",
+          form_of_payment: "redirect",
+          session_id: sessionId,
+          payment_gateway_info: { pg_name: "ndebit", pg_response: { result: "NOT CAPTURED" } },
+        },
+      ]);
+      await bank.close();
+      await page.close();
+
+      // A card saved on the card page (the customer ticks "save") is the next checkout's first option.
+      const customer = { customer_id: `cust-rn-${Date.now()}` };
+      const first = await open({ formsOfPayment: ["svcPG", "walletBPay"] }, customer);
+      await option(first.page, "svc_pg").getByRole("radio").click();
+      const [cardPage] = await Promise.all([
+        browser.context.waitForEvent("page"),
+        first.page.getByRole("button", { name: "Continue to card payment" }).click(),
+      ]);
+      await cardPage.locator("input[name=number]").fill("4242 4242 4242 4242");
+      await cardPage.locator("input[name=expiry]").fill("12/39");
+      await cardPage.locator("input[name=cvc]").fill("123");
+      await cardPage.locator("input[name=save_card]").check();
+      await cardPage.locator("button[type=submit]").click();
+      expect((await firstCall(first.page))[0]).toBe("success");
+      await cardPage.close();
+      await first.page.close();
+      const next = await open({}, customer);
+      const saved = option(next.page, "token_pay").first();
+      expect(await next.page.getByRole("radio").first().textContent()).toMatch(/^VISA ending 4242/);
+      await saved.getByRole("radio").click();
+      await next.page.getByRole("button", { name: "Pay 10.500 KWD" }).click();
+      const [paid, paidData] = await firstCall(next.page);
+      expect([paid, paidData]).toMatchObject(["success", { form_of_payment: "token_pay" }]);
+      await next.page.close();
+    },
+  );
+
   it("the device wallet through the bridge: ready pays with the bridge's token; no card offers Setup first; without a bridge it is not supported", async () => {
     const ready = await open({ formsOfPayment: ["walletAPay", "walletBPay"], wallet: "ready" });
     await option(ready.page, "wallet_a_pay").getByRole("radio").click();
