@@ -537,13 +537,20 @@ function WalletAFlow(
             label: p.details.order_no ?? p.merchantId,
           });
           if (token === null) return p.setBusy(false);
-          p.settle(
-            await startPayment(p.api, p.details.session_id, {
+          let answer: PaymentAnswer;
+          try {
+            answer = await startPayment(p.api, p.details.session_id, {
               form_of_payment: "wallet_a_pay",
               pg_code: wallet.pg_code,
               payment_token: token,
-            }),
-          );
+            });
+          } catch (e) {
+            await Promise.resolve(bridge.completePayment?.(false)).catch(() => undefined);
+            throw e;
+          }
+          // The sheet closes with the service's answer, then the view shows it.
+          await Promise.resolve(bridge.completePayment?.(answer.status === "success")).catch(() => undefined);
+          p.settle(answer);
         } catch (e) {
           p.fail("wallet_a_pay", e);
         }

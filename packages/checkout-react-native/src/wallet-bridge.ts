@@ -25,6 +25,7 @@ export interface WalletPaymentRequest {
  *   canMakePaymentsWithActiveCard: (id) => wallet.hasCards(id),
  *   openPaymentSetup: () => wallet.openSetup(),
  *   requestPaymentToken: async (request) => (await wallet.pay(request))?.token ?? null,
+ *   completePayment: (success) => wallet.close(success),
  * };
  */
 export interface WalletBridge extends WalletChecks {
@@ -36,4 +37,6 @@ export interface WalletBridge extends WalletChecks {
   openPaymentSetup(merchantIdentifier: string): Promise<boolean>;
   /** Check 4: shows the payment sheet; resolves to the token to send, or null when the customer cancelled. */
   requestPaymentToken(request: WalletPaymentRequest): Promise<string | null>;
+  /** Closes the sheet with the service's answer (`true`: paid), for wallets whose sheet waits for it. */
+  completePayment?(success: boolean): void | Promise<void>;
 }

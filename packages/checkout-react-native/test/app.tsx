@@ -23,10 +23,16 @@ interface TestConfig {
 const w = window as unknown as {
   __config: TestConfig;
   __calls: [string, unknown][];
-  __wallet: { cards: boolean; setupOpened: number; asked: string[]; requests: unknown[] };
+  __wallet: {
+    cards: boolean;
+    setupOpened: number;
+    asked: string[];
+    requests: unknown[];
+    completed: boolean[];
+  };
 };
 w.__calls = [];
-w.__wallet = { cards: w.__config.wallet === "ready", setupOpened: 0, asked: [], requests: [] };
+w.__wallet = { cards: w.__config.wallet === "ready", setupOpened: 0, asked: [], requests: [], completed: [] };
 
 function testBridge(mode: NonNullable<TestConfig["wallet"]>): WalletBridge {
   return {
@@ -44,6 +50,7 @@ function testBridge(mode: NonNullable<TestConfig["wallet"]>): WalletBridge {
       w.__wallet.requests.push(request);
       return "tok-test";
     },
+    completePayment: (success) => void w.__wallet.completed.push(success),
   };
 }
 

@@ -265,8 +265,12 @@ describe("the React Native checkout view under react-native-web", () => {
     expect(name).toBe("success");
     expect(data).toMatchObject({ form_of_payment: "wallet_a_pay" });
     const bridge = await ready.page.evaluate(
-      () => (window as unknown as { __wallet: { asked: string[]; requests: unknown[] } }).__wallet,
+      () =>
+        (window as unknown as { __wallet: { asked: string[]; requests: unknown[]; completed: boolean[] } })
+          .__wallet,
     );
+    // The sheet was closed with the service's answer.
+    expect(bridge.completed).toEqual([true]);
     expect(bridge.asked.length).toBeGreaterThan(0);
     expect(bridge.requests).toEqual([expect.objectContaining({ currencyCode: "KWD", amount: "10.500" })]);
     await ready.page.close();
