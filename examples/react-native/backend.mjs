@@ -11,7 +11,21 @@ const credentials = JSON.parse(
   await readFile(path.resolve(process.env.SVC_DATA_DIR || ".svc", "dev-credentials.json"), "utf8"),
 );
 
+/** Where the card page and bank pages send the browser when the customer is done. */
+const RETURN_URL = "http://localhost:3001/return";
+const APP_URL = "svcexample://checkout-return";
+
 const server = http.createServer(async (req, res) => {
+  // svc returns to an http(s) URL; this page hands the customer back to the app by its scheme
+  // (a production app would use a universal link / app link on its own domain instead).
+  if (req.method === "GET" && req.url?.startsWith("/return")) {
+    res.writeHead(200, { "content-type": "text/html; charset=utf-8" });
+    return void res.end(
+      `<!doctype html><meta charset="utf-8"><meta name="viewport" content="width=device-width">` +
+        `<meta http-equiv="refresh" content="0;url=${APP_URL}"><title>Back to the app</title>` +
+        `<p>Payment finished. <a href="${APP_URL}">Return to the app</a>.</p>`,
+    );
+  }
   if (req.method !== "POST" || req.url !== "/session") return void res.writeHead(404).end();
   // A real backend prices the cart itself; the app only says what is in it.
   const answer = await fetch(`${credentials.service_url}/v1/checkout`, {
@@ -19,12 +33,15 @@ const server = http.createServer(async (req, res) => {
     headers: { authorization: `Api-Key ${credentials.private_key}`, "content-type": "application/json" },
     body: JSON.stringify({
       type: "e_commerce",
-      pg_codes: Object.values(credentials.pg_codes),
+      // Every purchase gateway of svc dev (card, wallets, bank page); not the authorize-only one.
+      pg_codes: Object.entries(credentials.pg_codes)
+        .filter(([name]) => name !== "sandbox_authorize")
+        .map(([, code]) => code),
       amount: "10.500",
       currency_code: "KWD",
       order_no: `app-${Date.now()}`,
-      // The card page and bank pages send the browser back to the app through its URL scheme.
-      redirect_url: "svcexample://checkout-return",
+      // The card page and bank pages send the browser here, and this backend on to the app.
+      redirect_url: RETURN_URL,
       include_sdk_setup_preload: true,
     }),
   });
