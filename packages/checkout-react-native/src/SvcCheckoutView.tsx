@@ -125,10 +125,7 @@ export function SvcCheckoutView(props: CheckoutViewOptions): ReactElement {
   const fail = useCallback(
     (form: FormOfPayment, error: unknown) => {
       const data = errorData(details ?? { session_id: props.sessionId, order_no: null }, form, error);
-      void report({
-        message: data.message,
-        details: { form_of_payment: form, session_id: props.sessionId, platform: "react-native" },
-      } as Parameters<typeof report>[0]);
+      void report({ message: data.message, session_id: props.sessionId, form_of_payment: form });
       finish(data, customerMessage(t, error));
     },
     [details, finish, props.sessionId, report, t],

@@ -107,6 +107,17 @@ async function firstCall(page: Page) {
 }
 const option = (page: Page, form: string) => page.getByTestId(`svc-option-${form}`);
 
+/** Ends the checkout with an error: the session is canceled behind the view's back, then the view pays. */
+async function failInWalletB(page: Page) {
+  const sessionId = await page.evaluate(
+    () => (window as unknown as { __config: { sessionId: string } }).__config.sessionId,
+  );
+  await stack.db.query("update transactions set state = 'canceled' where session_id = $1", [sessionId]);
+  await page.getByTestId("mobile_number").fill("96551234567");
+  await page.getByRole("button", { name: "Send code" }).click();
+  expect((await firstCall(page))[0]).toBe("error");
+}
+
 /** axe on the page, or on one element of it (the popup, portaled outside the page's landmarks). */
 async function axe(page: Page, selector?: string) {
   await page.addScriptTag({ content: AXE });
@@ -287,6 +298,43 @@ describe("the React Native checkout view under react-native-web", () => {
       .poll(() => option(none.page, "wallet_a_pay").textContent())
       .toContain("not supported on this device");
     await none.page.close();
+
+    // A bridge whose device cannot pay: check 2 stops there (check 3 is never asked).
+    const unsupported = await open({ formsOfPayment: ["walletAPay", "walletBPay"], wallet: "unsupported" });
+    await expect
+      .poll(() => option(unsupported.page, "wallet_a_pay").textContent())
+      .toContain("not supported on this device");
+    expect(
+      await unsupported.page.evaluate(
+        () => (window as unknown as { __wallet: { asked: string[] } }).__wallet.asked,
+      ),
+    ).toEqual([]);
+    await unsupported.page.close();
+  });
+
+  it("error reporting: off → nothing sent and the reporter never loaded; on → the report is stored with the session and form", async () => {
+    const sdk = stack.service.app.services.sdk;
+    await sdk.setErrorReporting(merchant.id, false);
+    try {
+      const off = await open({ formsOfPayment: ["walletBPay"] });
+      const requests: string[] = [];
+      off.page.on("request", (r) => requests.push(r.url()));
+      await failInWalletB(off.page);
+      await off.page.waitForTimeout(300);
+      expect(requests.filter((u) => u.includes("/v1/sdk/errors"))).toEqual([]);
+      await off.page.close();
+    } finally {
+      await sdk.setErrorReporting(merchant.id, true);
+    }
+    const before = (await sdk.list(merchant.id)).length;
+    const on = await open({ formsOfPayment: ["walletBPay"] });
+    await failInWalletB(on.page);
+    await expect.poll(async () => (await sdk.list(merchant.id)).length).toBe(before + 1);
+    expect((await sdk.list(merchant.id))[0]).toMatchObject({
+      session_id: on.sessionId,
+      form_of_payment: "wallet_b_pay",
+    });
+    await on.page.close();
   });
 
   it("the national-debit popup: the gateway's answer as rows for ndebit, the whole data for another gateway, the default without a response; Arabic labels; Close", async () => {
@@ -323,6 +371,8 @@ describe("the React Native checkout view under react-native-web", () => {
 
   it.each([
     ["en", "light"],
+    ["en", "dark"],
+    ["ar-KW", "light"],
     ["ar-KW", "dark"],
   ] as const)(
     "axe: no violations on the rendered tree (%s, %s), list and a flow open",
