@@ -36,7 +36,7 @@ export {
 export { baseUrlOf, type CheckoutOptionsBase, FORM_OF, validateOptions } from "./options.js";
 export { NATIONAL_DEBIT_PG_NAME, popupContent, type PopupOptions, type PopupRow } from "./popup-rule.js";
 export { POPUP_TEXTS, popupRows } from "./popup-rows.js";
-export { createReporter, MAX_REPORTS, type ReporterModule } from "./reporting.js";
+export { createReporter, MAX_REPORTS, type ReporterModule, sendLimitedReport } from "./reporting.js";
 export { availableOptions, isMinified, type OptionEntry, savedCardsFirst } from "./selection.js";
 export {
   ButtonComponent,

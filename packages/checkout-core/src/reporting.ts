@@ -6,7 +6,7 @@
  */
 import { getConfig } from "./api/get-config.js";
 import type { ApiContext } from "./api/http.js";
-import type { ErrorReport } from "./api/post-error.js";
+import { type ErrorReport, postError } from "./api/post-error.js";
 
 /** A platform's reporter module: sends one report to the configured endpoint. */
 export interface ReporterModule {
@@ -33,3 +33,25 @@ export function createReporter(
 
 /** At most this many reports per page or app run: a broken integration must not flood the service. */
 export const MAX_REPORTS = 20;
+
+let sent = 0;
+
+/**
+ * Sends one report, best effort: at most {@link MAX_REPORTS} per run, the message cut to 2,000
+ * characters, the platform's own details (browser page, app platform) added. A platform's
+ * reporter module is this function with its details.
+ */
+export async function sendLimitedReport(
+  ctx: ApiContext,
+  endpoint: string,
+  report: ErrorReport,
+  platform: Record<string, string>,
+): Promise<void> {
+  if (sent >= MAX_REPORTS) return;
+  sent++;
+  await postError(ctx, endpoint, {
+    ...report,
+    message: report.message.slice(0, 2000),
+    details: { ...report.details, ...platform },
+  }).catch(() => undefined);
+}

@@ -48,7 +48,7 @@ export function newIdempotencyKey(): string {
   if (typeof c?.randomUUID === "function") return c.randomUUID();
   if (typeof c?.getRandomValues !== "function")
     throw new Error(
-      'svc checkout needs crypto.getRandomValues for its idempotency keys: in a React Native app, import "react-native-get-random-values" before the checkout.',
+      "crypto.getRandomValues is missing (React Native: import react-native-get-random-values)",
     );
   const bytes = c.getRandomValues(new Uint8Array(16));
   return Array.from(bytes, (b) => b.toString(16).padStart(2, "0")).join("");
