@@ -60,6 +60,8 @@ export interface CheckoutViewOptions extends CheckoutOptionsBase {
 type Outcome = { kind: "success" | "declined" | "error"; title: string; body: string };
 
 const POLL_MS = 1000;
+/** After this long without a result, the view stops asking (the app's return still asks). */
+const GIVE_UP_MS = 30 * 60 * 1000;
 const FINAL_STATUSES = new Set(["success", "canceled", "error"]);
 
 function deviceLocale(): string {
@@ -96,7 +98,7 @@ export function SvcCheckoutView(props: CheckoutViewOptions): ReactElement {
   const [outcome, setOutcome] = useState<Outcome | undefined>();
   const [busy, setBusy] = useState(false);
   const [selected, setSelected] = useState<string | undefined>();
-  const [waitingUrl, setWaitingUrl] = useState<string | undefined>();
+  const [waiting, setWaiting] = useState<{ url: string; form: FormOfPayment } | undefined>();
   const [wallet, setWallet] = useState<WalletStatus | undefined>();
   const finished = useRef(false);
   const delegate = useRef(props.delegate);
@@ -107,7 +109,7 @@ export function SvcCheckoutView(props: CheckoutViewOptions): ReactElement {
       if (finished.current) return;
       finished.current = true;
       setBusy(false);
-      setWaitingUrl(undefined);
+      setWaiting(undefined);
       if (data.status === "success") {
         setOutcome({ kind: "success", title: t.successTitle, body: t.successBody });
         delegate.current.successCallback(data);
@@ -169,26 +171,38 @@ export function SvcCheckoutView(props: CheckoutViewOptions): ReactElement {
     };
   }, [details, methods, props.walletBridge]);
 
-  // A page opened in the browser: its result is read while waiting and when the app is back.
+  // A page opened in the browser: its result is read while waiting (one request at a time) and
+  // at once when the app is active again; after 30 minutes only the latter.
   useEffect(() => {
-    if (!waitingUrl || !details) return;
+    if (!waiting || !details) return;
     let live = true;
+    let inFlight = false;
+    const started = Date.now();
     const check = async () => {
+      if (inFlight || !live) return;
+      inFlight = true;
       try {
         const result = await getResult(api, details.session_id);
         if (live && FINAL_STATUSES.has(result.status)) finish(result as CallbackData);
       } catch (error) {
-        if (live && !(error instanceof ApiProblem && error.code === "network_error")) fail("svc_pg", error);
+        if (live && !(error instanceof ApiProblem && error.code === "network_error"))
+          fail(waiting.form, error);
+      } finally {
+        inFlight = false;
       }
     };
-    const timer = setInterval(() => void check(), POLL_MS);
+    void (async () => {
+      while (live && Date.now() - started < GIVE_UP_MS) {
+        await new Promise<void>((resolve) => setTimeout(resolve, POLL_MS));
+        await check();
+      }
+    })();
     const sub = AppState.addEventListener("change", (state) => state === "active" && void check());
     return () => {
       live = false;
-      clearInterval(timer);
       sub.remove();
     };
-  }, [api, details, fail, finish, waitingUrl]);
+  }, [api, details, fail, finish, waiting]);
 
   if (outcome)
     return (
@@ -265,7 +279,7 @@ export function SvcCheckoutView(props: CheckoutViewOptions): ReactElement {
                     m.form_of_payment === "svc_pg"
                       ? withLang(next.redirect_url, language)
                       : next.redirect_url;
-                  setWaitingUrl(url);
+                  setWaiting({ url, form: m.form_of_payment });
                   void Linking.openURL(url);
                 },
                 (e: unknown) => fail(m.form_of_payment, e),
@@ -294,14 +308,14 @@ export function SvcCheckoutView(props: CheckoutViewOptions): ReactElement {
           ) : null}
         </View>
       )}
-      {waitingUrl ? (
+      {waiting ? (
         <View accessibilityRole="alert" style={styles.banner} testID="svc-waiting">
           <Text style={[styles.h2, theme.title]}>{t.waitingTitle}</Text>
           <Text style={[styles.body, theme.subtitle]}>{t.waitingPage}</Text>
           <PrimaryButton
             theme={theme}
             title={t.showWindow}
-            onPress={() => void Linking.openURL(waitingUrl)}
+            onPress={() => void Linking.openURL(waiting.url)}
           />
         </View>
       ) : null}
