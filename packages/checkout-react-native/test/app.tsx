@@ -4,7 +4,15 @@
  * the callbacks and the wallet bridge's calls are recorded on `window`.
  */
 import { AppRegistry } from "react-native";
-import { type CallbackData, Checkout, SvcResultPopup, type WalletBridge } from "../src/index.js";
+import {
+  ButtonComponent,
+  type CallbackData,
+  Checkout,
+  CheckoutTheme,
+  LabelComponent,
+  SvcResultPopup,
+  type WalletBridge,
+} from "../src/index.js";
 
 interface TestConfig {
   merchantId: string;
@@ -18,6 +26,8 @@ interface TestConfig {
   wallet?: "ready" | "nocards" | "unsupported";
   /** Instead of the checkout: the result popup of this callback data. */
   popup?: CallbackData;
+  /** A theme: the background, the main title's label and the button's component, as plain values. */
+  theme?: { backgroundColor?: string | { light: string; dark: string }; mainTitle?: object; button?: object };
 }
 
 const w = window as unknown as {
@@ -55,10 +65,19 @@ function testBridge(mode: NonNullable<TestConfig["wallet"]>): WalletBridge {
 }
 
 const record = (name: string) => (data: unknown) => void w.__calls.push([name, data]);
-const { wallet, popup, ...options } = w.__config;
+const { wallet, popup, theme, ...options } = w.__config;
 const checkout = new Checkout({
   ...options,
   ...(wallet ? { walletBridge: testBridge(wallet) } : {}),
+  ...(theme
+    ? {
+        theme: new CheckoutTheme({
+          ...(theme.backgroundColor ? { backgroundColor: theme.backgroundColor } : {}),
+          ...(theme.mainTitle ? { mainTitle: new LabelComponent(theme.mainTitle) } : {}),
+          ...(theme.button ? { button: new ButtonComponent(theme.button) } : {}),
+        }),
+      }
+    : {}),
   delegate: {
     successCallback: record("success"),
     cancelCallback: record("cancel"),

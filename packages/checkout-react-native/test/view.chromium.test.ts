@@ -183,6 +183,33 @@ describe("the React Native checkout view under react-native-web", () => {
     await page.close();
   });
 
+  it("the theme: a colour per appearance, a label's colour and font, the button's colours", async () => {
+    const theme = {
+      backgroundColor: { light: "#fafaf0", dark: "#101418" },
+      mainTitle: { color: "#0a7d38", fontFamily: "Georgia, serif" },
+      button: { enabledBackgroundColor: "#0a7d38", enabledTitleColor: { light: "#ffffff", dark: "#000000" } },
+    };
+    for (const appearance of ["light", "dark"] as const) {
+      const { page } = await open({ theme, appearance, formsOfPayment: ["walletBPay"] });
+      const root = page.getByTestId("svc-checkout");
+      expect(await root.evaluate((el) => getComputedStyle(el).backgroundColor)).toBe(
+        appearance === "light" ? "rgb(250, 250, 240)" : "rgb(16, 20, 24)",
+      );
+      const button = page.getByRole("button", { name: "Send code" });
+      expect(await button.evaluate((el) => getComputedStyle(el).backgroundColor)).toBe("rgb(10, 125, 56)");
+      expect(await button.getByText("Send code").evaluate((el) => getComputedStyle(el).color)).toBe(
+        appearance === "light" ? "rgb(255, 255, 255)" : "rgb(0, 0, 0)",
+      );
+      await page.close();
+    }
+    const { page } = await open({ theme });
+    const title = page.getByTestId("svc-checkout").getByRole("heading").first();
+    expect(
+      await title.evaluate((el) => [getComputedStyle(el).color, getComputedStyle(el).fontFamily]),
+    ).toEqual(["rgb(10, 125, 56)", "Georgia, serif"]);
+    await page.close();
+  });
+
   it("an unknown session ends with errorCallback: the developer's detail in the data, the customer's words on screen", async () => {
     const { page } = await open({ sessionId: "sess_doesnotexist" });
     const [name, data] = await firstCall(page);
