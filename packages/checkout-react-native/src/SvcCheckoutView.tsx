@@ -99,6 +99,8 @@ export function SvcCheckoutView(props: CheckoutViewOptions): ReactElement {
   const [busy, setBusy] = useState(false);
   const [selected, setSelected] = useState<string | undefined>();
   const [waiting, setWaiting] = useState<{ url: string; form: FormOfPayment } | undefined>();
+  /** The page's payment has started there (state attempted): the checkout is bound to it. */
+  const [bound, setBound] = useState(false);
   const [wallet, setWallet] = useState<WalletStatus | undefined>();
   const finished = useRef(false);
   const delegate = useRef(props.delegate);
@@ -183,7 +185,9 @@ export function SvcCheckoutView(props: CheckoutViewOptions): ReactElement {
       inFlight = true;
       try {
         const result = await getResult(api, details.session_id);
-        if (live && FINAL_STATUSES.has(result.status)) finish(result as CallbackData);
+        if (!live) return;
+        if (FINAL_STATUSES.has(result.status)) finish(result as CallbackData);
+        else setBound("state" in result && result.state === "attempted");
       } catch (error) {
         if (live && !(error instanceof ApiProblem && error.code === "network_error"))
           fail(waiting.form, error);
@@ -279,6 +283,7 @@ export function SvcCheckoutView(props: CheckoutViewOptions): ReactElement {
                     m.form_of_payment === "svc_pg"
                       ? withLang(next.redirect_url, language)
                       : next.redirect_url;
+                  setBound(false);
                   setWaiting({ url, form: m.form_of_payment });
                   void Linking.openURL(url);
                 },
@@ -317,6 +322,17 @@ export function SvcCheckoutView(props: CheckoutViewOptions): ReactElement {
             title={t.showWindow}
             onPress={() => void Linking.openURL(waiting.url)}
           />
+          {bound ? null : (
+            // Nothing was paid on that page yet: the customer may pay another way instead.
+            <PrimaryButton
+              theme={theme}
+              title={t.chooseAnother}
+              onPress={() => {
+                setWaiting(undefined);
+                setBusy(false);
+              }}
+            />
+          )}
         </View>
       ) : null}
       {entries.length === 0 ? (

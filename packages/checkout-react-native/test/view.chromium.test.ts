@@ -243,6 +243,25 @@ describe("the React Native checkout view under react-native-web", () => {
     await page.close();
   });
 
+  it("a card page left without paying: the customer may choose another way and pay with it", async () => {
+    const { page } = await open({ formsOfPayment: ["svcPG", "walletBPay"] });
+    await option(page, "svc_pg").getByRole("radio").click();
+    const [cardPage] = await Promise.all([
+      browser.context.waitForEvent("page"),
+      page.getByRole("button", { name: "Continue to card payment" }).click(),
+    ]);
+    await cardPage.close();
+    await page.getByRole("button", { name: "Choose another way" }).click();
+    await page.getByTestId("svc-waiting").waitFor({ state: "detached" });
+    await option(page, "wallet_b_pay").getByRole("radio").click();
+    await page.getByTestId("mobile_number").fill("96551234567");
+    await page.getByRole("button", { name: "Send code" }).click();
+    await page.getByTestId("otp").fill("123456");
+    await page.getByRole("button", { name: /^Pay / }).click();
+    expect(await firstCall(page)).toMatchObject(["success", { form_of_payment: "wallet_b_pay" }]);
+    await page.close();
+  });
+
   it(
     "a bank page (national debit) declined there → cancelCallback with the gateway's answer; a saved card pays the next checkout",
     { timeout: 60_000 },
