@@ -391,6 +391,29 @@ describe.each(STORES)("hosted card page on %s", (store) => {
     expect(await status(tx.session_id)).toMatchObject({ state: "paid", challenge_occurred: true });
   });
 
+  it("?lang=ar on the card page carries through the challenge: the gateway's page and the way back are Arabic", async () => {
+    const tx = (await createTransaction(stack, m)).json;
+    const r = await submit(tx.session_id, { number: "4000 0000 0000 3220", lang: "ar" });
+    expect(r.status).toBe(303);
+    const challengeUrl = r.headers.get("location")!;
+    const challenge = await fetch(challengeUrl);
+    const html = await challenge.text();
+    expect(html).toContain('lang="ar"');
+    const button = /<button[^>]*name="([^"]+)"[^>]*value="([^"]+)"/.exec(html)!;
+    const done = await fetch(challengeUrl, {
+      method: "POST",
+      headers: { "content-type": "application/x-www-form-urlencoded" },
+      body: `${button[1]}=${button[2]}`,
+      redirect: "manual",
+    });
+    const returnUrl = done.headers.get("location")!;
+    expect(new URL(returnUrl).searchParams.get("lang")).toBe("ar");
+    const back = await fetch(returnUrl, { redirect: "manual" });
+    const page = await back.text();
+    expect(page).toContain('<html lang="ar" dir="rtl">');
+    expect((await status(tx.session_id)).state).toBe("paid");
+  });
+
   it("a paid, expired or unknown session shows a page, never a form", async () => {
     expect((await fetch(`${stack.url}/pay/sess_unknown`)).status).toBe(404);
     expect((await fetch(`${stack.url}/pay/not-an-id`)).status).toBe(404);

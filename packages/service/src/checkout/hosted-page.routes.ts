@@ -174,10 +174,12 @@ export function hostedPageRoutes(fastify: FastifyInstance, checkout: CheckoutSer
     if (!pgCode) view.errors.pg_code = "err_gateway";
     if (!parsed.ok || !pgCode) return html(reply, 422, (nonce) => cardFormPage({ ...view, nonce }));
     try {
-      const outcome = await checkout.payByCard(session_id, pgCode, {
-        ...parsed.card,
-        save: form.save_card === "1" && tx.customer_id !== null,
-      });
+      const outcome = await checkout.payByCard(
+        session_id,
+        pgCode,
+        { ...parsed.card, save: form.save_card === "1" && tx.customer_id !== null },
+        lang,
+      );
       if (outcome.kind === "redirect") return reply.redirect(outcome.redirectUrl, 303);
       const back = outcome.kind === "final" ? merchantReturn(outcome.tx) : undefined;
       return reply.redirect(back ?? pagePath(session_id, lang), 303);

@@ -16,6 +16,7 @@ import {
   type FormOfPayment,
   formatAmount,
   type GatewayKind,
+  type Language,
   newId,
   type ParentState,
 } from "@svc/protocol";
@@ -71,8 +72,9 @@ export function createPaymentFlow(db: Db, deps: PaymentFlowDeps) {
   const { config, gateways, now } = deps;
   const lastAsked = new Map<string, number>();
 
-  function returnUrl(sessionId: string) {
-    return `${config.publicUrl}/pay/${sessionId}/return`;
+  /** Where a gateway page sends the browser back; with the card page's chosen language, if any. */
+  function returnUrl(sessionId: string, language?: Language) {
+    return `${config.publicUrl}/pay/${sessionId}/return${language ? `?lang=${language}` : ""}`;
   }
   function notificationUrl(pgCode: string) {
     return `${config.publicUrl}/v1/gateways/${encodeURIComponent(pgCode)}/notifications`;
@@ -334,6 +336,8 @@ export function createPaymentFlow(db: Db, deps: PaymentFlowDeps) {
     setting: GatewaySettingRow,
     form: FormOfPayment,
     instrument: PaymentInstrument,
+    /** The card page's `?lang=` choice: the gateway's page and the way back speak it too. */
+    language?: Language,
   ) {
     return {
       pgCode: setting.pg_code,
@@ -346,8 +350,8 @@ export function createPaymentFlow(db: Db, deps: PaymentFlowDeps) {
       operation: tx.operation,
       formOfPayment: form,
       instrument,
-      language: tx.language,
-      returnUrl: returnUrl(tx.session_id),
+      language: language ?? tx.language,
+      returnUrl: returnUrl(tx.session_id, language),
       notificationUrl: notificationUrl(setting.pg_code),
     };
   }
@@ -359,9 +363,10 @@ export function createPaymentFlow(db: Db, deps: PaymentFlowDeps) {
     adapter: GatewayAdapter,
     form: FormOfPayment,
     instrument: PaymentInstrument,
+    language?: Language,
   ) {
     return callGateway(tx.session_id, attemptId, () =>
-      adapter.pay(payRequest(tx, attemptId, setting, form, instrument)),
+      adapter.pay(payRequest(tx, attemptId, setting, form, instrument, language)),
     );
   }
 
@@ -572,8 +577,13 @@ export function createPaymentFlow(db: Db, deps: PaymentFlowDeps) {
       return attempt?.status === "action_required" ? (attempt.redirect_url ?? undefined) : undefined;
     },
 
-    /** The hosted card page's submit. */
-    async payByCard(sessionId: string, pgCode: string, card: CardInput): Promise<PaymentOutcome> {
+    /** The hosted card page's submit; `language` is the page's `?lang=` choice, when one was made. */
+    async payByCard(
+      sessionId: string,
+      pgCode: string,
+      card: CardInput,
+      language?: Language,
+    ): Promise<PaymentOutcome> {
       const { tx, attemptId, setting, adapter } = await beginAttempt(
         sessionId,
         undefined,
@@ -581,7 +591,7 @@ export function createPaymentFlow(db: Db, deps: PaymentFlowDeps) {
         "svc_pg",
         card.save,
       );
-      return pay(tx, attemptId, setting, adapter, "svc_pg", { type: "card", ...card });
+      return pay(tx, attemptId, setting, adapter, "svc_pg", { type: "card", ...card }, language);
     },
 
     /** The customer's browser is back from a gateway page: ask the gateway, never the browser, how it went. */
