@@ -36,11 +36,13 @@ export {
 export { baseUrlOf, type CheckoutOptionsBase, FORM_OF, validateOptions } from "./options.js";
 export { NATIONAL_DEBIT_PG_NAME, popupContent, type PopupOptions, type PopupRow } from "./popup-rule.js";
 export { POPUP_TEXTS, popupRows } from "./popup-rows.js";
-export { createReporter, MAX_REPORTS, type ReporterModule, sendLimitedReport } from "./reporting.js";
+export { createReporter, type ReporterModule, sendLimitedReport } from "./reporting.js";
 export { availableOptions, isMinified, type OptionEntry, savedCardsFirst } from "./selection.js";
 export {
+  type Appearance,
   ButtonComponent,
   CheckoutTheme,
+  colorFor,
   LabelComponent,
   TextFieldComponent,
   type ThemeColor,

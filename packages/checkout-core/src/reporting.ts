@@ -32,7 +32,7 @@ export function createReporter(
 }
 
 /** At most this many reports per page or app run: a broken integration must not flood the service. */
-export const MAX_REPORTS = 20;
+const MAX_REPORTS = 20;
 
 let sent = 0;
 

@@ -5,6 +5,7 @@
  */
 import { afterEach, describe, expect, it, vi } from "vitest";
 import { ApiProblem, newIdempotencyKey } from "./api/http.js";
+import { startPayment } from "./api/start-payment.js";
 import { customerMessage, errorData } from "./callbacks.js";
 import { en } from "./i18n/en.js";
 import { languageOf } from "./i18n/language.js";
@@ -132,5 +133,11 @@ describe("idempotency keys", () => {
     expect(newIdempotencyKey()).toBe("ab".repeat(16));
     vi.stubGlobal("crypto", undefined);
     expect(() => newIdempotencyKey()).toThrow(/import react-native-get-random-values/);
+  });
+  it("a payment without crypto is a rejection for the caller's error path, not a synchronous throw", async () => {
+    vi.stubGlobal("crypto", undefined);
+    const ctx = { baseUrl: "http://127.0.0.1:1", apiKey: "pk_test" };
+    const started = startPayment(ctx, "sess_x", { form_of_payment: "svc_pg", pg_code: "sb" });
+    await expect(started).rejects.toThrow(/react-native-get-random-values/);
   });
 });

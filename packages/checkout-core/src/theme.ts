@@ -6,6 +6,14 @@
 /** A CSS colour, or one per appearance. */
 export type ThemeColor = string | { light: string; dark: string };
 
+/** The device's appearance, read once at init. */
+export type Appearance = "light" | "dark";
+
+/** A theme colour for one appearance (undefined when the theme leaves it to the default design). */
+export function colorFor(color: ThemeColor | undefined, appearance: Appearance): string | undefined {
+  return color === undefined ? undefined : typeof color === "string" ? color : color[appearance];
+}
+
 /**
  * Colour and font of a text.
  * @example

@@ -4,17 +4,10 @@
  * shows (the gateway's response for the national debit gateway, else the whole data) as
  * translated rows, or "Payment was cancelled." without a gateway response.
  */
-import {
-  type CallbackData,
-  type CheckoutTheme,
-  type Language,
-  languageOf,
-  POPUP_TEXTS,
-  popupRows,
-  textsFor,
-} from "@svc/checkout-core";
+import { type CallbackData, type CheckoutTheme, POPUP_TEXTS, popupRows, textsFor } from "@svc/checkout-core";
 import type { ReactElement } from "react";
-import { Appearance as RNAppearance, Modal, Pressable, Text, View } from "react-native";
+import { Modal, Pressable, Text, View } from "react-native";
+import { deviceAppearance, deviceLanguage } from "./device.js";
 import { type Appearance, resolveTheme } from "./theme.js";
 
 export interface ResultPopupProps {
@@ -27,14 +20,6 @@ export interface ResultPopupProps {
   theme?: CheckoutTheme;
 }
 
-function deviceLocale(): string {
-  try {
-    return Intl.DateTimeFormat().resolvedOptions().locale;
-  } catch {
-    return "en";
-  }
-}
-
 /**
  * @example
  * const [canceled, setCanceled] = useState<CancelCallbackData>();
@@ -43,8 +28,8 @@ function deviceLocale(): string {
  */
 export function SvcResultPopup(props: ResultPopupProps): ReactElement | null {
   if (!props.data) return null;
-  const language: Language = languageOf(props.locale ?? deviceLocale());
-  const appearance = props.appearance ?? (RNAppearance.getColorScheme() === "dark" ? "dark" : "light");
+  const language = deviceLanguage(props.locale);
+  const appearance = deviceAppearance(props.appearance);
   const theme = resolveTheme(props.theme, appearance);
   const words = POPUP_TEXTS[language];
   const rows = popupRows(props.data, language);

@@ -21,7 +21,6 @@ import {
   getResult,
   isMinified,
   type Language,
-  languageOf,
   type OptionEntry,
   type PaymentAnswer,
   type PaymentMethod,
@@ -34,16 +33,8 @@ import {
   walletStatus,
 } from "@svc/checkout-core";
 import { type ReactElement, useCallback, useEffect, useMemo, useRef, useState } from "react";
-import {
-  ActivityIndicator,
-  Appearance as RNAppearance,
-  AppState,
-  Linking,
-  Pressable,
-  Text,
-  TextInput,
-  View,
-} from "react-native";
+import { ActivityIndicator, AppState, Linking, Pressable, Text, TextInput, View } from "react-native";
+import { deviceAppearance, deviceLanguage } from "./device.js";
 import { type Appearance, type ResolvedTheme, resolveTheme } from "./theme.js";
 import type { WalletBridge } from "./wallet-bridge.js";
 
@@ -64,14 +55,6 @@ const POLL_MS = 1000;
 const GIVE_UP_MS = 30 * 60 * 1000;
 const FINAL_STATUSES = new Set(["success", "canceled", "error"]);
 
-function deviceLocale(): string {
-  try {
-    return Intl.DateTimeFormat().resolvedOptions().locale;
-  } catch {
-    return "en";
-  }
-}
-
 const keyOf = (e: OptionEntry) => `${e.method.form_of_payment}:${e.method.pg_code}:${e.card?.token ?? ""}`;
 
 /**
@@ -81,12 +64,9 @@ const keyOf = (e: OptionEntry) => `${e.method.form_of_payment}:${e.method.pg_cod
  */
 export function SvcCheckoutView(props: CheckoutViewOptions): ReactElement {
   // Language and appearance are read once, at init (the seed: they follow the device then).
-  const [language] = useState<Language>(() => languageOf(props.locale ?? deviceLocale()));
-  const [appearance] = useState<Appearance>(
-    () => props.appearance ?? (RNAppearance.getColorScheme() === "dark" ? "dark" : "light"),
-  );
+  const [language] = useState<Language>(() => deviceLanguage(props.locale));
+  const [appearance] = useState<Appearance>(() => deviceAppearance(props.appearance));
   const t = textsFor(language);
-  const rtl = language === "ar";
   const theme = useMemo(() => resolveTheme(props.theme, appearance), [props.theme, appearance]);
   const api = useMemo<ApiContext>(
     () => ({ baseUrl: baseUrlOf(props.merchantId), apiKey: props.apiKey }),
@@ -210,7 +190,7 @@ export function SvcCheckoutView(props: CheckoutViewOptions): ReactElement {
 
   if (outcome)
     return (
-      <Shell theme={theme} rtl={rtl} language={language}>
+      <Shell theme={theme} language={language}>
         <View accessibilityRole="alert" accessibilityLiveRegion="polite" testID="svc-outcome">
           <Text accessibilityRole="header" style={[styles.h1, theme.mainTitle]}>
             {outcome.title}
@@ -222,7 +202,7 @@ export function SvcCheckoutView(props: CheckoutViewOptions): ReactElement {
 
   if (!details)
     return (
-      <Shell theme={theme} rtl={rtl} language={language}>
+      <Shell theme={theme} language={language}>
         <ActivityIndicator color={theme.icon} accessibilityLabel={t.loading} />
         <Text style={[styles.body, theme.subtitle]}>{t.loading}</Text>
       </Shell>
@@ -296,7 +276,7 @@ export function SvcCheckoutView(props: CheckoutViewOptions): ReactElement {
   };
 
   return (
-    <Shell theme={theme} rtl={rtl} language={language} minified={minified}>
+    <Shell theme={theme} language={language} minified={minified}>
       {theme.showPaymentDetails && !minified && (
         <View style={styles.details}>
           <Text accessibilityRole="header" style={[styles.h1, theme.mainTitle]}>
@@ -608,7 +588,6 @@ function PrimaryButton(p: {
 
 function Shell(p: {
   theme: ResolvedTheme;
-  rtl: boolean;
   language: Language;
   minified?: boolean;
   children: React.ReactNode;
@@ -617,7 +596,9 @@ function Shell(p: {
     <View
       testID="svc-checkout"
       // Arabic lays the view out right to left; amounts and numbers stay left to right (isolates, ltr inputs).
-      style={[p.theme.root, { direction: p.rtl ? "rtl" : "ltr" }]}
+      style={[p.theme.root, { direction: p.language === "ar" ? "rtl" : "ltr" }]}
+      // react-native-web's: the element's language (for screen readers) and data-* attributes
+      // (layout, theme) for the host page; native views ignore them.
       {...({
         lang: p.language,
         dataSet: { layout: p.minified ? "minified" : "list", theme: p.theme.appearance },

@@ -1,8 +1,14 @@
 /** The seed's theme model (@svc/checkout-core) turned into React Native styles for one appearance. */
-import type { ButtonComponent, CheckoutTheme, LabelComponent, ThemeColor } from "@svc/checkout-core";
+import {
+  type Appearance,
+  type ButtonComponent,
+  type CheckoutTheme,
+  colorFor as colorOf,
+  type LabelComponent,
+} from "@svc/checkout-core";
 import type { TextStyle, ViewStyle } from "react-native";
 
-export type Appearance = "light" | "dark";
+export type { Appearance };
 
 /** The default design, light and dark (the browser SDK's colours). */
 const BASE = {
@@ -31,9 +37,6 @@ const BASE = {
     field: "#1f1f24",
   },
 } as const;
-
-export const colorOf = (color: ThemeColor | undefined, appearance: Appearance): string | undefined =>
-  color === undefined ? undefined : typeof color === "string" ? color : color[appearance];
 
 const label = (l: LabelComponent | undefined, appearance: Appearance, fallback: string): TextStyle => ({
   color: colorOf(l?.color, appearance) ?? fallback,

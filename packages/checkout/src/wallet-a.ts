@@ -2,7 +2,6 @@
  * The device wallet ("wallet A") as the SDK expects to find it on the page: an
  * ApplePaySession-style constructor, by default `window.WalletASession`.
  */
-import { type SessionWallet, type WalletStatus, walletStatus } from "@svc/checkout-core";
 
 /** The event a wallet session fires when the customer approves: `payment.token.paymentData` is sent to the service. */
 export interface WalletAAuthorizedEvent {
@@ -38,12 +37,6 @@ export interface WalletAApi {
   openPaymentSetup(merchantIdentifier: string): Promise<boolean>;
   new (version: number, request: WalletAPaymentRequest): WalletASessionLike;
 }
-
-/** What the wallet option shows: the seed's four checks, in order (@svc/checkout-core's, for both SDKs). */
-export type WalletAStatus = WalletStatus;
-
-export const walletAStatus = (api: WalletAApi | undefined, wallet: SessionWallet): Promise<WalletAStatus> =>
-  walletStatus(api, wallet);
 
 /** The seed's check 2, answered at once: no wallet API, or one that says the device cannot pay. */
 export function walletAUnsupported(api: WalletAApi | undefined): boolean {

@@ -15,8 +15,12 @@ export interface StartPaymentBody {
   token?: string;
 }
 
-/** `POST /v1/checkout/{session_id}/payments`, with a fresh Idempotency-Key so a lost answer can be asked for again. */
-export const startPayment = (ctx: ApiContext, sessionId: string, body: StartPaymentBody) =>
+/**
+ * `POST /v1/checkout/{session_id}/payments`, with a fresh Idempotency-Key so a lost answer can be
+ * asked for again. Async, so a key that cannot be made (no `crypto`) is a rejection the caller's
+ * error path handles, never a throw out of a press handler.
+ */
+export const startPayment = async (ctx: ApiContext, sessionId: string, body: StartPaymentBody) =>
   request<PaymentAnswer>(ctx, "POST", `${sessionPath(sessionId)}/payments`, body, {
     idempotencyKey: newIdempotencyKey(),
   });

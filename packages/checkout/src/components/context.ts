@@ -45,9 +45,6 @@ export interface ViewContext {
 
 export type OptionComponent = (ctx: ViewContext, method: PaymentMethod, card?: SavedCard) => HTMLElement;
 
-/** The error callback data of the contract and the customer's words: shared with the app SDK. */
-export { customerMessage, errorData } from "@svc/checkout-core";
-
 /** A final answer goes to `finish`; returns the non-final one (OTP or redirect) to the caller. */
 export function settle(
   ctx: ViewContext,

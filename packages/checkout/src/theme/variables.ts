@@ -2,17 +2,18 @@
  * Turns a CheckoutTheme into CSS custom properties on one `:host` rule, for the appearance
  * chosen at init. Values go into a stylesheet, never into a `style` attribute.
  */
-import type { ButtonComponent, CheckoutTheme, LabelComponent, ThemeColor } from "@svc/checkout-core";
+import {
+  type Appearance,
+  type ButtonComponent,
+  type CheckoutTheme,
+  colorFor as color,
+  type LabelComponent,
+} from "@svc/checkout-core";
 
-export type Appearance = "light" | "dark";
+export type { Appearance };
 
 // A value may not close the declaration or the rule it is placed in.
 const UNSAFE = /[;{}<>\\]|\/\*/;
-
-function color(value: ThemeColor | undefined, mode: Appearance): string | undefined {
-  if (value === undefined) return undefined;
-  return typeof value === "string" ? value : value[mode];
-}
 
 /** `name → value` pairs (without the `--svc-` prefix) for the set properties. */
 export function themeVariables(theme: CheckoutTheme | undefined, mode: Appearance): Record<string, string> {

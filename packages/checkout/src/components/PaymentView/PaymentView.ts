@@ -14,6 +14,8 @@ import {
   browserLanguage,
   type CallbackData,
   type CheckoutTheme,
+  customerMessage,
+  errorData,
   type ErrorReport,
   fill,
   type FormOfPayment,
@@ -32,13 +34,7 @@ import { adoptStyles } from "../../theme/adopt.js";
 import { BASE_CSS } from "../../theme/styles.js";
 import { type Appearance, themeRule } from "../../theme/variables.js";
 import { type WalletAApi, walletAUnsupported } from "../../wallet-a.js";
-import {
-  type ClosedActions,
-  customerMessage,
-  errorData,
-  type OptionComponent,
-  type ViewContext,
-} from "../context.js";
+import { type ClosedActions, type OptionComponent, type ViewContext } from "../context.js";
 import { h, uid } from "../dom.js";
 import { brandMark, icon } from "../icons/icons.js";
 import { PageRedirect } from "../PageRedirect/index.js";

@@ -3,8 +3,7 @@
  * wallet supported (else no button and a message), cards present (else a Setup button that opens
  * the wallet's setup), else the pay button, which opens the wallet's payment sheet.
  */
-import { type PaymentMethod, startPayment } from "@svc/checkout-core";
-import { walletAStatus } from "../../wallet-a.js";
+import { type PaymentMethod, startPayment, walletStatus } from "@svc/checkout-core";
 import { settle, type ViewContext } from "../context.js";
 import { h } from "../dom.js";
 
@@ -29,7 +28,7 @@ export function WalletA(ctx: ViewContext, method: PaymentMethod): HTMLElement {
   const container = h("div", {}, pay, setup, message);
 
   async function check() {
-    const status = await walletAStatus(ctx.walletA, wallet);
+    const status = await walletStatus(ctx.walletA, wallet);
     container.dataset.walletStatus = status;
     pay.hidden = status !== "ready";
     setup.hidden = status !== "setup";
