@@ -33,7 +33,18 @@ import {
   walletStatus,
 } from "@svc/checkout-core";
 import { type ReactElement, useCallback, useEffect, useMemo, useRef, useState } from "react";
-import { ActivityIndicator, AppState, Linking, Pressable, Text, TextInput, View } from "react-native";
+import {
+  AccessibilityInfo,
+  ActivityIndicator,
+  AppState,
+  findNodeHandle,
+  Linking,
+  Platform,
+  Pressable,
+  Text,
+  TextInput,
+  View,
+} from "react-native";
 import { deviceAppearance, deviceLanguage } from "./device.js";
 import { type Appearance, type ResolvedTheme, resolveTheme } from "./theme.js";
 import type { WalletBridge } from "./wallet-bridge.js";
@@ -191,12 +202,7 @@ export function SvcCheckoutView(props: CheckoutViewOptions): ReactElement {
   if (outcome)
     return (
       <Shell theme={theme} language={language}>
-        <View accessibilityRole="alert" accessibilityLiveRegion="polite" testID="svc-outcome">
-          <Text accessibilityRole="header" style={[styles.h1, theme.mainTitle]}>
-            {outcome.title}
-          </Text>
-          <Text style={[styles.body, theme.subtitle]}>{outcome.body}</Text>
-        </View>
+        <OutcomeView outcome={outcome} theme={theme} t={t} details={details} />
       </Shell>
     );
 
@@ -365,6 +371,55 @@ export function SvcCheckoutView(props: CheckoutViewOptions): ReactElement {
       )}
       {busy ? <ActivityIndicator color={theme.icon} accessibilityLabel={t.working} /> : null}
     </Shell>
+  );
+}
+
+/** The end of the checkout: what happened, the amount and order, and the focus moved there. */
+function OutcomeView(p: {
+  outcome: Outcome;
+  theme: ResolvedTheme;
+  t: ReturnType<typeof textsFor>;
+  details: TransactionDetails | undefined;
+}): ReactElement {
+  const { outcome, theme, t, details } = p;
+  const ref = useRef<View>(null);
+  useEffect(() => {
+    // The button that was pressed is gone: a keyboard or screen-reader user lands on the result.
+    if (Platform.OS === "web") (ref.current as unknown as { focus?: () => void } | null)?.focus?.();
+    else {
+      const tag = findNodeHandle(ref.current);
+      if (tag) AccessibilityInfo.setAccessibilityFocus(tag);
+    }
+  }, []);
+  return (
+    <View
+      ref={ref}
+      tabIndex={-1}
+      accessibilityRole="alert"
+      accessibilityLiveRegion="polite"
+      testID="svc-outcome"
+    >
+      <Text accessibilityRole="header" style={[styles.h1, theme.mainTitle]}>
+        {outcome.title}
+      </Text>
+      {details && outcome.kind !== "error" ? (
+        <>
+          <Text style={[styles.body, theme.dataLabel]}>
+            {t.amount}:{" "}
+            <Text
+              style={[styles.ltr, theme.dataValue]}
+            >{`\u2066${details.amount} ${details.currency_code}\u2069`}</Text>
+          </Text>
+          {details.order_no ? (
+            <Text style={[styles.body, theme.dataLabel]}>
+              {t.order}:{" "}
+              <Text style={[styles.ltr, theme.dataValue]}>{`\u2066${details.order_no}\u2069`}</Text>
+            </Text>
+          ) : null}
+        </>
+      ) : null}
+      <Text style={[styles.body, theme.subtitle]}>{outcome.body}</Text>
+    </View>
   );
 }
 

@@ -145,6 +145,11 @@ describe("the React Native checkout view under react-native-web", () => {
     expect(name).toBe("success");
     expect(data).toMatchObject({ status: "success", form_of_payment: "wallet_b_pay", session_id: sessionId });
     await expect.poll(() => page.getByTestId("svc-outcome").textContent()).toContain("Payment successful");
+    expect(await page.getByTestId("svc-outcome").textContent()).toContain("\u206610.500 KWD\u2069");
+    // The pressed button is gone: the focus is on the result.
+    await expect
+      .poll(() => page.evaluate(() => document.activeElement?.getAttribute("data-testid")))
+      .toBe("svc-outcome");
     expect(await calls(page)).toHaveLength(1);
     expect(errors).toEqual([]);
     await page.close();
