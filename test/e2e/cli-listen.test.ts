@@ -189,23 +189,25 @@ describe("svc listen + svc trigger against svc dev", () => {
       .poll(() => of(session_id).map(label), { timeout: 30_000 })
       .toEqual(["payment.paid", "operation (success)"]);
 
-    // The delivery log shows the cli endpoint's attempts: the failed forward and the success.
-    const log = await fetch(`${creds.service_url}/v1/webhooks/messages?session_id=${session_id}`, {
-      headers: { authorization: `Api-Key ${creds.private_key}` },
-    });
-    const { messages } = (await log.json()) as {
-      messages: {
-        deliveries: {
-          endpoint_id: string | null;
-          status: string;
-          attempts: { status_code: number | null }[];
-        }[];
-      }[];
+    // The delivery log shows the cli endpoint's attempts: the failed forward and the success. The
+    // CLI reports each answer back after forwarding it, so the log may lag the receiver a moment.
+    type Delivery = {
+      endpoint_id: string | null;
+      status: string;
+      attempts: { status_code: number | null }[];
     };
     const cliEndpoint = String(listenLines.find((l) => l.type === "ready")!.endpoint_id);
-    const first = messages.flatMap((m) => m.deliveries).filter((d) => d.endpoint_id === cliEndpoint);
-    expect(first.length).toBe(2);
-    expect(first.every((d) => d.status === "succeeded")).toBe(true);
+    const cliDeliveries = async () => {
+      const log = await fetch(`${creds.service_url}/v1/webhooks/messages?session_id=${session_id}`, {
+        headers: { authorization: `Api-Key ${creds.private_key}` },
+      });
+      const { messages } = (await log.json()) as { messages: { deliveries: Delivery[] }[] };
+      return messages.flatMap((m) => m.deliveries).filter((d) => d.endpoint_id === cliEndpoint);
+    };
+    await expect
+      .poll(async () => (await cliDeliveries()).map((d) => d.status), { timeout: 10_000 })
+      .toEqual(["succeeded", "succeeded"]);
+    const first = await cliDeliveries();
     const attempts = first.flatMap((d) => d.attempts.map((a) => a.status_code));
     expect(attempts).toContain(null);
     expect(attempts).toContain(200);
