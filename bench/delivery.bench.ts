@@ -14,7 +14,7 @@ import type { Db } from "../packages/service/src/db/client.js";
 import { createMetrics } from "../packages/service/src/metrics/metrics.js";
 import { OutboxSignal } from "../packages/service/src/webhooks/outbox.js";
 import { BaselineOutbox, produceBaseline } from "./support/baseline-outbox.js";
-import { produce, type ProduceReport } from "./support/produce.js";
+import { produce, type ProduceReport, warmUp } from "./support/produce.js";
 import { DeliveryWorker } from "../packages/service/src/webhooks/worker.js";
 import type { BenchResult } from "./run.ts";
 import { type BenchReceiver, startBenchReceiver, wallMs } from "./support/receiver.js";
@@ -120,16 +120,21 @@ const median = (xs: number[]) => {
   return sorted[Math.floor(sorted.length / 2)] ?? Number.NaN;
 };
 
-/** Commits OFFERED_PER_SECOND messages a second, each in its own transaction, from this process. */
-function produceHere(db: Db, merchantId: string, url: string, signal: OutboxSignal) {
-  return produce(db, signal, {
+/**
+ * Commits OFFERED_PER_SECOND messages a second, each in its own transaction, from this process,
+ * on the store's pool (20 connections, warmed first as the producer process warms its own).
+ */
+async function produceHere(db: Db, merchantId: string, url: string, signal: OutboxSignal) {
+  const job = {
     merchantId,
     url,
     body: BODY,
     perSecond: OFFERED_PER_SECOND,
     seconds: OFFERED_SECONDS,
     parentPrefix: "sess_one_",
-  });
+  };
+  await warmUp(db, job, 20);
+  return produce(db, signal, job);
 }
 
 /**
@@ -304,6 +309,7 @@ async function postgresRound(
       latencies(receiver, await produceElsewhere(store.url(db)!, merchantId, url)),
     );
     await worker.stop();
+    await baseline.warmUp();
     const stopBaseline = baseline.start();
     const base = await latencies(
       receiver,

@@ -17,6 +17,8 @@ const BATCH = 50;
 /** How long an idle worker waits before it claims again: its latency floor when the table is empty. */
 const IDLE_SLEEP_MS = 5;
 const CONNECTIONS = 64;
+/** Connections for the producer's inserts, as many as svc's producers have. */
+const PRODUCERS = 20;
 
 const SCHEMA = `create table if not exists baseline_outbox (
     id bigserial primary key,
@@ -34,7 +36,7 @@ export class BaselineOutbox {
   private readonly pool: pg.Pool;
 
   constructor(databaseUrl: string) {
-    this.pool = new pg.Pool({ connectionString: databaseUrl, max: WORKERS + 20 });
+    this.pool = new pg.Pool({ connectionString: databaseUrl, max: WORKERS + PRODUCERS });
   }
 
   async reset(): Promise<void> {
@@ -58,6 +60,12 @@ export class BaselineOutbox {
       url,
       body,
     ]);
+  }
+
+  /** Opens every connection of the pool before a latency run, as svc's producers warm theirs. */
+  async warmUp(): Promise<void> {
+    const clients = await Promise.all(Array.from({ length: PRODUCERS }, () => this.pool.connect()));
+    for (const client of clients) client.release();
   }
 
   /** Starts the workers; the returned function stops them once their current batch is done. */

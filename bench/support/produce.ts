@@ -25,6 +25,44 @@ export interface ProduceReport {
   offeredSeconds: number;
 }
 
+/** Thrown to roll a warm-up transaction back. */
+const WARM_UP = new Error("warm-up: rolled back");
+
+/**
+ * Opens every connection of the producer's pool and prepares the enqueue statement on each,
+ * committing nothing: `connections` concurrent transactions that enqueue a message and roll back.
+ * An API process is long-running, its pool open; without this the measured window began with a
+ * cold pool (connections opened and the statement prepared under load, p99 50–70 ms in the first
+ * second against 2–5 ms after it: measured 2026-11-26).
+ */
+export async function warmUp(db: Db, job: ProduceJob, connections: number): Promise<void> {
+  await Promise.all(
+    Array.from({ length: connections }, (_, n) =>
+      db
+        .tx(async (q) => {
+          await enqueue(
+            q,
+            {
+              merchantId: job.merchantId,
+              kind: "operation",
+              eventType: "operation",
+              parentSessionId: `${job.parentPrefix}warm_${n}`,
+              body: job.body,
+            },
+            [job.url],
+            { timeout_seconds: 15, retry_schedule_seconds: [5] },
+          );
+          // Hold the connection until every warm-up has one, so each takes its own.
+          await new Promise((r) => setTimeout(r, 50));
+          throw WARM_UP;
+        })
+        .catch((error: unknown) => {
+          if (error !== WARM_UP) throw error;
+        }),
+    ),
+  );
+}
+
 export async function produce(db: Db, signal: OutboxSignal, job: ProduceJob): Promise<ProduceReport> {
   const commits: [string, number, number][] = [];
   const total = job.perSecond * job.seconds;

@@ -3,12 +3,15 @@
  * with `SVC_ROLE=worker` processes: commits `perSecond` messages a second for `seconds`, each in
  * its own transaction through `enqueue()` (`produce.ts`), signalling each commit as the service
  * does (the OutboxSignal's coalesced NOTIFY after the commit wakes the worker), on its own
- * connection pool. Reports every message's commit time (wall clock, ms) once all have committed.
+ * connection pool, opened and warmed before the measured window. Reports every message's commit time (wall clock, ms) once all have committed.
  * Input (IPC): {databaseUrl, merchantId, url, body, perSecond, seconds}.
  */
 import { openPostgres } from "../../packages/service/src/db/client.js";
 import { notifyWorkers, OutboxSignal } from "../../packages/service/src/webhooks/outbox.js";
-import { produce } from "./produce.js";
+import { produce, warmUp } from "./produce.js";
+
+/** The producer's connection pool, opened before the measured window (see warmUp). */
+const POOL = 20;
 
 interface Job {
   databaseUrl: string;
@@ -20,11 +23,10 @@ interface Job {
 }
 
 process.once("message", async (job: Job) => {
-  const db = await openPostgres(job.databaseUrl, 20);
-  const { commits, offeredSeconds } = await produce(db, new OutboxSignal(notifyWorkers(db)), {
-    ...job,
-    parentPrefix: "sess_load_",
-  });
+  const db = await openPostgres(job.databaseUrl, POOL);
+  const produceJob = { ...job, parentPrefix: "sess_load_" };
+  await warmUp(db, produceJob, POOL);
+  const { commits, offeredSeconds } = await produce(db, new OutboxSignal(notifyWorkers(db)), produceJob);
   await db.close();
   // Exit once the report is handed to the IPC channel, not before.
   process.send!({ commits, offeredSeconds }, () => process.exit(0));

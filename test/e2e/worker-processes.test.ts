@@ -151,7 +151,7 @@ describe.skipIf(!POSTGRES)("two delivery worker processes on one PostgreSQL", ()
     // Each delivery succeeded, with exactly one successful attempt recorded.
     const deliveries = await db_.query<{ message_id: string; status: string; ok: number }>(
       `select d.message_id, d.status,
-              (select count(*)::int from webhook_attempts a
+              (select count(*)::int from webhook_delivery_attempts a
                 where a.delivery_id = d.id and a.status_code between 200 and 299) as ok
          from webhook_deliveries d`,
     );
@@ -249,7 +249,7 @@ describe.skipIf(!POSTGRES)("two delivery worker processes on one PostgreSQL", ()
     // The API's answers and the webhooks agree: one message per phase 2 refund, each delivered.
     const phase2 = await db_.query<{ reference_number: string; status: string; tries: number; ok: number }>(
       `select m.reference_number, d.status, d.tries,
-              (select count(*)::int from webhook_attempts a
+              (select count(*)::int from webhook_delivery_attempts a
                 where a.delivery_id = d.id and a.status_code between 200 and 299) as ok
          from webhook_messages m join webhook_deliveries d on d.message_id = m.id
         where m.reference_number = any($1::text[])`,

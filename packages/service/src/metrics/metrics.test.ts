@@ -72,7 +72,7 @@ describe.each(STORES)("/metrics on %s", (store) => {
   /** The latencies of every attempt recorded in the database, in ms. */
   async function recordedLatencies(): Promise<number[]> {
     const rows = await stack.db.query<{ latency_ms: number }>(
-      `select a.latency_ms from webhook_attempts a join webhook_deliveries d on d.id = a.delivery_id
+      `select a.latency_ms from webhook_delivery_attempts a join webhook_deliveries d on d.id = a.delivery_id
         where d.merchant_id = $1`,
       [m.id],
     );

@@ -49,12 +49,13 @@ describe.each(STORES)("delivery SQL on %s", (store) => {
       ),
     );
   const outcome = (
-    d: { id: string; tries: number },
+    d: { id: string; tries: number; kept_attempt?: boolean },
     status: DeliveryOutcome["status"],
     extra: Partial<DeliveryOutcome> = {},
   ): DeliveryOutcome => ({
     id: d.id,
     tries: d.tries,
+    keptAttempt: d.kept_attempt ?? false,
     status,
     nextAttemptAt: status === "retrying" ? new Date(Date.now() + 60_000) : null,
     attemptedAt: new Date(),
@@ -186,9 +187,11 @@ describe.each(STORES)("delivery SQL on %s", (store) => {
     });
     const attempts = await db.query<Record<string, unknown>>(
       `select delivery_id, status_code, latency_ms, error, response_body
-         from webhook_attempts where delivery_id = any($1) order by id`,
+         from webhook_delivery_attempts where delivery_id = any($1) order by delivery_id`,
       [[a!.id, b!.id, c!.id, d!.id]],
     );
+    const order = [a!.id, b!.id, c!.id, d!.id];
+    attempts.sort((x, y) => order.indexOf(x.delivery_id as string) - order.indexOf(y.delivery_id as string));
     expect(attempts).toEqual([
       { delivery_id: a!.id, status_code: 200, latency_ms: 12, error: null, response_body: "ok" },
       { delivery_id: b!.id, status_code: 410, latency_ms: 12, error: "HTTP 410 Gone", response_body: "boom" },
@@ -204,6 +207,61 @@ describe.each(STORES)("delivery SQL on %s", (store) => {
     expect(later).toEqual({ due: true });
     expect(deliveryRepo.needsTransaction(outcomes)).toBe(true);
     expect(deliveryRepo.needsTransaction([outcomes[0]!, outcomes[1]!])).toBe(false);
+  });
+
+  it("keeps every attempt of a retried and replayed delivery: the latest on its row, the earlier ones moved out", async () => {
+    await enqueueOne(`sess_repo_retried_${Date.now()}`);
+    const attemptsOf = (id: string) =>
+      db.query<{ status_code: number; error: string | null; response_body: string }>(
+        `select status_code, error, response_body from webhook_delivery_attempts
+          where delivery_id = $1 order by attempted_at`,
+        [id],
+      );
+    const movedOut = async (id: string) =>
+      (
+        await db.query<{ n: number }>(
+          "select count(*)::int4 as n from webhook_attempts where delivery_id = $1",
+          [id],
+        )
+      )[0]!.n;
+    const [first] = await mine(db);
+    expect(first!.kept_attempt).toBe(false);
+    await db.tx((q) =>
+      deliveryRepo.record(q, [outcome(first!, "retrying", { attemptedAt: new Date(Date.now() - 2000) })]),
+    );
+    // The first attempt is on the row: nothing was inserted for it.
+    expect(await movedOut(first!.id)).toBe(0);
+    expect(await attemptsOf(first!.id)).toEqual([
+      { status_code: 500, error: "HTTP 500", response_body: "boom" },
+    ]);
+
+    await db.query(
+      "update webhook_deliveries set next_attempt_at = now() - interval '1 second' where id = $1",
+      [first!.id],
+    );
+    const [second] = await mine(db);
+    expect(second).toMatchObject({ id: first!.id, tries: 2, kept_attempt: true });
+    await deliveryRepo.record(db, [
+      outcome(second!, "succeeded", { attemptedAt: new Date(Date.now() - 1000) }),
+    ]);
+    expect(await movedOut(first!.id)).toBe(1);
+    expect(await attemptsOf(first!.id)).toEqual([
+      { status_code: 500, error: "HTTP 500", response_body: "boom" },
+      { status_code: 200, error: null, response_body: "ok" },
+    ]);
+
+    // A replay starts the tries again; the row's attempt still moves out when the next is recorded.
+    await db.query(
+      "update webhook_deliveries set status = 'pending', tries = 0, next_attempt_at = now() where id = $1",
+      [first!.id],
+    );
+    const [replayed] = await mine(db);
+    expect(replayed).toMatchObject({ id: first!.id, tries: 1, kept_attempt: true });
+    await deliveryRepo.record(db, [
+      outcome(replayed!, "failed", { statusCode: 410, error: "HTTP 410 Gone" }),
+    ]);
+    expect(await movedOut(first!.id)).toBe(2);
+    expect((await attemptsOf(first!.id)).map((a) => a.status_code)).toEqual([500, 200, 410]);
   });
 
   it("without a retry, recording is one statement: all of it or none of it", async () => {
@@ -225,7 +283,7 @@ describe.each(STORES)("delivery SQL on %s", (store) => {
       deliveryRepo.record(db, [outcome(e!, "succeeded", { latencyMs: 2 ** 40 })]),
     ).rejects.toThrow();
     const [row] = await db.query<{ status: string; n: number }>(
-      "select status, (select count(*)::int8 from webhook_attempts where delivery_id = $1) as n from webhook_deliveries where id = $1",
+      "select status, (select count(*)::int8 from webhook_delivery_attempts where delivery_id = $1) as n from webhook_deliveries where id = $1",
       [e!.id],
     );
     expect(row).toEqual({ status: "pending", n: 0 });

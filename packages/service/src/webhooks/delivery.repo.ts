@@ -30,6 +30,8 @@ export interface ClaimedDelivery {
   headers: Record<string, string> | null;
   /** The body's payload version, for the `svc-webhook-version` header. */
   payload_version: string;
+  /** The row holds an earlier attempt (a retry or a replay), which recording this one moves to webhook_attempts. */
+  kept_attempt: boolean;
 }
 
 export interface DeliveryOutcome {
@@ -37,6 +39,8 @@ export interface DeliveryOutcome {
   /** The endpoint the delivery is for, whose health the outcome moves (null: a seed destination). */
   endpointId?: string | null | undefined;
   tries: number;
+  /** The claim's `kept_attempt`: the row's earlier attempt moves to webhook_attempts. */
+  keptAttempt: boolean;
   status: "succeeded" | "retrying" | "failed";
   nextAttemptAt: Date | null;
   attemptedAt: Date;
@@ -81,7 +85,7 @@ export const deliveryRepo = {
               tries = d.tries + 1, updated_at = now()
         where d.ctid = any(array(select tid from due))
        returning d.id, d.message_id, d.url, d.tries, d.timeout_seconds, d.retry_schedule_seconds, d.sequence, d.event_type,
-                 d.endpoint_id, d.payload_version,
+                 d.endpoint_id, d.payload_version, d.last_attempt_at is not null as kept_attempt,
                  (select m.body from webhook_messages m where m.id = d.message_id) as body,
                  case when d.endpoint_id is not null
                       then (select e.headers from webhook_endpoints e where e.id = d.endpoint_id) end as headers,
@@ -93,17 +97,20 @@ export const deliveryRepo = {
   },
 
   /**
-   * Records outcomes and their attempts in one statement (atomic without a transaction); an
-   * outcome whose lease was taken over by another worker (tries moved on), or whose delivery was
-   * ended meanwhile (its endpoint disabled or deleted), leaves the delivery alone, but its attempt
-   * is still recorded. When some outcomes are retries, a second statement
-   * pushes later deliveries for the same URL and parent back: run it in a transaction then
-   * (`needsTransaction`).
+   * Records outcomes and their attempts in one statement (atomic without a transaction). The
+   * attempt is kept on the delivery's row by the same update (`last_attempt_*`); the row's earlier
+   * attempt, if the claim said it had one, moves to webhook_attempts, so a first-try success
+   * writes one row. An outcome whose lease was taken over by another worker (tries moved on), or
+   * whose delivery was ended meanwhile (its endpoint disabled or deleted), leaves the delivery
+   * alone, and its attempt goes to webhook_attempts. When some outcomes are retries, a second
+   * statement pushes later deliveries for the same URL and parent back: run it in a transaction
+   * then (`needsTransaction`). Attempts are read through the `webhook_delivery_attempts` view.
    */
   async record(q: Queryable, outcomes: DeliveryOutcome[]): Promise<void> {
     if (outcomes.length === 0) return;
     const ids = new Array<string>(outcomes.length);
     const tries = new Array<number>(outcomes.length);
+    const kept = new Array<boolean>(outcomes.length);
     const statuses = new Array<string>(outcomes.length);
     const nextAt = new Array<string | null>(outcomes.length);
     const codes = new Array<number | null>(outcomes.length);
@@ -115,6 +122,7 @@ export const deliveryRepo = {
       const o = outcomes[i]!;
       ids[i] = o.id;
       tries[i] = o.tries;
+      kept[i] = o.keptAttempt;
       statuses[i] = o.status;
       nextAt[i] = o.nextAttemptAt?.toISOString() ?? null;
       codes[i] = o.statusCode;
@@ -131,22 +139,33 @@ export const deliveryRepo = {
     // constraint — because `status in ('pending', 'retrying')` is the predicate of the partial
     // indexes, and with it the planner read a partial index (every pending row) instead of the
     // ctid list: the drain of 30,000 messages fell from ~5,400 to ~3,200 msg/s (2026-11-24).
+    // The earlier attempt is read from the row as it was before this statement (every part of a
+    // statement sees the same snapshot), probed by primary key only for the rows that have one.
     await q.query(
       `with r as (
          select * from unnest($1::text[], $2::int[], $3::text[], $4::timestamptz[], $5::int[], $6::text[],
-                              $7::timestamptz[], $8::int[], $9::text[])
-           as r(id, tries, status, next_at, code, err, attempted_at, latency_ms, response_body)),
+                              $7::timestamptz[], $8::int[], $9::text[], $10::boolean[])
+           as r(id, tries, status, next_at, code, err, attempted_at, latency_ms, response_body, kept)),
        outcome as (
          update webhook_deliveries d
             set status = r.status, next_attempt_at = coalesce(r.next_at, d.next_attempt_at), lease_until = null,
                 last_status_code = r.code, last_error = r.err, updated_at = now(),
-                completed_at = case when r.status in ('succeeded', 'failed') then now() else null end
+                completed_at = case when r.status in ('succeeded', 'failed') then now() else null end,
+                last_attempt_at = r.attempted_at, last_attempt_status_code = r.code, last_attempt_latency_ms = r.latency_ms,
+                last_attempt_error = r.err, last_attempt_response_body = r.response_body
            from r
           where d.ctid = any(array(select (select x.ctid from webhook_deliveries x where x.id = r.id) from r))
-            and d.id = r.id and d.tries = r.tries and d.status not in ('succeeded', 'failed', 'stream'))
+            and d.id = r.id and d.tries = r.tries and d.status not in ('succeeded', 'failed', 'stream')
+         returning d.id)
        insert into webhook_attempts (delivery_id, attempted_at, status_code, latency_ms, error, response_body)
-       select id, attempted_at, code, latency_ms, err, response_body from r`,
-      [ids, tries, statuses, nextAt, codes, errors, attemptedAt, latencies, bodies],
+       select p.id, p.last_attempt_at, p.last_attempt_status_code, p.last_attempt_latency_ms, p.last_attempt_error,
+              p.last_attempt_response_body
+         from r cross join lateral (select * from webhook_deliveries x where x.id = r.id limit 1) p
+        where r.kept and p.last_attempt_at is not null and exists (select 1 from outcome o where o.id = r.id)
+       union all
+       select r.id, r.attempted_at, r.code, r.latency_ms, r.err, r.response_body
+         from r where not exists (select 1 from outcome o where o.id = r.id)`,
+      [ids, tries, statuses, nextAt, codes, errors, attemptedAt, latencies, bodies, kept],
     );
     const retrying = outcomes.filter((o) => o.status === "retrying");
     if (retrying.length > 0)

@@ -28,7 +28,7 @@ export async function webhookHealth(
             percentile_disc(0.95) within group (order by a.latency_ms) as p95
        from webhook_messages m
        join webhook_deliveries d on d.message_id = m.id
-       join webhook_attempts a on a.delivery_id = d.id
+       join webhook_delivery_attempts a on a.delivery_id = d.id
       where m.merchant_id = $1 and m.created_at >= $2 and m.created_at < $3`,
     [merchantId, since, until],
   );

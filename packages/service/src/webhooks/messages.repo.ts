@@ -97,7 +97,7 @@ export const messagesRepo = {
     if (deliveryIds.length === 0) return [];
     return q.query<AttemptRow>(
       `select delivery_id, attempted_at, status_code, latency_ms, error, response_body
-         from webhook_attempts where delivery_id = any($1) order by id`,
+         from webhook_delivery_attempts where delivery_id = any($1) order by attempted_at`,
       [deliveryIds],
     );
   },

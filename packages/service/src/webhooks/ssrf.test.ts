@@ -199,7 +199,7 @@ describe.each(STORES)("the delivery worker with the guard on (%s)", (store) => {
         status_code: number | null;
       }>(
         `select d.status, d.tries, a.error, a.status_code
-           from webhook_deliveries d join webhook_attempts a on a.delivery_id = d.id
+           from webhook_deliveries d join webhook_delivery_attempts a on a.delivery_id = d.id
           where d.message_id = $1`,
         [messageId],
       );

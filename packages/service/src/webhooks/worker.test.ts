@@ -109,6 +109,7 @@ describe.each(STORES)("delivery workers on %s", (store) => {
         {
           id: claimed!.id,
           tries: claimed!.tries,
+          keptAttempt: claimed!.kept_attempt,
           status: "failed",
           nextAttemptAt: null,
           attemptedAt: new Date(),

@@ -134,6 +134,7 @@ export class DeliveryWorker {
       id: delivery.id,
       endpointId: delivery.endpoint_id,
       tries: delivery.tries,
+      keptAttempt: delivery.kept_attempt,
       status: next.status,
       nextAttemptAt: next.nextAttemptAt,
       attemptedAt,
