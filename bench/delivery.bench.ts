@@ -2,9 +2,11 @@
  * Webhook delivery: the real DeliveryWorker draining a committed outbox into a receiver in its
  * own process, on PGlite and PostgreSQL, beside the ceiling of raw keep-alive POSTs of the same
  * body to the same receiver (`raw_http.reqs_per_s`); and commit → receipt latency at an offered
- * 1,000 msg/s on PostgreSQL, each message committed in its own transaction: from the worker's
- * process (SVC_ROLE=all, woken in-process) and from a producer process of its own (API processes
- * beside SVC_ROLE=worker processes, woken by NOTIFY).
+ * 1,000 msg/s on PostgreSQL, each message committed in its own transaction (its one enqueue
+ * statement, as the baseline's producer commits its one insert): from the worker's process
+ * (SVC_ROLE=all, woken in-process) and from a producer process of its own (API processes beside
+ * SVC_ROLE=worker processes, woken by NOTIFY); and once more in one process with each message in
+ * BEGIN … COMMIT (`_tx`: the two round trips an API request's own transaction adds).
  */
 import { fork, spawn } from "node:child_process";
 import path from "node:path";
@@ -124,14 +126,21 @@ const median = (xs: number[]) => {
  * Commits OFFERED_PER_SECOND messages a second, each in its own transaction, from this process,
  * on the store's pool (20 connections, warmed first as the producer process warms its own).
  */
-async function produceHere(db: Db, merchantId: string, url: string, signal: OutboxSignal) {
+async function produceHere(
+  db: Db,
+  merchantId: string,
+  url: string,
+  signal: OutboxSignal,
+  transaction = false,
+) {
   const job = {
     merchantId,
     url,
     body: BODY,
     perSecond: OFFERED_PER_SECOND,
     seconds: OFFERED_SECONDS,
-    parentPrefix: "sess_one_",
+    parentPrefix: transaction ? "sess_tx_" : "sess_one_",
+    transaction,
   };
   await warmUp(db, job, 20);
   return produce(db, signal, job);
@@ -233,6 +242,8 @@ interface PostgresRound {
   split: Latency;
   svcBusy: Latency;
   splitBusy: Latency;
+  /** One process, each message in BEGIN … COMMIT (as inside an API request's transaction). */
+  svcTx: Latency;
   baseline: Latency;
 }
 
@@ -308,6 +319,7 @@ async function postgresRound(
     const splitBusy = await withBusyCore(async () =>
       latencies(receiver, await produceElsewhere(store.url(db)!, merchantId, url)),
     );
+    const svcTx = await latencies(receiver, await produceHere(db, merchantId, url, signal, true));
     await worker.stop();
     await baseline.warmUp();
     const stopBaseline = baseline.start();
@@ -327,10 +339,11 @@ async function postgresRound(
       ["svc, producer process + NOTIFY", split],
       ["svc, one process, busy core", svcBusy],
       ["svc, producer process + NOTIFY, busy core", splitBusy],
+      ["svc, one process, each message in BEGIN … COMMIT", svcTx],
       ["baseline", base],
     ] as const)
       console.error(`  round ${round} at ${OFFERED_PER_SECOND}/s, ${label}: ${describe(l)}`);
-    return { svcDrain, baselineDrain, ceiling, svc, split, svcBusy, splitBusy, baseline: base };
+    return { svcDrain, baselineDrain, ceiling, svc, split, svcBusy, splitBusy, svcTx, baseline: base };
   } finally {
     await baseline.close();
     if (workerDb !== db) await workerDb.close();
@@ -406,6 +419,7 @@ function postgresResults(rounds: PostgresRound[]): BenchResult[] {
     ...latency("delivery.postgres", "_split", (r) => r.split, "≤ 50"),
     ...latency("delivery.postgres", "_busy_core", (r) => r.svcBusy, "≤ 50"),
     ...latency("delivery.postgres", "_split_busy_core", (r) => r.splitBusy, "≤ 50"),
+    ...latency("delivery.postgres", "_tx", (r) => r.svcTx),
     ...latency("baseline.outbox", "", (r) => r.baseline),
     { name: "delivery.postgres.rounds", value: rounds.length, unit: "rounds" },
   ];

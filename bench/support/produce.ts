@@ -1,11 +1,11 @@
 /**
  * The delivery bench's producer loop, shared by the one-process run and the producer process:
  * commits `perSecond` messages a second for `seconds`, each in its own transaction through
- * `enqueue()`, signalling each commit as the service does, and returns every message's send time
+ * `enqueue()` (its one statement committed on its own, or in `BEGIN … COMMIT`: `transaction`), signalling each commit as the service does, and returns every message's send time
  * (when the producer was due to send it: what an API request that writes a message waits from)
  * and commit time, wall clock ms.
  */
-import type { Db } from "../../packages/service/src/db/client.js";
+import type { Db, Queryable } from "../../packages/service/src/db/client.js";
 import { enqueue, type OutboxSignal } from "../../packages/service/src/webhooks/outbox.js";
 import { wallMs } from "./receiver.js";
 
@@ -17,12 +17,33 @@ export interface ProduceJob {
   seconds: number;
   /** Parent ids are `<prefix><n>`: one message per parent. */
   parentPrefix: string;
+  /**
+   * Each message in `BEGIN … COMMIT` (three round trips, as inside an API request's transaction)
+   * instead of its one statement committed on its own (as the baseline's producer commits its insert).
+   */
+  transaction?: boolean;
 }
 
 /** Per message: [id, sent at, committed at], wall clock ms. */
 export interface ProduceReport {
   commits: [string, number, number][];
   offeredSeconds: number;
+}
+
+/** The message for parent `<prefix><n>`, enqueued through `q`. */
+function enqueueFor(q: Queryable, job: ProduceJob, n: number | string) {
+  return enqueue(
+    q,
+    {
+      merchantId: job.merchantId,
+      kind: "operation",
+      eventType: "operation",
+      parentSessionId: `${job.parentPrefix}${n}`,
+      body: job.body,
+    },
+    [job.url],
+    { timeout_seconds: 15, retry_schedule_seconds: [5] },
+  );
 }
 
 /** Thrown to roll a warm-up transaction back. */
@@ -40,18 +61,7 @@ export async function warmUp(db: Db, job: ProduceJob, connections: number): Prom
     Array.from({ length: connections }, (_, n) =>
       db
         .tx(async (q) => {
-          await enqueue(
-            q,
-            {
-              merchantId: job.merchantId,
-              kind: "operation",
-              eventType: "operation",
-              parentSessionId: `${job.parentPrefix}warm_${n}`,
-              body: job.body,
-            },
-            [job.url],
-            { timeout_seconds: 15, retry_schedule_seconds: [5] },
-          );
+          await enqueueFor(q, job, `warm_${n}`);
           // Hold the connection until every warm-up has one, so each takes its own.
           await new Promise((r) => setTimeout(r, 50));
           throw WARM_UP;
@@ -75,25 +85,10 @@ export async function produce(db: Db, signal: OutboxSignal, job: ProduceJob): Pr
       const n = sent;
       const sentAt = wallMs();
       inserts.push(
-        db
-          .tx((q) =>
-            enqueue(
-              q,
-              {
-                merchantId: job.merchantId,
-                kind: "operation",
-                eventType: "operation",
-                parentSessionId: `${job.parentPrefix}${n}`,
-                body: job.body,
-              },
-              [job.url],
-              { timeout_seconds: 15, retry_schedule_seconds: [5] },
-            ),
-          )
-          .then((id) => {
-            commits.push([id!, sentAt, wallMs()]);
-            signal.committed();
-          }),
+        (job.transaction ? db.tx((q) => enqueueFor(q, job, n)) : enqueueFor(db, job, n)).then((id) => {
+          commits.push([id!, sentAt, wallMs()]);
+          signal.committed();
+        }),
       );
     }
     await new Promise((r) => setTimeout(r, 1));

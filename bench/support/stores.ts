@@ -2,12 +2,13 @@
 
 import { type Db, openPglite, openPostgres } from "../../packages/service/src/db/client.js";
 import { migrate } from "../../packages/service/src/db/migrate.js";
+import { WORKER_POOL_SIZE } from "../../packages/service/src/webhooks/worker.js";
 import { DURABILITY_SETTINGS, findPgBin, startPostgres } from "../../scripts/postgres.mjs";
 
 export interface BenchStore {
   kind: "pglite" | "postgres";
   open(): Promise<Db>;
-  /** A second handle on the same database (its own connection pool on PostgreSQL, as a worker process has). */
+  /** The delivery worker's handle on the same database (on PostgreSQL its own pool, as startService opens it). */
   reopen(db: Db): Promise<Db>;
   /** The connection URL of a PostgreSQL database opened here, for another process. */
   url(db: Db): string | undefined;
@@ -85,7 +86,8 @@ async function allStores(): Promise<BenchStore[]> {
         urls.set(db, url.toString());
         return db;
       },
-      reopen: async (db) => openPostgres(urls.get(db)!, 10),
+      // As startService opens the worker's: a pool of its own, commits not waiting for the flush.
+      reopen: async (db) => openPostgres(urls.get(db)!, WORKER_POOL_SIZE, { synchronousCommit: false }),
       url: (db) => urls.get(db),
       stop: () => {},
     });

@@ -7,13 +7,13 @@ import path from "node:path";
 import type { FastifyInstance } from "fastify";
 import { buildApp } from "./app.js";
 import type { ServiceConfig } from "./config.js";
-import { type Db, openDb } from "./db/client.js";
+import { type Db, openDb, openPostgres } from "./db/client.js";
 import { migrate } from "./db/migrate.js";
 import { settlesWithin } from "./lifecycle.js";
 import { createGatewayRegistry } from "./gateways/registry.js";
 import { createMetrics } from "./metrics/metrics.js";
 import { notifyWorkers, OutboxSignal } from "./webhooks/outbox.js";
-import { DeliveryWorker } from "./webhooks/worker.js";
+import { DeliveryWorker, WORKER_POOL_SIZE } from "./webhooks/worker.js";
 
 const EXPIRY_SWEEP_MS = 30_000; // how often open sessions past expiration_time become `expired`
 
@@ -38,6 +38,16 @@ export async function startService(
     options.db ??
     (await openDb({ databaseUrl: config.databaseUrl, dataDir: path.join(config.dataDir, "pgdata") }));
   await migrate(db);
+  // On a PostgreSQL the service opened itself, the worker has a pool of its own whose commits do
+  // not wait for their WAL flush: its claims and outcomes are at-least-once bookkeeping (a server
+  // crash can only make it send a delivery again), and waiting on the disk for them put every
+  // claim's flush on the path of every message, in the queue with the producers' flushes.
+  const workerDb =
+    config.role === "api"
+      ? undefined
+      : db.kind === "postgres" && !options.db && config.databaseUrl
+        ? await openPostgres(config.databaseUrl, WORKER_POOL_SIZE, { synchronousCommit: false })
+        : db;
   const gateways = createGatewayRegistry({
     sandboxBaseUrl: config.gatewayUrl,
     timeoutMs: config.gatewayTimeoutMs,
@@ -57,20 +67,20 @@ export async function startService(
     // A port in use (or any listen failure) must not leave the app, its pools or the store open.
     await app.close();
     await gateways.close();
+    if (workerDb && workerDb !== db) await workerDb.close();
     if (!options.db) await db.close();
     throw error;
   }
   // SVC_ROLE: api = HTTP only; worker = delivery (HTTP serves health and metrics); all = both.
   const worker =
-    config.role === "api"
-      ? undefined
-      : new DeliveryWorker(db, {
-          allowPrivate: config.webhookAllowPrivate,
-          fallbackPollMs: config.webhookPollMs,
-          metrics,
-          signal: outbox,
-          onError: (err) => app.log.warn({ err }, "webhook delivery worker error"),
-        });
+    workerDb &&
+    new DeliveryWorker(workerDb, {
+      allowPrivate: config.webhookAllowPrivate,
+      fallbackPollMs: config.webhookPollMs,
+      metrics,
+      signal: outbox,
+      onError: (err) => app.log.warn({ err }, "webhook delivery worker error"),
+    });
   await worker?.start();
   const sweep = setInterval(() => {
     app.services.checkout
@@ -120,6 +130,7 @@ export async function startService(
       clearInterval(reservationSweep);
       if (endpointSweep) clearInterval(endpointSweep);
       await worker?.stop();
+      if (workerDb && workerDb !== db) await workerDb.close();
       // Drain in-flight requests, but never wait forever on a stuck client or peer: after the
       // grace period the remaining sockets are cut, so a shutdown always completes.
       await settlesWithin(app.close(), SHUTDOWN_GRACE_MS);

@@ -1,7 +1,7 @@
 /** The PostgreSQL client's prepared statements: reused by name, and recovered after a schema change. */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { freshPostgresUrl, STORES } from "../../../../test/support/stores.js";
-import { type Db, openPostgres } from "./client.js";
+import { type Db, openPostgres, type Queryable } from "./client.js";
 
 describe.runIf(STORES.includes("postgres"))("prepared statements on postgres", () => {
   let url: string;
@@ -62,5 +62,25 @@ describe.runIf(STORES.includes("postgres"))("prepared statements on postgres", (
     release();
     await held;
     await unlisten();
+  });
+
+  it("a pool opened with synchronousCommit false commits without waiting for the WAL flush; the default pool leaves the server's setting", async () => {
+    const setting = async (q: Queryable) =>
+      (
+        await q.query<{ setting: string; source: string }>(
+          "select setting, source from pg_settings where name = 'synchronous_commit'",
+        )
+      )[0];
+    const worker = await openPostgres(url, 2, { synchronousCommit: false });
+    try {
+      // The test cluster itself runs with synchronous_commit off (a throwaway store), so the
+      // default pool is told apart by where its value comes from: not from the client.
+      expect((await setting(db))?.source).not.toBe("client");
+      // Every connection of the worker's pool, inside a transaction and out of one.
+      const expected = { setting: "off", source: "client" };
+      expect(await Promise.all([setting(worker), worker.tx(setting)])).toEqual([expected, expected]);
+    } finally {
+      await worker.close();
+    }
   });
 });

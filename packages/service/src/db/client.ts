@@ -99,7 +99,21 @@ function isStalePlan(error: unknown): boolean {
   return (error as { code?: string }).code === "0A000" && String(error).includes("cached plan");
 }
 
-export async function openPostgres(connectionString: string, poolSize = 10): Promise<Db> {
+export interface PostgresOptions {
+  /**
+   * `false`: this pool's commits do not wait for their WAL flush (`synchronous_commit = off`).
+   * For the delivery worker's pool only: a crash of the database server can lose its last
+   * fraction of a second of claims and outcomes — deliveries sent again, never a message lost —
+   * and never anything another pool committed (see docs/webhooks.md, Delivery).
+   */
+  synchronousCommit?: boolean;
+}
+
+export async function openPostgres(
+  connectionString: string,
+  poolSize = 10,
+  { synchronousCommit = true }: PostgresOptions = {},
+): Promise<Db> {
   const types = {
     getTypeParser: ((oid: number, format?: string) =>
       oid === INT8_OID
@@ -113,7 +127,7 @@ export async function openPostgres(connectionString: string, poolSize = 10): Pro
     connectionString,
     max: poolSize,
     types,
-    options: "-c plan_cache_mode=force_generic_plan",
+    options: `-c plan_cache_mode=force_generic_plan${synchronousCommit ? "" : " -c synchronous_commit=off"}`,
   });
   const prepared = new PreparedNames();
   // A dropped idle connection must not crash the process; the pool replaces it.

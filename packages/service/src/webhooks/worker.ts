@@ -22,6 +22,11 @@ const MIN_CLAIM = 100;
 const RECORD_BATCH = 500;
 /** Claims run concurrently on separate connections (SKIP LOCKED keeps them apart): a claim is a round trip plus a write. */
 const CLAIMERS = 2;
+/**
+ * Connections a worker uses at once: its claim loops, the outcome flush (one at a time) and its
+ * LISTEN, with two to spare — the size of the pool the service opens for it.
+ */
+export const WORKER_POOL_SIZE = CLAIMERS + 4;
 /** Outcomes finishing within this window are recorded in one transaction. */
 const FLUSH_DELAY_MS = 2;
 const STOP_GRACE_MS = 5_000;
