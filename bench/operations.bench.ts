@@ -59,6 +59,8 @@ export default async function operationsBench(): Promise<BenchResult[]> {
           adminToken: ADMIN_TOKEN,
           logLevel: "silent",
           webhookAllowPrivate: true,
+          // On PostgreSQL, the service opens its worker's own pool from the URL, as in production.
+          ...(store.url(db) ? { databaseUrl: store.url(db) } : {}),
           // One key at benchmark speed: limits high enough never to refuse, but still counted.
           rateLimits: { windowSeconds: 10, perAddress: 1e9, perCredential: 1e9, authFailures: 1e9 },
         },

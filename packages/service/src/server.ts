@@ -38,14 +38,14 @@ export async function startService(
     options.db ??
     (await openDb({ databaseUrl: config.databaseUrl, dataDir: path.join(config.dataDir, "pgdata") }));
   await migrate(db);
-  // On a PostgreSQL the service opened itself, the worker has a pool of its own whose commits do
+  // On PostgreSQL (SVC_DATABASE_URL), the worker has a pool of its own whose commits do
   // not wait for their WAL flush: its claims and outcomes are at-least-once bookkeeping (a server
   // crash can only make it send a delivery again), and waiting on the disk for them put every
   // claim's flush on the path of every message, in the queue with the producers' flushes.
   const workerDb =
     config.role === "api"
       ? undefined
-      : db.kind === "postgres" && !options.db && config.databaseUrl
+      : db.kind === "postgres" && config.databaseUrl
         ? await openPostgres(config.databaseUrl, WORKER_POOL_SIZE, { synchronousCommit: false })
         : db;
   const gateways = createGatewayRegistry({

@@ -78,11 +78,15 @@ export class DeliveryWorker {
     this.wake();
   }
 
-  /** Claims due deliveries now (coalesced: a wake while all claimers are busy causes one more round). */
+  /**
+   * Claims due deliveries now. Coalesced: a wake while a claim runs makes its loop claim once more
+   * when it ends; a second claimer joins only when a claim came back full (a backlog). Starting one
+   * per wake made each claim take a row or two at 1,000 commits/s.
+   */
   readonly wake = (): void => {
     if (this.stopped) return;
     this.again = true;
-    if (this.claimers < CLAIMERS) void this.claimLoop();
+    if (this.claimers === 0) void this.claimLoop();
   };
 
   private async claimLoop(): Promise<void> {
