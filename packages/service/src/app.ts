@@ -207,13 +207,14 @@ export async function buildApp(config: ServiceConfig, deps: AppDeps): Promise<Fa
     applyGatewayOperation: gatewayOperations.gatewayOperation,
   });
   const discrepancies = createDiscrepanciesService(deps.db, { now });
-  const webhookSettings = createSettingsService(deps.db, { now });
+  const webhookSettings = createSettingsService(deps.db, { now, allowPrivate: config.webhookAllowPrivate });
   const messages = createMessagesService(deps.db, { outbox });
   const endpoints = createEndpointsService(deps.db, {
     outbox,
     now,
     disableAfterMs: config.webhookDisableAfterSeconds * 1000,
     onDisabled: (count) => metrics.recordEndpointsDisabled(count),
+    allowPrivate: config.webhookAllowPrivate,
   });
 
   app.get("/healthz", { schema: { hide: true } }, async () => ({ status: "ok" }));

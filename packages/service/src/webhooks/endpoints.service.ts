@@ -172,12 +172,16 @@ function seedViews(
 }
 
 /** Checks what a create (`full`) or a change gives; throws one 422 naming every bad field. */
-function validate(input: EndpointInput, full: boolean): EndpointChange & { enabled?: boolean } {
+function validate(
+  input: EndpointInput,
+  full: boolean,
+  allowPrivate: boolean,
+): EndpointChange & { enabled?: boolean } {
   const errors = new FieldErrors();
   const out: EndpointChange & { enabled?: boolean } = {};
   if (input.url !== undefined || full) {
     const problem = input.url
-      ? urlProblem(input.url)
+      ? urlProblem(input.url, allowPrivate)
       : "is required: the URL svc sends this endpoint's webhooks to";
     if (problem) errors.add("url", problem);
     else out.url = input.url;
@@ -265,6 +269,8 @@ export function createEndpointsService(
     disableAfterMs: number;
     /** Counts endpoints disabled for failing (the metric). */
     onDisabled?: (count: number) => void;
+    /** SVC_WEBHOOK_ALLOW_PRIVATE: whether a URL may name a private address (see urlProblem). */
+    allowPrivate: boolean;
   },
 ) {
   async function find(q: Queryable, merchantId: string, id: string, lock = false): Promise<EndpointRow> {
@@ -332,7 +338,11 @@ export function createEndpointsService(
      * needs no URL; it counts towards the merchant's endpoints until the CLI deletes it.
      */
     async createCli(merchantId: string, eventTypes: string[] | undefined): Promise<EndpointView> {
-      const valid = validate({ ...(eventTypes ? { event_types: eventTypes } : {}) }, false);
+      const valid = validate(
+        { ...(eventTypes ? { event_types: eventTypes } : {}) },
+        false,
+        deps.allowPrivate,
+      );
       return db.tx(async (q) => {
         await q.query("select id from merchants where id = $1 for update", [merchantId]);
         if ((await endpointsRepo.count(q, merchantId)) >= MAX_ENDPOINTS)
@@ -363,7 +373,7 @@ export function createEndpointsService(
       input: EndpointInput,
       kind: "endpoint" | "cli" = "endpoint",
     ): Promise<EndpointView> {
-      const valid = validate(input, true);
+      const valid = validate(input, true, deps.allowPrivate);
       return db.tx(async (q) => {
         // One merchant's creates take turns (the merchant row), so the limit and the URL check hold.
         await q.query("select id from merchants where id = $1 for update", [merchantId]);
@@ -403,7 +413,7 @@ export function createEndpointsService(
       id: string,
       input: EndpointInput,
     ): Promise<EndpointView & { missed?: { since: string; failed: number } }> {
-      const valid = validate(input, false);
+      const valid = validate(input, false, deps.allowPrivate);
       const result = await db.tx(async (q) => {
         const current = await find(q, merchantId, id, true);
         if (

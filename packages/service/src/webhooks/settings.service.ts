@@ -1,19 +1,27 @@
 /**
  * Webhook settings: the general configuration, the payment webhook plugin per transaction type,
- * and the signing secret's rotation. URLs are checked for syntax only (http/https); whether an
- * address may be reached is decided at connect time by the SSRF guard, where DNS answers are known.
+ * and the signing secret's rotation. URLs are checked for syntax (http/https) and, unless private
+ * addresses are allowed, for a host that is plainly private (an IP literal in a blocked range, or
+ * `localhost`); a name's addresses are judged at connect time by the SSRF guard, where the DNS
+ * answers are known.
  */
 import { newId, type TransactionType } from "@svc/protocol";
 import type { Db } from "../db/client.js";
 import { FieldErrors } from "../http/problem.js";
 import { MAX_RETRIES, MAX_RETRY_DELAY_SECONDS } from "./retry-policy.js";
+import { blockedReason } from "./ssrf.js";
 import { newWebhookSecret } from "./secrets.js";
 import { type PluginConfig, SECRET_OVERLAP_MS, settingsRepo, type WebhookConfig } from "./settings.repo.js";
 
 export type ConfigInput = Partial<WebhookConfig>;
 
-/** Checks a destination URL; returns a message for the merchant, or undefined when it is fine. */
-export function urlProblem(value: string): string | undefined {
+/**
+ * Checks a destination URL; returns a message for the merchant, or undefined when it is fine.
+ * `allowPrivate` is SVC_WEBHOOK_ALLOW_PRIVATE: without it a loopback, private or link-local host
+ * written in the URL is refused here, when the merchant can fix it, instead of failing every
+ * delivery later.
+ */
+export function urlProblem(value: string, allowPrivate: boolean): string | undefined {
   let url: URL;
   try {
     url = new URL(value);
@@ -24,10 +32,16 @@ export function urlProblem(value: string): string | undefined {
   if (url.username || url.password)
     return "must not carry credentials; authenticate the webhook by its signature";
   if (url.hash) return "must not have a #fragment";
+  if (!allowPrivate) {
+    const host = url.hostname.replace(/^\[|\]$/g, "");
+    const reason = /^localhost$|\.localhost$/i.test(host) ? "loopback" : blockedReason(host);
+    if (reason && reason !== "not an IP address")
+      return `points to ${host}, a ${reason} address: svc sends webhooks to public addresses only. To receive them on your machine, run \`svc listen\` (it forwards them to localhost)`;
+  }
   return undefined;
 }
 
-export function createSettingsService(db: Db, deps: { now: () => Date }) {
+export function createSettingsService(db: Db, deps: { now: () => Date; allowPrivate: boolean }) {
   return {
     config: (merchantId: string) => settingsRepo.config(db, merchantId),
 
@@ -36,7 +50,7 @@ export function createSettingsService(db: Db, deps: { now: () => Date }) {
       const errors = new FieldErrors();
       const url = input.operations_webhook_url;
       if (url) {
-        const problem = urlProblem(url);
+        const problem = urlProblem(url, deps.allowPrivate);
         if (problem) errors.add("operations_webhook_url", problem);
       }
       const schedule = input.retry_schedule_seconds;
@@ -75,7 +89,7 @@ export function createSettingsService(db: Db, deps: { now: () => Date }) {
       input: { webhook_url?: string | null; enabled?: boolean },
     ): Promise<PluginConfig> {
       if (input.webhook_url) {
-        const problem = urlProblem(input.webhook_url);
+        const problem = urlProblem(input.webhook_url, deps.allowPrivate);
         if (problem) {
           const errors = new FieldErrors();
           errors.add("webhook_url", problem);

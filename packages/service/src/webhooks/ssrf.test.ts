@@ -259,12 +259,55 @@ describe("a service with SVC_WEBHOOK_ALLOW_PRIVATE off", () => {
     await receiver.close();
   });
 
-  it("records a clear error on the attempt for a loopback destination", async () => {
-    await configureWebhooks(stack, m, {
-      operations_webhook_url: `${receiver.url}/hook`,
-      notify_api_initiated: true,
-      retry_schedule_seconds: [3600],
+  it("refuses a private address written in a URL when it is saved, with what to do instead", async () => {
+    const auth = apiKey(m.privateKey);
+    const refused = [
+      [
+        "PUT",
+        "/v1/webhooks/config",
+        "operations_webhook_url",
+        `${receiver.url}/hook`,
+        "127.0.0.1, a loopback",
+      ],
+      ["PUT", "/v1/webhooks/plugins/e_commerce", "webhook_url", "http://[::1]:8080/hook", "::1, a loopback"],
+      ["POST", "/v1/webhooks/endpoints", "url", "https://10.1.2.3/hook", "10.1.2.3, a private"],
+      ["POST", "/v1/webhooks/endpoints", "url", "http://localhost:3000/hook", "localhost, a loopback"],
+      [
+        "POST",
+        "/v1/webhooks/endpoints",
+        "url",
+        "http://169.254.169.254/latest",
+        "169.254.169.254, a link-local",
+      ],
+    ] as const;
+    for (const [method, path, field, url, named] of refused) {
+      const r = await api(stack, method, path, { auth, body: { [field]: url } });
+      expect(r.status, `${method} ${path} ${url}`).toBe(422);
+      expect(JSON.stringify(r.json)).toContain(`points to ${named} address`);
+      expect(JSON.stringify(r.json)).toContain("svc listen");
+    }
+    // A public address and a name (judged by the guard at connect time, when DNS answers) are saved.
+    const ok = await api(stack, "POST", "/v1/webhooks/endpoints", {
+      auth,
+      body: { url: "https://93.184.215.14/hook" },
     });
+    expect(ok.status).toBe(201);
+    const named = await api(stack, "POST", "/v1/webhooks/endpoints", {
+      auth,
+      body: { url: "https://hooks.example.com/svc" },
+    });
+    expect(named.status).toBe(201);
+    for (const e of [ok.json, named.json])
+      expect((await api(stack, "DELETE", `/v1/webhooks/endpoints/${e.id}`, { auth })).status).toBe(204);
+  });
+
+  it("records a clear error on the attempt for a loopback destination", async () => {
+    // Saved while the operator allowed private addresses, then turned them off: refused at connect time.
+    await configureWebhooks(stack, m, { notify_api_initiated: true, retry_schedule_seconds: [3600] });
+    await stack.db.query("update webhook_configs set operations_webhook_url = $2 where merchant_id = $1", [
+      m.id,
+      `${receiver.url}/hook`,
+    ]);
     const parent = await paidParent(stack, m);
     const r = await api(stack, "POST", "/v1/operations", {
       auth: apiKey(m.privateKey),
