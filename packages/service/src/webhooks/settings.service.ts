@@ -36,7 +36,7 @@ export function urlProblem(value: string, allowPrivate: boolean): string | undef
     const host = url.hostname.replace(/^\[|\]$/g, "");
     const reason = /^localhost$|\.localhost$/i.test(host) ? "loopback" : blockedReason(host);
     if (reason && reason !== "not an IP address")
-      return `points to ${host}, a ${reason} address: svc sends webhooks to public addresses only. To receive them on your machine, run \`svc listen\` (it forwards them to localhost)`;
+      return `points to ${host}, a ${reason} address: svc sends webhooks to public addresses only. To receive them on your machine, run "svc listen", which forwards them to localhost`;
   }
   return undefined;
 }
