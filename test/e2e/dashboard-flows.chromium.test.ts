@@ -241,6 +241,19 @@ describe("merchant dashboard in Chromium", () => {
     }
   });
 
+  it("a refused form moves the focus to its list of problems", async () => {
+    await page.goto(`${stack.url}/dashboard/webhooks/endpoints/new`);
+    await page.getByLabel("URL", { exact: true }).focus();
+    await page.keyboard.type("ftp://shop.example/hooks");
+    await submit();
+    const focused = await page.evaluate(() => ({
+      summary: document.activeElement?.hasAttribute("data-error-summary"),
+      text: document.activeElement?.textContent,
+    }));
+    expect(focused.summary).toBe(true);
+    expect(focused.text).toContain("URL: must start with https:// or http://");
+  });
+
   it("refuses CSRF-less and cross-site POSTs", async () => {
     const parent = await paidParent(stack, demo, "sandbox", { amount: "2.000" });
     await page.goto(`${stack.url}/dashboard/payments/${parent.session_id}`);

@@ -102,6 +102,7 @@ export const DASHBOARD_FAVICON = `<svg xmlns="http://www.w3.org/2000/svg" viewBo
  * 1. Disables a form's submit button once it is sent (no double refund by a double click).
  * 2. Adds a "Copy" button beside [data-copy] values.
  * 3. Refreshes a [data-poll] region (queued operations) until nothing in it is pending.
+ * 4. Moves the focus to a refused form's error summary ([data-error-summary]).
  */
 export const DASHBOARD_JS = `"use strict";
 document.addEventListener("submit", function (e) {
@@ -130,4 +131,6 @@ function poll(region) {
   }, 2000);
 }
 document.querySelectorAll("[data-poll]").forEach(poll);
+var summary = document.querySelector("[data-error-summary]");
+if (summary) summary.focus();
 `;

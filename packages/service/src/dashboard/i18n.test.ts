@@ -95,7 +95,9 @@ describe.each(STORES)("dashboard languages on %s", (store) => {
       event_all: "on",
     });
     expect(refused.status).toBe(422);
-    expect(refused.text).toMatch(/<div lang="en" dir="ltr"><div class="notice error" role="alert">/);
+    expect(refused.text).toMatch(
+      /<div class="notice error" role="alert" tabindex="-1" data-error-summary="true"><h2>هناك مشكلة<\/h2><ul lang="en" dir="ltr"><li>URL: /,
+    );
     expect(refused.text).toMatch(/<p class="field-error" id="f-url-error" lang="en" dir="ltr">URL: /);
     // A malformed header line is the page's own refusal: in Arabic, not marked.
     const badHeader = await client.post("/dashboard/webhooks/endpoints", {

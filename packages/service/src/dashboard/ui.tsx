@@ -258,19 +258,26 @@ export function Checkbox(o: {
   );
 }
 
-/** An error summary at the top of a form, announced by screen readers and listing each problem. */
+/**
+ * An error summary at the top of a form, announced by screen readers and listing each problem.
+ * The dashboard's script moves the focus to it when the page loads, so a keyboard or screen
+ * reader user who sent the form starts at the list of what to fix (not at the top of the page).
+ */
 export function ErrorSummary({
   messages: list,
   heading,
+  messagesLang,
 }: {
   messages: string[];
   heading: string;
+  /** "en" when the messages are the service's English on a page in another language (the heading is the page's). */
+  messagesLang?: "en" | undefined;
 }): VNode | null {
   if (list.length === 0) return null;
   return (
-    <div class="notice error" role="alert">
+    <div class="notice error" role="alert" tabIndex={-1} data-error-summary>
       <h2>{heading}</h2>
-      <ul>
+      <ul lang={messagesLang} dir={messagesLang ? "ltr" : undefined}>
         {list.map((m) => (
           <li>{m}</li>
         ))}

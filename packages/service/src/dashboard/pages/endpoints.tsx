@@ -393,20 +393,20 @@ async function formPage(
       .join("\n");
   const englishErrors = shown.english && lang === "ar";
   const errorLang = englishErrors ? ("en" as const) : undefined;
-  const summary = <ErrorSummary heading={messages(lang).there_is_a_problem} messages={Object.values(e)} />;
+  const summary = (
+    <ErrorSummary
+      heading={messages(lang).there_is_a_problem}
+      messages={Object.values(e)}
+      messagesLang={errorLang}
+    />
+  );
   return render(
     ctx,
     request,
     reply,
     { title: endpoint ? w.title_one : w.title_new, current: "webhooks", translated: true },
     <>
-      {englishErrors ? (
-        <div lang="en" dir="ltr">
-          {summary}
-        </div>
-      ) : (
-        summary
-      )}
+      {summary}
       <p>
         <a href={BASE}>{w.all_endpoints}</a>
       </p>

@@ -105,19 +105,11 @@ function formPage(
     reply,
     { title: w.title, current: "paymentRequest", translated: true },
     <>
-      {english ? (
-        <div lang="en" dir="ltr">
-          <ErrorSummary
-            heading={messages(lang).there_is_a_problem}
-            messages={state.summary.map((s) => s.text)}
-          />
-        </div>
-      ) : (
-        <ErrorSummary
-          heading={messages(lang).there_is_a_problem}
-          messages={state.summary.map((s) => s.text)}
-        />
-      )}
+      <ErrorSummary
+        heading={messages(lang).there_is_a_problem}
+        messages={state.summary.map((s) => s.text)}
+        messagesLang={english ? "en" : undefined}
+      />
       {gateways.length === 0 && (
         <div class="notice error" role="alert">
           <p>{w.no_gateways}</p>
