@@ -254,6 +254,18 @@ describe("merchant dashboard in Chromium", () => {
     expect(focused.text).toContain("URL: must start with https:// or http://");
   });
 
+  it("the Copy buttons speak the page's language", async () => {
+    // The delivery log holds the messages of the tests above; each payload has a Copy button.
+    const labels = async (lang: string) => {
+      await page.goto(`${stack.url}/dashboard/deliveries?lang=${lang}`);
+      const button = page.locator("pre[data-copy] + button").first();
+      return { text: await button.textContent(), label: await button.getAttribute("aria-label") };
+    };
+    expect(await labels("en")).toEqual({ text: "Copy", label: "Copy payload" });
+    expect(await labels("ar")).toEqual({ text: "نسخ", label: "نسخ المحتوى" });
+    await page.goto(`${stack.url}/dashboard/deliveries?lang=en`);
+  });
+
   it("refuses CSRF-less and cross-site POSTs", async () => {
     const parent = await paidParent(stack, demo, "sandbox", { amount: "2.000" });
     await page.goto(`${stack.url}/dashboard/payments/${parent.session_id}`);

@@ -100,7 +100,7 @@ export const DASHBOARD_FAVICON = `<svg xmlns="http://www.w3.org/2000/svg" viewBo
 
 /**
  * 1. Disables a form's submit button once it is sent (no double refund by a double click).
- * 2. Adds a "Copy" button beside [data-copy] values.
+ * 2. Adds a "Copy" button beside [data-copy] values (in the page's language: the body's words).
  * 3. Refreshes a [data-poll] region (queued operations) until nothing in it is pending.
  * 4. Moves the focus to a refused form's error summary ([data-error-summary]).
  */
@@ -109,13 +109,15 @@ document.addEventListener("submit", function (e) {
   var button = e.target.querySelector("button[type=submit]");
   if (button) setTimeout(function () { button.disabled = true; }, 0);
 });
+var copyWord = document.body.getAttribute("data-copy-word") || "Copy";
+var copiedWord = document.body.getAttribute("data-copied-word") || "Copied";
 document.querySelectorAll("[data-copy]").forEach(function (el) {
   if (!navigator.clipboard) return;
   var b = document.createElement("button");
-  b.type = "button"; b.className = "secondary"; b.textContent = "Copy";
-  b.setAttribute("aria-label", "Copy " + (el.getAttribute("data-copy") || "value"));
+  b.type = "button"; b.className = "secondary"; b.textContent = copyWord;
+  b.setAttribute("aria-label", copyWord + " " + (el.getAttribute("data-copy") || ""));
   b.addEventListener("click", function () {
-    navigator.clipboard.writeText(el.textContent.trim()).then(function () { b.textContent = "Copied"; });
+    navigator.clipboard.writeText(el.textContent.trim()).then(function () { b.textContent = copiedWord; });
   });
   el.insertAdjacentElement("afterend", b);
 });

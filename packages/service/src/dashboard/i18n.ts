@@ -31,6 +31,8 @@ const EN = {
   title_suffix: "svc dashboard",
   language_switch: "العربية",
   there_is_a_problem: "There is a problem",
+  copy: "Copy",
+  copied: "Copied",
   none: "—",
   // Error pages
   not_found: "Not found",
@@ -93,6 +95,8 @@ const AR: Messages = {
   title_suffix: "لوحة تحكم svc",
   language_switch: "English",
   there_is_a_problem: "هناك مشكلة",
+  copy: "نسخ",
+  copied: "تم النسخ",
   none: "—",
   not_found: "غير موجود",
   no_page: "لا توجد صفحة هنا.",

@@ -88,7 +88,7 @@ export function Layout({ frame, children }: { frame: PageFrame; children?: Compo
         <link rel="stylesheet" href="/dashboard/assets/dashboard.css" />
         <script src="/dashboard/assets/dashboard.js" defer />
       </head>
-      <body>
+      <body data-copy-word={t.copy} data-copied-word={t.copied}>
         <a class="skip" href="#main">
           {t.skip}
         </a>

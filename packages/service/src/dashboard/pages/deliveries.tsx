@@ -56,6 +56,7 @@ const WORDS = {
     reference: "Reference",
     initiator: "Initiator",
     payload: "Payload",
+    payload_copy: "payload",
     urls_changed: "Your webhook URLs changed since: it was sent to {urls}.",
     filters: "Filters",
     filters_on: "Filters (on)",
@@ -117,6 +118,7 @@ const WORDS = {
     reference: "المرجع",
     initiator: "المنفِّذ",
     payload: "المحتوى",
+    payload_copy: "المحتوى",
     urls_changed: "تغيّرت عناوين الويب هوك منذ ذلك الحين: أُرسلت إلى {urls}.",
     filters: "التصفية",
     filters_on: "التصفية (مفعّلة)",
@@ -338,7 +340,7 @@ function MessageSection({
       })}
       <details class="payload">
         <summary>{w.payload}</summary>
-        <pre class="json" id={`payload-${m.id}`} data-copy="payload" dir="ltr">
+        <pre class="json" id={`payload-${m.id}`} data-copy={w.payload_copy} dir="ltr">
           {JSON.stringify(payload, null, 2)}
         </pre>
       </details>

@@ -22,6 +22,7 @@ const WORDS = {
     private: "private",
     public: "public",
     new_key: "Your new {kind} key",
+    new_key_copy: "new key",
     new_key_hint: "Copy it now: it is stored only as a hash and is not shown again.",
     create: "Create a key",
     kind: "Kind",
@@ -56,6 +57,7 @@ const WORDS = {
     private: "الخاص",
     public: "العام",
     new_key: "مفتاحك {kind} الجديد",
+    new_key_copy: "المفتاح الجديد",
     new_key_hint: "انسخه الآن: يُحفظ بصيغة مُجزَّأة (hash) فقط ولن يظهر مرة أخرى.",
     create: "إنشاء مفتاح",
     kind: "النوع",
@@ -111,7 +113,7 @@ async function keysPage(
           <h2 id="new-h">{format(w.new_key, { kind: kindOf(w, created.kind) })}</h2>
           <p>{w.new_key_hint}</p>
           <p class="actions">
-            <code class="secret" id="new-key" data-copy="new key" dir="ltr">
+            <code class="secret" id="new-key" data-copy={w.new_key_copy} dir="ltr">
               {created.key}
             </code>
           </p>

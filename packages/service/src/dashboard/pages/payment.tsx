@@ -50,6 +50,7 @@ const WORDS = {
     capturable: "Still capturable",
     refundable: "Still refundable",
     checkout_link: "Checkout link",
+    checkout_link_copy: "checkout link",
     checkout_link_hint: "Send this link to the customer to pay:",
     discrepancy_one: "The gateway reported an operation that breaks the money rules",
     discrepancy_many: "The gateway reported operations that break the money rules",
@@ -113,6 +114,7 @@ const WORDS = {
     capturable: "المتبقي للتحصيل",
     refundable: "المتبقي للاسترداد",
     checkout_link: "رابط الدفع",
+    checkout_link_copy: "رابط الدفع",
     checkout_link_hint: "أرسل هذا الرابط إلى العميل ليدفع:",
     discrepancy_one: "أبلغت البوابة عن عملية تخالف قواعد المبالغ",
     discrepancy_many: "أبلغت البوابة عن عمليات تخالف قواعد المبالغ",
@@ -250,7 +252,7 @@ function Details({
           <h2 id="link-h">{w.checkout_link}</h2>
           <p>{w.checkout_link_hint}</p>
           <p class="actions">
-            <a class="mono" id="checkout-link" data-copy="checkout link" href={checkoutUrl} dir="ltr">
+            <a class="mono" id="checkout-link" data-copy={w.checkout_link_copy} href={checkoutUrl} dir="ltr">
               {checkoutUrl}
             </a>
           </p>

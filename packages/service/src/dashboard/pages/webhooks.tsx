@@ -44,6 +44,7 @@ const WORDS = {
     plugin_url: "{Type} webhook URL",
     plugin_save: "Save {type} plugin",
     secret: "Signing secret",
+    secret_copy: "signing secret",
     rotated: "New signing secret (the previous one keeps signing until {until}):",
     in_use: "Signing secrets in use, newest first:",
     reveal: "Reveal signing secret",
@@ -87,6 +88,7 @@ const WORDS = {
     plugin_url: "عنوان ويب هوك {Type}",
     plugin_save: "حفظ إضافة {type}",
     secret: "السر الموقِّع",
+    secret_copy: "السر الموقِّع",
     rotated: "السر الموقِّع الجديد (يبقى السابق يوقّع حتى {until}):",
     in_use: "الأسرار الموقِّعة المستخدمة، الأحدث أولاً:",
     reveal: "كشف السر الموقِّع",
@@ -230,7 +232,7 @@ async function settingsPage(
           <div class="notice success" role="status">
             <p>{format(w.rotated, { until: isolate(lang, shown.rotated.previous_secret_expires_at) })}</p>
             <p class="actions">
-              <code class="secret" id="secret" data-copy="signing secret" dir="ltr">
+              <code class="secret" id="secret" data-copy={w.secret_copy} dir="ltr">
                 {shown.rotated.secret}
               </code>
             </p>
@@ -240,7 +242,7 @@ async function settingsPage(
             <p>{w.in_use}</p>
             {shown.secrets.map((secret, i) => (
               <p class="actions">
-                <code class="secret" id={`secret-${i}`} data-copy="signing secret" dir="ltr">
+                <code class="secret" id={`secret-${i}`} data-copy={w.secret_copy} dir="ltr">
                   {secret}
                 </code>
               </p>
