@@ -131,4 +131,36 @@ describe.each(STORES)("dashboard webhook endpoints on %s", (store) => {
     expect(done.status).toBe(303);
     expect((await client.get(`/dashboard/webhooks/endpoints/${id}`)).status).toBe(404);
   });
+  it("a svc listen endpoint is shown as what it is: no URL to edit, its other fields still change", async () => {
+    const started = await api(stack, "POST", "/v1/webhooks/listen", {
+      auth: apiKey(m.privateKey),
+      body: {},
+    });
+    expect(started.status).toBe(201);
+    const id = started.json.endpoint.id as string;
+    const list = await client.get("/dashboard/webhooks/endpoints");
+    expect(list.text).toContain("No URL: streamed to the CLI while it runs");
+    expect(list.text).not.toContain("svc-cli://");
+    const page = await client.get(`/dashboard/webhooks/endpoints/${id}`);
+    expect(page.text).toContain("Opened by svc listen");
+    expect(page.text).not.toContain('name="url"');
+    // The form without a URL changes what it shows.
+    const changed = await client.post(`/dashboard/webhooks/endpoints/${id}`, {
+      description: "Ada laptop",
+      event_all: "on",
+      enabled: "on",
+    });
+    expect(changed.status).toBe(303);
+    expect((await client.get(changed.location!)).text).toContain("Ada laptop");
+    // Through the API a URL is refused, in words that say why.
+    const patched = await api(stack, "PATCH", `/v1/webhooks/endpoints/${id}`, {
+      auth: apiKey(m.privateKey),
+      body: { url: "https://shop.example/hook" },
+    });
+    expect(patched.status).toBe(422);
+    expect(JSON.stringify(patched.json)).toContain("belongs to svc listen");
+    expect(
+      (await api(stack, "DELETE", `/v1/webhooks/endpoints/${id}`, { auth: apiKey(m.privateKey) })).status,
+    ).toBe(204);
+  });
 });

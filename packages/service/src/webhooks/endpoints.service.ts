@@ -416,6 +416,14 @@ export function createEndpointsService(
       const valid = validate(input, false, deps.allowPrivate);
       const result = await db.tx(async (q) => {
         const current = await find(q, merchantId, id, true);
+        if (current.kind === "cli" && valid.url !== undefined) {
+          const errors = new FieldErrors();
+          errors.add(
+            "url",
+            "cannot be set: this endpoint belongs to svc listen, which streams its webhooks to the CLI; add an endpoint of your own for a URL",
+          );
+          errors.throwIfAny();
+        }
         if (
           valid.url &&
           valid.url !== current.url &&

@@ -64,6 +64,9 @@ const WORDS = {
     failing: "failing",
     all_endpoints: "All endpoints",
     url: "URL",
+    cli_hint:
+      "Opened by svc listen: it streams this endpoint's webhooks to a developer's machine while the CLI runs, and deletes the endpoint when it stops. It has no URL of its own.",
+    cli_short: "No URL: streamed to the CLI while it runs",
     description: "Description (optional)",
     event_all: "All events, including ones added later",
     headers: "Custom headers",
@@ -139,6 +142,9 @@ const WORDS = {
     failing: "فاشلة",
     all_endpoints: "كل النقاط",
     url: "العنوان",
+    cli_hint:
+      "فتحها svc listen: يمرّر ويب هوك هذه النقطة إلى جهاز مطوّر ما دام يعمل، ويحذفها حين يتوقف. ليس لها عنوان خاص بها.",
+    cli_short: "بلا عنوان: تُمرَّر إلى أداة سطر الأوامر ما دامت تعمل",
     description: "الوصف (اختياري)",
     event_all: "كل الأحداث، ومنها ما يُضاف لاحقًا",
     headers: "ترويسات مخصصة",
@@ -255,7 +261,8 @@ function inputOf(
   const all = form.event_all === "on";
   return {
     input: {
-      url: (form.url ?? "").trim(),
+      // A svc listen endpoint's form has no URL field: absent is "unchanged", not empty.
+      ...(form.url === undefined && editing ? {} : { url: (form.url ?? "").trim() }),
       description: (form.description ?? "").trim(),
       event_types: all ? ["*"] : SUBSCRIBABLE.filter((t) => form[`event_${t}`] === "on"),
       headers: parsed.headers,
@@ -326,7 +333,11 @@ async function listPage(ctx: DashboardContext, request: FastifyRequest, reply: F
                           <bdi>{title}</bdi>
                         </a>
                         <br />
-                        <code class="url">{e.url}</code>
+                        {e.kind === "cli" ? (
+                          <span class="hint">{w.cli_short}</span>
+                        ) : (
+                          <code class="url">{e.url}</code>
+                        )}
                       </>
                     ) : (
                       <a href={href}>
@@ -411,20 +422,24 @@ async function formPage(
         <a href={BASE}>{w.all_endpoints}</a>
       </p>
       <PostForm action={endpoint ? `${BASE}/${endpoint.id}` : BASE} csrf={session.csrfToken}>
-        <Field
-          name="url"
-          label={w.url}
-          type="url"
-          value={v?.url ?? endpoint?.url ?? ""}
-          error={e.url}
-          errorLang={errorLang}
-          input={{
-            class: "wide",
-            required: true,
-            placeholder: "https://shop.example.com/webhooks/svc",
-            dir: "ltr",
-          }}
-        />
+        {endpoint?.kind === "cli" ? (
+          <p class="hint">{w.cli_hint}</p>
+        ) : (
+          <Field
+            name="url"
+            label={w.url}
+            type="url"
+            value={v?.url ?? endpoint?.url ?? ""}
+            error={e.url}
+            errorLang={errorLang}
+            input={{
+              class: "wide",
+              required: true,
+              placeholder: "https://shop.example.com/webhooks/svc",
+              dir: "ltr",
+            }}
+          />
+        )}
         <Field
           name="description"
           label={w.description}
