@@ -9,7 +9,7 @@ import { newId, type TransactionType } from "@svc/protocol";
 import type { Db } from "../db/client.js";
 import { FieldErrors } from "../http/problem.js";
 import { MAX_RETRIES, MAX_RETRY_DELAY_SECONDS } from "./retry-policy.js";
-import { blockedReason } from "./ssrf.js";
+import { blockedLiteral } from "./ssrf.js";
 import { newWebhookSecret } from "./secrets.js";
 import { type PluginConfig, SECRET_OVERLAP_MS, settingsRepo, type WebhookConfig } from "./settings.repo.js";
 
@@ -33,10 +33,14 @@ export function urlProblem(value: string, allowPrivate: boolean): string | undef
     return "must not carry credentials; authenticate the webhook by its signature";
   if (url.hash) return "must not have a #fragment";
   if (!allowPrivate) {
-    const host = url.hostname.replace(/^\[|\]$/g, "");
-    const reason = /^localhost$|\.localhost$/i.test(host) ? "loopback" : blockedReason(host);
-    if (reason && reason !== "not an IP address")
-      return `points to ${host}, a ${reason} address: svc sends webhooks to public addresses only. To receive them on your machine, run "svc listen", which forwards them to localhost`;
+    // An IP literal as the guard judges it at connect time; `localhost` names always resolve to loopback.
+    const blocked =
+      blockedLiteral(url.hostname) ??
+      (/^localhost$|\.localhost$/i.test(url.hostname)
+        ? { host: url.hostname, reason: "loopback" }
+        : undefined);
+    if (blocked)
+      return `points to ${blocked.host}, a ${blocked.reason} address: svc sends webhooks to public addresses only. To receive them on your machine, run "svc listen", which forwards them to localhost`;
   }
   return undefined;
 }

@@ -117,12 +117,18 @@ export class BlockedAddressError extends Error {
   }
 }
 
-/** The refusal for an IP-literal host (sockets skip `lookup` for those), or undefined. */
-export function checkLiteralHost(hostname: string): BlockedAddressError | undefined {
+/** An IP-literal host (a URL's hostname, brackets and all) in a blocked range: the address and why. */
+export function blockedLiteral(hostname: string): { host: string; reason: string } | undefined {
   const host = hostname.replace(/^\[|\]$/g, "");
   if (!net.isIP(host)) return undefined;
   const reason = blockedReason(host);
-  return reason ? new BlockedAddressError(host, host, reason) : undefined;
+  return reason ? { host, reason } : undefined;
+}
+
+/** The refusal for an IP-literal host (sockets skip `lookup` for those), or undefined. */
+export function checkLiteralHost(hostname: string): BlockedAddressError | undefined {
+  const blocked = blockedLiteral(hostname);
+  return blocked && new BlockedAddressError(blocked.host, blocked.host, blocked.reason);
 }
 
 type LookupCallback = (
