@@ -16,7 +16,7 @@ import type { Db } from "../packages/service/src/db/client.js";
 import { createMetrics } from "../packages/service/src/metrics/metrics.js";
 import { OutboxSignal } from "../packages/service/src/webhooks/outbox.js";
 import { BaselineOutbox, produceBaseline } from "./support/baseline-outbox.js";
-import { produce, type ProduceReport, warmUp } from "./support/produce.js";
+import { PRODUCER_POOL, produce, type ProduceReport, warmUp } from "./support/produce.js";
 import { DeliveryWorker } from "../packages/service/src/webhooks/worker.js";
 import type { BenchResult } from "./run.ts";
 import { type BenchReceiver, startBenchReceiver, wallMs } from "./support/receiver.js";
@@ -124,7 +124,7 @@ const median = (xs: number[]) => {
 
 /**
  * Commits OFFERED_PER_SECOND messages a second, each in its own transaction, from this process,
- * on the store's pool (20 connections, warmed first as the producer process warms its own).
+ * on the store's pool (PRODUCER_POOL connections, warmed first as the producer process warms its own).
  */
 async function produceHere(
   db: Db,
@@ -142,7 +142,7 @@ async function produceHere(
     parentPrefix: transaction ? "sess_tx_" : "sess_one_",
     transaction,
   };
-  await warmUp(db, job, 20);
+  await warmUp(db, job, PRODUCER_POOL);
   return produce(db, signal, job);
 }
 

@@ -9,7 +9,7 @@
  */
 import pg from "pg";
 import { Agent, request } from "undici";
-import type { ProduceReport } from "./produce.js";
+import { PRODUCER_POOL, type ProduceReport } from "./produce.js";
 import { wallMs } from "./receiver.js";
 
 const WORKERS = 4;
@@ -17,8 +17,6 @@ const BATCH = 50;
 /** How long an idle worker waits before it claims again: its latency floor when the table is empty. */
 const IDLE_SLEEP_MS = 5;
 const CONNECTIONS = 64;
-/** Connections for the producer's inserts, as many as svc's producers have. */
-const PRODUCERS = 20;
 
 const SCHEMA = `create table if not exists baseline_outbox (
     id bigserial primary key,
@@ -36,7 +34,7 @@ export class BaselineOutbox {
   private readonly pool: pg.Pool;
 
   constructor(databaseUrl: string) {
-    this.pool = new pg.Pool({ connectionString: databaseUrl, max: WORKERS + PRODUCERS });
+    this.pool = new pg.Pool({ connectionString: databaseUrl, max: WORKERS + PRODUCER_POOL });
   }
 
   async reset(): Promise<void> {
@@ -64,7 +62,7 @@ export class BaselineOutbox {
 
   /** Opens every connection of the pool before a latency run, as svc's producers warm theirs. */
   async warmUp(): Promise<void> {
-    const clients = await Promise.all(Array.from({ length: PRODUCERS }, () => this.pool.connect()));
+    const clients = await Promise.all(Array.from({ length: PRODUCER_POOL }, () => this.pool.connect()));
     for (const client of clients) client.release();
   }
 

@@ -46,6 +46,9 @@ function enqueueFor(q: Queryable, job: ProduceJob, n: number | string) {
   );
 }
 
+/** A producer's connections: the producer process's pool, the store's pool in one process, the baseline's. */
+export const PRODUCER_POOL = 20;
+
 /** Thrown to roll a warm-up transaction back. */
 const WARM_UP = new Error("warm-up: rolled back");
 
@@ -53,8 +56,9 @@ const WARM_UP = new Error("warm-up: rolled back");
  * Opens every connection of the producer's pool and prepares the enqueue statement on each,
  * committing nothing: `connections` concurrent transactions that enqueue a message and roll back.
  * An API process is long-running, its pool open; without this the measured window began with a
- * cold pool (connections opened and the statement prepared under load, p99 50–70 ms in the first
- * second against 2–5 ms after it: measured 2026-11-26).
+ * cold pool (connections opened and the statement prepared under load: send → commit p99 50–72 ms
+ * in the first second of four cold runs, 2–13 ms in the later seconds that had no commit stall;
+ * measured 2026-11-26).
  */
 export async function warmUp(db: Db, job: ProduceJob, connections: number): Promise<void> {
   await Promise.all(

@@ -8,10 +8,7 @@
  */
 import { openPostgres } from "../../packages/service/src/db/client.js";
 import { notifyWorkers, OutboxSignal } from "../../packages/service/src/webhooks/outbox.js";
-import { produce, warmUp } from "./produce.js";
-
-/** The producer's connection pool, opened before the measured window (see warmUp). */
-const POOL = 20;
+import { PRODUCER_POOL, produce, warmUp } from "./produce.js";
 
 interface Job {
   databaseUrl: string;
@@ -23,9 +20,9 @@ interface Job {
 }
 
 process.once("message", async (job: Job) => {
-  const db = await openPostgres(job.databaseUrl, POOL);
+  const db = await openPostgres(job.databaseUrl, PRODUCER_POOL);
   const produceJob = { ...job, parentPrefix: "sess_load_" };
-  await warmUp(db, produceJob, POOL);
+  await warmUp(db, produceJob, PRODUCER_POOL);
   const { commits, offeredSeconds } = await produce(db, new OutboxSignal(notifyWorkers(db)), produceJob);
   await db.close();
   // Exit once the report is handed to the IPC channel, not before.

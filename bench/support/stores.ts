@@ -2,6 +2,7 @@
 
 import { type Db, openPglite, openPostgres } from "../../packages/service/src/db/client.js";
 import { migrate } from "../../packages/service/src/db/migrate.js";
+import { PRODUCER_POOL } from "./produce.js";
 import { WORKER_POOL_SIZE } from "../../packages/service/src/webhooks/worker.js";
 import { DURABILITY_SETTINGS, findPgBin, startPostgres } from "../../scripts/postgres.mjs";
 
@@ -81,7 +82,8 @@ async function allStores(): Promise<BenchStore[]> {
         await admin.close();
         const url = new URL(pg.url);
         url.pathname = `/${name}`;
-        const db = await openPostgres(url.toString(), 20);
+        // Its pool is the producer's when the delivery bench produces in this process.
+        const db = await openPostgres(url.toString(), PRODUCER_POOL);
         await migrate(db);
         urls.set(db, url.toString());
         return db;
