@@ -13,6 +13,8 @@ const PORT_ATTEMPTS = 5;
 
 export const ADMIN_TOKEN = "test-admin-token-0123456789";
 export const GATEWAY_SECRET = "test-gateway-secret-0123456789abcdef";
+/** The key test services seal gateway credentials with (32 bytes, base64; a test value, never a real one). */
+export const SECRETS_KEY = Buffer.alloc(32, 7).toString("base64");
 
 export interface Stack {
   kind: StoreKind;
@@ -66,6 +68,7 @@ export async function startStack(
         gatewayUrl: gateway.url,
         gatewayNotificationSecret: GATEWAY_SECRET,
         adminToken: ADMIN_TOKEN,
+        secretsKey: SECRETS_KEY,
         logLevel: "silent",
         webhookAllowPrivate: true,
         // Tests send far more than a client may from one address; the limits are tested on their own.

@@ -96,10 +96,46 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
+        /** A merchant's gateway settings */
+        get: operations["listGatewaySettings"];
+        put?: never;
+        /** Create a gateway setting (a pg_code): a sandbox kind, or KNET or Stripe with the merchant's credentials */
+        post: operations["createGatewaySetting"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/admin/merchants/{merchant_id}/gateways/{pg_code}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** One gateway setting */
+        get: operations["getGatewaySetting"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        /** Change a gateway setting; credentials may give only the fields that change */
+        patch: operations["updateGatewaySetting"];
+        trace?: never;
+    };
+    "/v1/admin/secrets/rotate": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
         get?: never;
         put?: never;
-        /** Create a gateway setting (a pg_code) pointing at a gateway kind */
-        post: operations["createGatewaySetting"];
+        /** Seal every stored gateway credential again under SVC_SECRETS_KEY (after a key change; the old key in SVC_SECRETS_PREVIOUS_KEYS) */
+        post: operations["rotateSecretsKey"];
         delete?: never;
         options?: never;
         head?: never;
@@ -184,7 +220,7 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** Operations a gateway reported that break a money rule (not applied to the totals), newest first */
+        /** What svc and a gateway disagree on, newest first: operations a gateway reported that break a money rule (not applied to the totals), operations whose outcome is unknown at a gateway that cannot be asked, payments taken after their attempt was closed */
         get: operations["listDiscrepancies"];
         put?: never;
         post?: never;
@@ -220,7 +256,7 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** Close a discrepancy with what was done about it (nothing is applied to the totals) */
+        /** Close a discrepancy with what was done about it; an operation whose outcome was unknown is settled by `outcome` */
         post: operations["resolveDiscrepancy"];
         delete?: never;
         options?: never;
@@ -1286,7 +1322,7 @@ export interface operations {
                     first_name?: string;
                     last_name?: string;
                     phone?: string;
-                    permissions: ("payment.create" | "payment.refund" | "payment.capture" | "payment.void" | "payment.view" | "webhooks.manage")[];
+                    permissions: ("payment.create" | "payment.refund" | "payment.capture" | "payment.void" | "payment.view" | "webhooks.manage" | "gateways.manage")[];
                 };
             };
         };
@@ -1307,6 +1343,31 @@ export interface operations {
             429: components["responses"]["Error429"];
         };
     };
+    listGatewaySettings: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                merchant_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            401: components["responses"]["Error401"];
+            403: components["responses"]["Error403"];
+            404: components["responses"]["Error404"];
+            422: components["responses"]["Error422"];
+            429: components["responses"]["Error429"];
+        };
+    };
     createGatewaySetting: {
         parameters: {
             query?: never;
@@ -1321,13 +1382,24 @@ export interface operations {
                 "application/json": {
                     pg_code: string;
                     /** @enum {string} */
-                    kind: "sandbox" | "sandbox-queued" | "ndebit";
+                    kind: "sandbox" | "sandbox-queued" | "ndebit" | "knet" | "stripe";
                     /** @enum {string} */
                     operation?: "purchase" | "authorize";
                     currencies: string[];
                     name?: string;
                     notification_secret?: string;
                     wallet_a_merchant_identifier?: string;
+                    /** @description knet: {tranportal_id, tranportal_password, resource_key}; stripe: {secret_key, webhook_secret}. Write-only: answers show only a hint. */
+                    credentials?: {
+                        [key: string]: string;
+                    };
+                    /** @description The gateway's API host when not its production one (https; http only to loopback) */
+                    api_base_url?: string;
+                    /**
+                     * @description KNET only: test uses KNET's test host (kpaytest.com.kw)
+                     * @enum {string}
+                     */
+                    environment?: "production" | "test";
                 };
             };
         };
@@ -1345,6 +1417,101 @@ export interface operations {
             404: components["responses"]["Error404"];
             409: components["responses"]["Error409"];
             422: components["responses"]["Error422"];
+            429: components["responses"]["Error429"];
+        };
+    };
+    getGatewaySetting: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                merchant_id: string;
+                pg_code: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            401: components["responses"]["Error401"];
+            403: components["responses"]["Error403"];
+            404: components["responses"]["Error404"];
+            422: components["responses"]["Error422"];
+            429: components["responses"]["Error429"];
+        };
+    };
+    updateGatewaySetting: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                merchant_id: string;
+                pg_code: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    name?: string;
+                    /** @enum {string} */
+                    operation?: "purchase" | "authorize";
+                    currencies?: string[];
+                    /** @description knet: {tranportal_id, tranportal_password, resource_key}; stripe: {secret_key, webhook_secret}. Write-only: answers show only a hint. */
+                    credentials?: {
+                        [key: string]: string;
+                    };
+                    api_base_url?: string | null;
+                    /**
+                     * @description KNET only: test uses KNET's test host (kpaytest.com.kw)
+                     * @enum {string}
+                     */
+                    environment?: "production" | "test";
+                };
+            };
+        };
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            400: components["responses"]["Error400"];
+            401: components["responses"]["Error401"];
+            403: components["responses"]["Error403"];
+            404: components["responses"]["Error404"];
+            409: components["responses"]["Error409"];
+            422: components["responses"]["Error422"];
+            429: components["responses"]["Error429"];
+        };
+    };
+    rotateSecretsKey: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            401: components["responses"]["Error401"];
+            403: components["responses"]["Error403"];
+            409: components["responses"]["Error409"];
             429: components["responses"]["Error429"];
         };
     };
@@ -1610,6 +1777,11 @@ export interface operations {
                 "application/json": {
                     /** @description What was done, for the record */
                     note: string;
+                    /**
+                     * @description unknown_outcome only: what the gateway's portal shows (done: the operation counts and its webhook is sent; not_done: it is removed)
+                     * @enum {string}
+                     */
+                    outcome?: "done" | "not_done";
                 };
             };
         };
@@ -2708,8 +2880,16 @@ export const OPERATIONS = {
   revokeApiKey: { method: "delete", path: "/v1/admin/merchants/{merchant_id}/keys/{key_id}", idempotent: false },
   /** Create a dashboard user with permissions */
   createDashboardUser: { method: "post", path: "/v1/admin/merchants/{merchant_id}/users", idempotent: false },
-  /** Create a gateway setting (a pg_code) pointing at a gateway kind */
+  /** A merchant's gateway settings */
+  listGatewaySettings: { method: "get", path: "/v1/admin/merchants/{merchant_id}/gateways", idempotent: false },
+  /** Create a gateway setting (a pg_code): a sandbox kind, or KNET or Stripe with the merchant's credentials */
   createGatewaySetting: { method: "post", path: "/v1/admin/merchants/{merchant_id}/gateways", idempotent: false },
+  /** One gateway setting */
+  getGatewaySetting: { method: "get", path: "/v1/admin/merchants/{merchant_id}/gateways/{pg_code}", idempotent: false },
+  /** Change a gateway setting; credentials may give only the fields that change */
+  updateGatewaySetting: { method: "patch", path: "/v1/admin/merchants/{merchant_id}/gateways/{pg_code}", idempotent: false },
+  /** Seal every stored gateway credential again under SVC_SECRETS_KEY (after a key change; the old key in SVC_SECRETS_PREVIOUS_KEYS) */
+  rotateSecretsKey: { method: "post", path: "/v1/admin/secrets/rotate", idempotent: false },
   /** Create a payment transaction and its session_id */
   createCheckout: { method: "post", path: "/v1/checkout", idempotent: true },
   /** A payment with its totals and child transactions */
@@ -2718,11 +2898,11 @@ export const OPERATIONS = {
   listPayments: { method: "get", path: "/v1/payments", idempotent: false },
   /** Refund, capture or void a payment */
   createOperation: { method: "post", path: "/v1/operations", idempotent: true },
-  /** Operations a gateway reported that break a money rule (not applied to the totals), newest first */
+  /** What svc and a gateway disagree on, newest first: operations a gateway reported that break a money rule (not applied to the totals), operations whose outcome is unknown at a gateway that cannot be asked, payments taken after their attempt was closed */
   listDiscrepancies: { method: "get", path: "/v1/discrepancies", idempotent: false },
   /** One discrepancy */
   getDiscrepancy: { method: "get", path: "/v1/discrepancies/{id}", idempotent: false },
-  /** Close a discrepancy with what was done about it (nothing is applied to the totals) */
+  /** Close a discrepancy with what was done about it; an operation whose outcome was unknown is settled by `outcome` */
   resolveDiscrepancy: { method: "post", path: "/v1/discrepancies/{id}/resolve", idempotent: false },
   /** The catalogue of event types: each request carries its type in the svc-event-type header */
   listEventTypes: { method: "get", path: "/v1/webhooks/event-types", idempotent: false },

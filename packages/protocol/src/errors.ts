@@ -41,6 +41,8 @@ export const ERROR_CATALOGUE = {
   gateway_unavailable: { status: 502, title: "The payment gateway could not be reached" },
   gateway_outcome_unknown: { status: 504, title: "The payment gateway did not answer in time" },
   invalid_signature: { status: 401, title: "The notification signature is not valid" },
+  gateway_credentials_unavailable: { status: 503, title: "The gateway setting's credentials cannot be used" },
+  secrets_key_missing: { status: 503, title: "No secrets key is configured, so credentials cannot be saved" },
   rate_limited: { status: 429, title: "Too many requests" },
   internal_error: { status: 500, title: "Internal error" },
 } as const satisfies Record<string, { status: number; title: string }>;

@@ -38,7 +38,8 @@ export type IdPrefix =
   | "pay"
   | "evt"
   | "err"
-  | "dsc";
+  | "dsc"
+  | "gmsg";
 
 export function newId(prefix: IdPrefix): string {
   return `${prefix}_${randomToken()}`;

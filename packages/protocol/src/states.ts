@@ -57,9 +57,13 @@ export const PERMISSIONS = [
   "payment.void",
   "payment.view",
   "webhooks.manage",
+  "gateways.manage",
 ] as const;
 export type Permission = (typeof PERMISSIONS)[number];
 
-/** The sandbox gateway kinds a gateway setting (`pg_code`) can point at. */
-export const GATEWAY_KINDS = ["sandbox", "sandbox-queued", "ndebit"] as const;
+/** The sandbox gateway kinds: svc's own test gateways (real-time, queued, national debit card). */
+export const SANDBOX_GATEWAY_KINDS = ["sandbox", "sandbox-queued", "ndebit"] as const;
+export type SandboxGatewayKind = (typeof SANDBOX_GATEWAY_KINDS)[number];
+/** The gateway kinds a gateway setting (`pg_code`) can point at: the sandboxes and the real connectors. */
+export const GATEWAY_KINDS = [...SANDBOX_GATEWAY_KINDS, "knet", "stripe"] as const;
 export type GatewayKind = (typeof GATEWAY_KINDS)[number];

@@ -19,6 +19,9 @@ import { dashboardRoutes } from "./dashboard/dashboard.routes.js";
 import { discrepanciesRoutes } from "./gateways/discrepancies.routes.js";
 import { createDiscrepanciesService } from "./gateways/discrepancies.service.js";
 import { notificationsRoutes } from "./gateways/notifications.routes.js";
+import { gatewaySettingsRoutes } from "./gateways/settings.routes.js";
+import { createGatewaySettingsService, type GatewaySettingsService } from "./gateways/settings.service.js";
+import { createKeyring, type Keyring } from "./secrets/keyring.js";
 import { createNotificationsService } from "./gateways/notifications.service.js";
 import type { GatewayRegistry } from "./gateways/registry.js";
 import { registerAuth } from "./http/auth.js";
@@ -65,6 +68,8 @@ export interface AppDeps {
   outbox?: OutboxSignal;
   /** Delivery counters and histograms, shared with the worker of this process. */
   metrics?: Metrics;
+  /** Seals and opens gateway credentials (default: from config.secretsKey; server.ts shares one with the registry). */
+  keyring?: Keyring;
 }
 
 export const BODY_LIMIT_BYTES = 1024 * 1024;
@@ -170,11 +175,15 @@ export async function buildApp(config: ServiceConfig, deps: AppDeps): Promise<Fa
   });
 
   const merchants = createMerchantsService(deps.db, {
+    onKeyRevoked: (keyHash) => auth.forgetKey(keyHash),
+  });
+  const keyring = deps.keyring ?? createKeyring(config.secretsKey || undefined, config.secretsPreviousKeys);
+  const gatewaySettings = createGatewaySettingsService(deps.db, {
+    keyring,
     defaultNotificationSecret: (pgCode) =>
       config.gatewayNotificationSecret
         ? sandboxSettingSecret(config.gatewayNotificationSecret, pgCode)
         : undefined,
-    onKeyRevoked: (keyHash) => auth.forgetKey(keyHash),
   });
   const outbox =
     deps.outbox ?? new OutboxSignal(deps.db.kind === "postgres" ? notifyWorkers(deps.db) : undefined);
@@ -202,11 +211,12 @@ export async function buildApp(config: ServiceConfig, deps: AppDeps): Promise<Fa
     gateways: deps.gateways,
     now,
     outbox,
+    paymentByReference: checkout.paymentByReference,
     applyPaymentNotification: checkout.applyPaymentNotification,
     applyOperationResult: gatewayOperations.operationResult,
     applyGatewayOperation: gatewayOperations.gatewayOperation,
   });
-  const discrepancies = createDiscrepanciesService(deps.db, { now });
+  const discrepancies = createDiscrepanciesService(deps.db, { now, settleByHand: operations.settleByHand });
   const webhookSettings = createSettingsService(deps.db, { now, allowPrivate: config.webhookAllowPrivate });
   const messages = createMessagesService(deps.db, { outbox });
   const endpoints = createEndpointsService(deps.db, {
@@ -236,6 +246,7 @@ export async function buildApp(config: ServiceConfig, deps: AppDeps): Promise<Fa
   // A worker-only process (SVC_ROLE=worker) serves health, readiness and metrics, nothing else.
   if (config.role !== "worker") {
     adminRoutes(app, merchants);
+    gatewaySettingsRoutes(app, gatewaySettings);
     checkoutRoutes(app, checkout);
     sdkRoutes(app, checkout, sdk);
     hostedPageRoutes(app, checkout);
@@ -257,6 +268,7 @@ export async function buildApp(config: ServiceConfig, deps: AppDeps): Promise<Fa
   app.decorate("services", {
     db: deps.db,
     merchants,
+    gatewaySettings,
     payments,
     checkout,
     sdk,
@@ -277,6 +289,7 @@ declare module "fastify" {
     services: {
       db: Db;
       merchants: ReturnType<typeof createMerchantsService>;
+      gatewaySettings: GatewaySettingsService;
       payments: ReturnType<typeof createPaymentsService>;
       checkout: ReturnType<typeof createCheckoutService>;
       sdk: ReturnType<typeof createSdkService>;

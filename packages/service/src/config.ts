@@ -3,6 +3,7 @@
  * variables, validated at start. Secrets never reach logs: use {@link redactConfig}.
  */
 import path from "node:path";
+import { createKeyring } from "./secrets/keyring.js";
 
 /**
  * Defaults that parts of the service also use when built without a config (a test's worker, an
@@ -34,6 +35,17 @@ export interface ServiceConfig {
   databaseUrl: string | undefined;
   /** Bearer token of the operator API (`/v1/admin/*`). Empty disables the operator API. */
   adminToken: string;
+  /**
+   * The key gateway credentials are sealed with at rest (AES-256-GCM): 32 random bytes, base64
+   * (SVC_SECRETS_KEY; `svc dev` keeps one in its data dir). Empty: the service runs, but refuses
+   * to save a credential (503 secrets_key_missing) and cannot use saved ones.
+   */
+  secretsKey: string;
+  /**
+   * Earlier keys, comma-separated (SVC_SECRETS_PREVIOUS_KEYS): they still open what they sealed
+   * while `svc secrets rotate` seals it all again under the current key (docs/operations.md).
+   */
+  secretsPreviousKeys: string[];
   /** Default lifetime of a checkout session when `expiration_time` is not given: 24 h. */
   defaultExpirationSeconds: number;
   /** api = HTTP only, worker = webhook delivery only, all = both (the default). */
@@ -164,6 +176,11 @@ export function loadConfig(env: Env = process.env, overrides: Partial<ServiceCon
     dataDir: path.resolve(env.SVC_DATA_DIR || ".svc"),
     databaseUrl: env.SVC_DATABASE_URL || undefined,
     adminToken: env.SVC_ADMIN_TOKEN || "",
+    secretsKey: (env.SVC_SECRETS_KEY || "").trim(),
+    secretsPreviousKeys: (env.SVC_SECRETS_PREVIOUS_KEYS || "")
+      .split(",")
+      .map((k) => k.trim())
+      .filter(Boolean),
     defaultExpirationSeconds: intFrom(env, "SVC_DEFAULT_EXPIRATION_SECONDS", 24 * 3600, 60, 30 * 24 * 3600),
     role: oneOf(env, "SVC_ROLE", ["api", "worker", "all"] as const, "all"),
     webhookAllowPrivate: boolFrom(env, "SVC_WEBHOOK_ALLOW_PRIVATE", false),
@@ -200,6 +217,8 @@ export function loadConfig(env: Env = process.env, overrides: Partial<ServiceCon
     throw new Error("SVC_HEADERS_TIMEOUT_MS must not be more than SVC_REQUEST_TIMEOUT_MS");
   if (!/^https?:\/\//.test(config.publicUrl))
     throw new Error("SVC_PUBLIC_URL must start with http:// or https://");
+  // A malformed key is refused at start (with what to set), not at the first credential saved.
+  createKeyring(config.secretsKey || undefined, config.secretsPreviousKeys);
   return config;
 }
 
@@ -211,6 +230,8 @@ export function redactConfig(config: ServiceConfig): Record<string, unknown> {
     adminToken: mask(config.adminToken),
     metricsToken: mask(config.metricsToken),
     gatewayNotificationSecret: mask(config.gatewayNotificationSecret),
+    secretsKey: config.secretsKey ? "***" : "",
+    secretsPreviousKeys: config.secretsPreviousKeys.map(() => "***"),
     databaseUrl: config.databaseUrl?.replace(/\/\/([^:@/]+):[^@]*@/, "//$1:***@"),
   };
 }

@@ -10,7 +10,9 @@ import type { ServiceConfig } from "./config.js";
 import { type Db, openDb, openPostgres } from "./db/client.js";
 import { migrate } from "./db/migrate.js";
 import { settlesWithin } from "./lifecycle.js";
+import { GATEWAY_CONNECTORS } from "./gateways/connectors.js";
 import { createGatewayRegistry } from "./gateways/registry.js";
+import { createKeyring } from "./secrets/keyring.js";
 import { createMetrics } from "./metrics/metrics.js";
 import { notifyWorkers, OutboxSignal } from "./webhooks/outbox.js";
 import { DeliveryWorker, WORKER_POOL_SIZE } from "./webhooks/worker.js";
@@ -48,9 +50,12 @@ export async function startService(
       : db.kind === "postgres" && config.databaseUrl
         ? await openPostgres(config.databaseUrl, WORKER_POOL_SIZE, { synchronousCommit: false })
         : db;
+  const keyring = createKeyring(config.secretsKey || undefined, config.secretsPreviousKeys);
   const gateways = createGatewayRegistry({
     sandboxBaseUrl: config.gatewayUrl,
     timeoutMs: config.gatewayTimeoutMs,
+    keyring,
+    factories: GATEWAY_CONNECTORS,
   });
   const outbox = new OutboxSignal(db.kind === "postgres" ? notifyWorkers(db) : undefined);
   const metrics = createMetrics();
@@ -59,6 +64,7 @@ export async function startService(
     gateways,
     outbox,
     metrics,
+    keyring,
     ...(options.now ? { now: options.now } : {}),
   });
   try {

@@ -15,6 +15,8 @@ export interface AttemptRow {
   save_card: boolean;
   /** The gateway page or challenge an `action_required` attempt waits on. */
   redirect_url: string | null;
+  created_at: Date;
+  updated_at: Date;
 }
 
 export type NewTransaction = Omit<
@@ -128,6 +130,39 @@ export const checkoutRepo = {
         returning *`,
       [olderThanSeconds, limit],
     );
+  },
+  /**
+   * Claims attempts waiting on a gateway page (action_required) with no news for longer than
+   * `olderThanSeconds`, bumping them so each is asked again at most once per that interval.
+   */
+  async claimStaleWaitingAttempts(
+    q: Queryable,
+    olderThanSeconds: number,
+    limit: number,
+  ): Promise<AttemptRow[]> {
+    return q.query<AttemptRow>(
+      `update payment_attempts set updated_at = now()
+        where id in (
+          select a.id from payment_attempts a join transactions t on t.session_id = a.session_id
+           where a.status = 'action_required' and t.state = 'attempted' and a.pg_reference is not null
+             and a.updated_at < now() - make_interval(secs => $1)
+           order by a.updated_at limit $2 for update of a skip locked)
+        returning *`,
+      [olderThanSeconds, limit],
+    );
+  },
+  /** The attempt a gateway knows as `pgReference` on the setting `pgCode`. */
+  async attemptByReference(
+    q: Queryable,
+    pgCode: string,
+    pgReference: string,
+  ): Promise<AttemptRow | undefined> {
+    return (
+      await q.query<AttemptRow>("select * from payment_attempts where pg_code = $1 and pg_reference = $2", [
+        pgCode,
+        pgReference,
+      ])
+    )[0];
   },
   async updateAttempt(
     q: Queryable,

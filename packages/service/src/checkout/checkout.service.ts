@@ -86,7 +86,7 @@ export function createCheckoutService(db: Db, deps: CheckoutDeps) {
       customer_id: tx.customer_id,
       customer_phone: tx.customer_phone,
       expires_at: tx.expires_at.toISOString(),
-      payment_methods: paymentMethodsFor(tx, inTx, gateways.adapterFor),
+      payment_methods: paymentMethodsFor(tx, inTx),
       cards: cards.map((c) => ({
         token: c.token,
         brand: c.brand,

@@ -22,7 +22,13 @@ import {
 } from "@svc/protocol";
 import type { ServiceConfig } from "../config.js";
 import type { Db } from "../db/client.js";
-import type { GatewayAdapter, GatewayPaymentResult, PaymentInstrument } from "../gateways/adapter.js";
+import type {
+  GatewayAdapter,
+  GatewayPaymentRef,
+  GatewayPaymentResult,
+  PaymentInstrument,
+} from "../gateways/adapter.js";
+import { formsOfPaymentFor } from "../gateways/capabilities.js";
 import { GatewayError } from "../gateways/gateway-error.js";
 import type { GatewayRegistry } from "../gateways/registry.js";
 import { type IdempotencyClaim, idempotencyRepo } from "../http/idempotency.js";
@@ -88,7 +94,7 @@ export function createPaymentFlow(db: Db, deps: PaymentFlowDeps) {
     form: FormOfPayment,
     saveCard: boolean,
     claim?: IdempotencyClaim,
-  ): Promise<{ tx: TransactionRow; attemptId: string; setting: GatewaySettingRow; adapter: GatewayAdapter }> {
+  ): Promise<{ tx: TransactionRow; attemptId: string; setting: GatewaySettingRow }> {
     return db.tx(async (q) => {
       await deps.payments.expireDue(sessionId, q);
       const tx = merchantId
@@ -106,8 +112,7 @@ export function createPaymentFlow(db: Db, deps: PaymentFlowDeps) {
         );
       }
       const setting = await merchantsRepo.findGatewayByCode(q, pgCode);
-      const adapter = setting ? gateways.adapterFor(setting.kind) : undefined;
-      if (!setting || !adapter || !adapter.formsOfPayment.includes(form)) {
+      if (!setting || !formsOfPaymentFor(setting.kind).includes(form)) {
         throw new AppError(
           "form_of_payment_not_available",
           `${form} is not available with pg_code "${pgCode}". Pick a form of payment from the transaction's payment_methods.`,
@@ -116,6 +121,8 @@ export function createPaymentFlow(db: Db, deps: PaymentFlowDeps) {
           },
         );
       }
+      // Built now, so a setting whose credentials cannot be opened fails before anything is written.
+      gateways.adapterFor(setting);
       const attemptId = newId("pay");
       if (
         !(await checkoutRepo.insertAttempt(q, {
@@ -137,7 +144,7 @@ export function createPaymentFlow(db: Db, deps: PaymentFlowDeps) {
         pg_code: pgCode,
         form_of_payment: form,
       });
-      return { tx: updated, attemptId, setting, adapter };
+      return { tx: updated, attemptId, setting };
     });
   }
 
@@ -360,14 +367,30 @@ export function createPaymentFlow(db: Db, deps: PaymentFlowDeps) {
     tx: TransactionRow,
     attemptId: string,
     setting: GatewaySettingRow,
-    adapter: GatewayAdapter,
     form: FormOfPayment,
     instrument: PaymentInstrument,
     language?: Language,
   ) {
     return callGateway(tx.session_id, attemptId, () =>
-      adapter.pay(payRequest(tx, attemptId, setting, form, instrument, language)),
+      gateways.adapterFor(setting).pay(payRequest(tx, attemptId, setting, form, instrument, language)),
     );
+  }
+
+  /** The attempt as a gateway is asked about it. */
+  function paymentRef(tx: TransactionRow, attempt: AttemptRow): GatewayPaymentRef {
+    return {
+      pgCode: attempt.pg_code,
+      sessionId: attempt.session_id,
+      attemptId: attempt.id,
+      pgReference: attempt.pg_reference,
+      amount: formatAmount(tx.amount_minor, tx.currency_code),
+      amountMinor: tx.amount_minor,
+      currency: tx.currency_code,
+      operation: tx.operation,
+      startedAt: new Date(attempt.created_at),
+      redirectUrl: attempt.redirect_url,
+      returnUrl: returnUrl(tx.session_id),
+    };
   }
 
   /**
@@ -384,13 +407,17 @@ export function createPaymentFlow(db: Db, deps: PaymentFlowDeps) {
         },
   ): Promise<PaymentOutcome> {
     const setting = (await merchantsRepo.findGatewayByCode(db, attempt.pg_code))!;
-    const adapter = gateways.adapterFor(setting.kind);
+    const tx = (await checkoutRepo.findBySession(db, attempt.session_id))!;
     return callGateway(
       attempt.session_id,
       attempt.id,
-      async () =>
-        (await adapter.paymentByAttempt(attempt.id)) ??
-        ("resend" in fallback ? fallback.resend(adapter, setting) : fallback.notReceived),
+      async () => {
+        const adapter = gateways.adapterFor(setting);
+        return (
+          (await adapter.paymentByAttempt(paymentRef(tx, attempt))) ??
+          ("resend" in fallback ? fallback.resend(adapter, setting) : fallback.notReceived)
+        );
+      },
       "query",
     );
   }
@@ -488,7 +515,7 @@ export function createPaymentFlow(db: Db, deps: PaymentFlowDeps) {
         if (recoveryId) return outcomeOf(recoveryId, resend);
         throw error;
       }
-      return pay(begun.tx, begun.attemptId, begun.setting, begun.adapter, form, instrument);
+      return pay(begun.tx, begun.attemptId, begun.setting, form, instrument);
     },
 
     /** `POST /v1/checkout/{session_id}/payments/otp`: the one-time code of wallet B. */
@@ -511,9 +538,8 @@ export function createPaymentFlow(db: Db, deps: PaymentFlowDeps) {
         throw new AppError("invalid_state", "This payment is not waiting for a one-time code any more.");
       }
       const setting = (await merchantsRepo.findGatewayByCode(db, attempt.pg_code))!;
-      const adapter = gateways.adapterFor(setting.kind);
       const outcome = await callGateway(sessionId, attempt.id, () =>
-        adapter.confirmOtp(attempt.pg_reference ?? "", otp),
+        gateways.adapterFor(setting).confirmOtp(attempt.pg_reference ?? "", otp),
       );
       if (outcome.kind === "otp_required") {
         throw new AppError(
@@ -584,14 +610,14 @@ export function createPaymentFlow(db: Db, deps: PaymentFlowDeps) {
       card: CardInput,
       language?: Language,
     ): Promise<PaymentOutcome> {
-      const { tx, attemptId, setting, adapter } = await beginAttempt(
+      const { tx, attemptId, setting } = await beginAttempt(
         sessionId,
         undefined,
         pgCode,
         "svc_pg",
         card.save,
       );
-      return pay(tx, attemptId, setting, adapter, "svc_pg", { type: "card", ...card }, language);
+      return pay(tx, attemptId, setting, "svc_pg", { type: "card", ...card }, language);
     },
 
     /** The customer's browser is back from a gateway page: ask the gateway, never the browser, how it went. */
@@ -601,12 +627,10 @@ export function createPaymentFlow(db: Db, deps: PaymentFlowDeps) {
       const attempt = await checkoutRepo.findAttempt(db, sessionId);
       if (tx.state !== "attempted" || !attempt?.pg_reference) return tx;
       const setting = (await merchantsRepo.findGatewayByCode(db, attempt.pg_code))!;
-      const adapter = gateways.adapterFor(setting.kind);
-      const reference = attempt.pg_reference;
       const outcome = await callGateway(
         sessionId,
         attempt.id,
-        () => adapter.paymentStatus(reference),
+        () => gateways.adapterFor(setting).paymentStatus(paymentRef(tx, attempt)),
         "query",
       );
       return outcome.tx;
@@ -636,7 +660,24 @@ export function createPaymentFlow(db: Db, deps: PaymentFlowDeps) {
           if (!(error instanceof AppError)) throw error; // still unknown: the next sweep asks again
         }
       }
+      // Payments waiting on a gateway page whose result never reached svc (the customer closed
+      // the browser; the gateway's notification was lost, or it sends none, as KNET): asked
+      // again, each at most once per `olderThanSeconds`, until the gateway says how they ended.
+      for (const attempt of await checkoutRepo.claimStaleWaitingAttempts(db, olderThanSeconds, limit)) {
+        const tx = await flow.handleReturn(attempt.session_id).catch((error: unknown) => {
+          if (error instanceof AppError) return undefined; // unknown for now: asked again later
+          throw error;
+        });
+        if (tx && tx.state !== "attempted") settled += 1;
+      }
       return settled;
+    },
+
+    /** The payment svc knows under a gateway's reference on `pgCode`, as the gateway is asked about it. */
+    async paymentByReference(pgCode: string, pgReference: string): Promise<GatewayPaymentRef | undefined> {
+      const attempt = await checkoutRepo.attemptByReference(db, pgCode, pgReference);
+      const tx = attempt && (await checkoutRepo.findBySession(db, attempt.session_id));
+      return attempt && tx ? paymentRef(tx, attempt) : undefined;
     },
 
     /** A gateway's payment_result notification (redirect flows whose customer never came back). */
@@ -645,15 +686,11 @@ export function createPaymentFlow(db: Db, deps: PaymentFlowDeps) {
       pgReference: string,
       result: GatewayPaymentResult,
     ): Promise<void> {
-      const rows = await db.query<{ session_id: string; id: string }>(
-        "select session_id, id from payment_attempts where pg_code = $1 and pg_reference = $2",
-        [pgCode, pgReference],
-      );
-      const attempt = rows[0];
+      const attempt = await checkoutRepo.attemptByReference(db, pgCode, pgReference);
       if (attempt) await applyResult(attempt.session_id, attempt.id, result);
     },
 
-    supportsCard: (kind: GatewayKind) => gateways.adapterFor(kind).formsOfPayment.includes("svc_pg"),
+    supportsCard: (kind: GatewayKind) => formsOfPaymentFor(kind).includes("svc_pg"),
     gatewaySettingsFor: (tx: TransactionRow) =>
       merchantsRepo
         .listGateways(db, tx.merchant_id)

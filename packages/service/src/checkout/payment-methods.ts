@@ -1,20 +1,14 @@
 /**
  * The `payment_methods` of a transaction: one entry per (pg_code, form of payment) the merchant's
- * gateway settings offer for the transaction's currency. Sandbox gateways charge no fee; a real
- * gateway adapter would price its fee here, in the transaction's language.
+ * gateway settings offer for the transaction's currency. svc charges the customer no fee for any
+ * gateway (a gateway's own fees are the merchant's, settled with the gateway).
  *
  * Names are what a customer reads: the form of payment ("Credit or debit card"), never the
  * gateway setting's name, unless two gateways offer the same form — then the setting's name
  * tells them apart.
  */
-import {
-  type FormOfPayment,
-  formatAmount,
-  type GatewayKind,
-  type Language,
-  type PaymentMethod,
-} from "@svc/protocol";
-import type { GatewayAdapter } from "../gateways/adapter.js";
+import { type FormOfPayment, formatAmount, type Language, type PaymentMethod } from "@svc/protocol";
+import { formsOfPaymentFor } from "../gateways/capabilities.js";
 import type { GatewaySettingRow } from "../merchants/merchants.repo.js";
 import { methodName, t } from "./i18n.js";
 
@@ -42,14 +36,13 @@ export function paymentMethodsFor(
     customer_id: string | null;
   },
   settings: GatewaySettingRow[],
-  adapterFor: (kind: GatewayKind) => GatewayAdapter,
 ): PaymentMethod[] {
   const byCode = new Map(settings.map((s) => [s.pg_code, s]));
   const methods: PaymentMethod[] = [];
   for (const code of tx.pg_codes) {
     const setting = byCode.get(code);
     if (!setting || !setting.currencies.includes(tx.currency_code)) continue;
-    for (const form of adapterFor(setting.kind).formsOfPayment) {
+    for (const form of formsOfPaymentFor(setting.kind)) {
       // Saved cards belong to a customer: without customer_id there is nothing to pay with.
       if (form === "token_pay" && !tx.customer_id) continue;
       methods.push({

@@ -128,7 +128,7 @@ export async function seedDemoMerchant(
     }
     const taken = await merchantsRepo.findGatewayByCode(q, code);
     const pgCode = taken ? `${code}-${merchant.id.slice(4, 10)}` : code;
-    await merchants.createGateway(merchant.id, {
+    await app.services.gatewaySettings.create(merchant.id, {
       pg_code: pgCode,
       kind: g.kind,
       operation: g.operation,

@@ -71,7 +71,7 @@ export type GatewayPaymentResult =
   | { status: "action_required"; pgReference: string; redirectUrl: string; pgResponse: PgResponse }
   /** Wallet B: a one-time code was sent to the mobile number; confirm it with confirmOtp. */
   | { status: "otp_required"; pgReference: string; pgResponse: PgResponse }
-  /** The customer abandoned a gateway page. */
+  /** The customer abandoned a gateway page (or never finished it). */
   | { status: "canceled"; pgReference: string; pgResponse: PgResponse };
 
 export interface GatewayOperationRequest {
@@ -118,38 +118,99 @@ export type GatewayNotification =
   /** Final result of a payment that went through a gateway page (redirect flows). */
   | { type: "payment_result"; pgReference: string; result: GatewayPaymentResult; notificationId: string };
 
+/**
+ * A payment svc asks a gateway about: the attempt as svc recorded it. A gateway that cannot look
+ * a payment up by svc's attempt id finds it from the rest (KNET by track id with the original
+ * amount, Stripe among the PaymentIntents created around `startedAt`).
+ */
+export interface GatewayPaymentRef {
+  pgCode: string;
+  sessionId: string;
+  attemptId: string;
+  /** The gateway's reference, once it gave one (KNET: the track id; Stripe: the PaymentIntent id). */
+  pgReference: string | null;
+  amount: string;
+  amountMinor: number;
+  currency: string;
+  operation: PaymentOperation;
+  /** When the attempt started. */
+  startedAt: Date;
+  /** The gateway page the customer was sent to, if any (kept while the payment waits on it). */
+  redirectUrl: string | null;
+  /** Where the customer's browser comes back to svc for this payment (svc's result page). */
+  returnUrl: string;
+}
+
+/** What a gateway posted to svc's notification endpoint, as received. */
+export interface InboundNotification {
+  /** The exact bytes: signatures cover them, so they are never re-serialised. */
+  rawBody: Buffer;
+  headers: Record<string, string | string[] | undefined>;
+  /** The media type of the body, lower case, without parameters. */
+  contentType: string;
+}
+
+/** What svc can tell an adapter while it reads a notification. */
+export interface NotificationContext {
+  /** The payment svc knows under this gateway reference on this setting, if any. */
+  paymentByReference(pgReference: string): Promise<GatewayPaymentRef | undefined>;
+}
+
+/** An authenticated notification, read. */
+export interface NotificationRead {
+  /** What it tells svc (none: nothing to apply, e.g. an event type svc does not use). */
+  notifications: GatewayNotification[];
+  /** What to keep of it as received and as read (table gateway_messages). */
+  record?: { pgReference: string | null; raw: string; decoded: Record<string, unknown>; outcome: string };
+  /**
+   * The gateway's protocol answer, when it is not svc's JSON receipt (KNET: the one line
+   * `REDIRECT=<svc's result page>` that sends the customer's browser back).
+   */
+  reply?: { contentType: string; body: string };
+}
+
+/** Thrown by {@link GatewayAdapter.readNotification} for a notification that does not authenticate. */
+export class NotificationRejected extends Error {
+  constructor(message: string) {
+    super(message);
+    this.name = "NotificationRejected";
+  }
+}
+
 export interface GatewayAdapter {
   readonly kind: GatewayKind;
   /** Forms of payment this gateway accepts, and whether its operations are queued. */
   readonly formsOfPayment: readonly FormOfPayment[];
   readonly operations: readonly Operation[];
   readonly queued: boolean;
+  /** See GatewayCapabilities.recoversOperations: false means {@link operationStatus} is never asked. */
+  readonly recoversOperations: boolean;
   pay(request: GatewayPaymentRequest): Promise<GatewayPaymentResult>;
   confirmOtp(pgReference: string, otp: string): Promise<GatewayPaymentResult>;
-  /** The authoritative status of a payment, asked after the customer returns from a gateway page. */
-  paymentStatus(pgReference: string): Promise<GatewayPaymentResult>;
+  /**
+   * The authoritative status of a payment, asked after the customer returns from a gateway page,
+   * while the checkout polls, and by the sweep. `action_required` while it still waits on the customer.
+   */
+  paymentStatus(ref: GatewayPaymentRef): Promise<GatewayPaymentResult>;
   operate(request: GatewayOperationRequest): Promise<GatewayOperationResult>;
   /**
-   * The answer to the operation svc sent under `referenceNumber`, asked when that answer was
-   * lost (a timeout, a crash): the first answer the gateway gave, or undefined when it never
+   * The answer to the operation svc sent under `request.referenceNumber`, asked when that answer
+   * was lost (a timeout, a crash): the first answer the gateway gave, or undefined when it never
    * received the operation. Recovery then sends it again under the same reference, which the
-   * gateway must treat as its idempotency key.
+   * gateway must treat as its idempotency key. Never asked when `recoversOperations` is false.
    */
-  operationStatus(request: {
-    pgCode: string;
-    referenceNumber: string;
-  }): Promise<GatewayOperationResult | undefined>;
+  operationStatus(request: GatewayOperationRequest): Promise<GatewayOperationResult | undefined>;
   /**
-   * The payment made for `attemptId`, asked when the answer to {@link pay} was lost; undefined
+   * The payment made for the attempt, asked when the answer to {@link pay} was lost; undefined
    * when the gateway never received that attempt.
    */
-  paymentByAttempt(attemptId: string): Promise<GatewayPaymentResult | undefined>;
-  /** Checks a notification's authenticity on the raw bytes, in constant time. */
-  verifyNotification(
-    rawBody: Buffer,
-    headers: Record<string, string | string[] | undefined>,
-    secret: string,
-  ): boolean;
-  /** Parses a verified notification body; throws on an unknown shape. */
-  parseNotification(rawBody: Buffer): GatewayNotification;
+  paymentByAttempt(ref: GatewayPaymentRef): Promise<GatewayPaymentResult | undefined>;
+  /**
+   * Authenticates (on the raw bytes, in constant time) and reads what the gateway posted to svc's
+   * notification endpoint. Throws {@link NotificationRejected} when it does not authenticate
+   * (nothing changes), any other error for a malformed body.
+   */
+  readNotification(input: InboundNotification, context: NotificationContext): Promise<NotificationRead>;
+  /** Closes the adapter's connections (on service shutdown or when its setting changed). */
+  close(): Promise<void>;
 }

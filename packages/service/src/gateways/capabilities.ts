@@ -9,6 +9,13 @@ export interface GatewayCapabilities {
   readonly operations: readonly Operation[];
   /** True when operations answer `queued` and the final result arrives as a notification. */
   readonly queued: boolean;
+  /**
+   * True when svc can ask the gateway what became of an operation whose answer was lost, and
+   * send it again under the same reference (the gateway's idempotency key) if it never arrived.
+   * False (KNET: no idempotency, no status query): such an operation is never sent again; it
+   * waits, unknown, for an operator to settle it by hand (docs/operations.md, "Discrepancies").
+   */
+  readonly recoversOperations: boolean;
 }
 
 export const GATEWAY_CAPABILITIES: Readonly<Record<GatewayKind, GatewayCapabilities>> = {
@@ -16,16 +23,35 @@ export const GATEWAY_CAPABILITIES: Readonly<Record<GatewayKind, GatewayCapabilit
     formsOfPayment: ["svc_pg", "token_pay", "wallet_a_pay", "wallet_b_pay"],
     operations: ["refund", "capture", "void"],
     queued: false,
+    recoversOperations: true,
   },
   "sandbox-queued": {
     formsOfPayment: ["svc_pg", "redirect"],
     operations: ["refund", "capture", "void"],
     queued: true,
+    recoversOperations: true,
   },
   ndebit: {
     formsOfPayment: ["redirect"],
     operations: ["refund"],
     queued: false,
+    recoversOperations: true,
+  },
+  // KNET (raw integration): the customer pays on KNET's page; refunds only (KNET's purchase
+  // captures at once; its authorisation action is not generally enabled).
+  knet: {
+    formsOfPayment: ["redirect"],
+    operations: ["refund"],
+    queued: false,
+    recoversOperations: false,
+  },
+  // Stripe: the card from svc's hosted card page goes to a PaymentIntent. Refunds may answer
+  // `pending` (then they are queued and Stripe's events finish them); captures and voids are real-time.
+  stripe: {
+    formsOfPayment: ["svc_pg"],
+    operations: ["refund", "capture", "void"],
+    queued: false,
+    recoversOperations: true,
   },
 };
 

@@ -1,15 +1,25 @@
-/** SQL of gateway discrepancies: operations a gateway reported that break a money rule. */
+/**
+ * SQL of gateway discrepancies: what svc's books and a gateway's disagree on, for an operator —
+ * operations a gateway reported that break a money rule (`gateway_operation`), operations svc
+ * sent whose outcome is unknown at a gateway that cannot be asked (`unknown_outcome`), payments
+ * a gateway took after svc closed their attempt (`late_payment`).
+ */
 import { newId } from "@svc/protocol";
 import type { Queryable } from "../db/client.js";
 import type { PgResponse } from "./adapter.js";
 
+export type DiscrepancyKind = "gateway_operation" | "unknown_outcome" | "late_payment";
+
 export interface DiscrepancyRow {
   id: string;
+  kind: DiscrepancyKind;
+  /** unknown_outcome: the operation (child) svc sent. */
+  child_session_id: string | null;
   merchant_id: string;
   parent_session_id: string;
   pg_code: string;
   gateway_operation_id: string;
-  notification_id: string;
+  notification_id: string | null;
   operation: string;
   amount: string;
   currency_code: string;
@@ -20,23 +30,26 @@ export interface DiscrepancyRow {
   resolution_note: string | null;
   resolved_by: string | null;
   resolved_at: Date | null;
+  /** unknown_outcome, once settled: what the operator found at the gateway. */
+  outcome: "done" | "not_done" | null;
   created_at: Date;
 }
 
-export type NewDiscrepancy = Pick<
-  DiscrepancyRow,
-  | "merchant_id"
-  | "parent_session_id"
-  | "pg_code"
-  | "gateway_operation_id"
-  | "notification_id"
-  | "operation"
-  | "amount"
-  | "currency_code"
-  | "rule"
-  | "detail"
-  | "pg_response"
->;
+export type NewDiscrepancy = Partial<Pick<DiscrepancyRow, "kind" | "child_session_id">> &
+  Pick<
+    DiscrepancyRow,
+    | "merchant_id"
+    | "parent_session_id"
+    | "pg_code"
+    | "gateway_operation_id"
+    | "notification_id"
+    | "operation"
+    | "amount"
+    | "currency_code"
+    | "rule"
+    | "detail"
+    | "pg_response"
+  >;
 
 export interface DiscrepancyFilter {
   status?: "open" | "resolved" | undefined;
@@ -52,8 +65,8 @@ export const discrepanciesRepo = {
   async record(q: Queryable, d: NewDiscrepancy): Promise<{ row: DiscrepancyRow; created: boolean }> {
     const inserted = await q.query<DiscrepancyRow>(
       `insert into gateway_discrepancies (id, merchant_id, parent_session_id, pg_code, gateway_operation_id,
-         notification_id, operation, amount, currency_code, rule, detail, pg_response)
-       values ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12)
+         notification_id, operation, amount, currency_code, rule, detail, pg_response, kind, child_session_id)
+       values ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14)
        on conflict (pg_code, gateway_operation_id) do nothing returning *`,
       [
         newId("dsc"),
@@ -68,6 +81,8 @@ export const discrepanciesRepo = {
         d.rule,
         d.detail,
         JSON.stringify(d.pg_response),
+        d.kind ?? "gateway_operation",
+        d.child_session_id ?? null,
       ],
     );
     if (inserted[0]) return { row: inserted[0], created: true };
@@ -98,13 +113,14 @@ export const discrepanciesRepo = {
     q: Queryable,
     merchantId: string,
     id: string,
-    resolution: { note: string; by: string; at: Date },
+    resolution: { note: string; by: string; at: Date; outcome?: "done" | "not_done" | undefined },
   ): Promise<DiscrepancyRow | undefined> {
     return (
       await q.query<DiscrepancyRow>(
-        `update gateway_discrepancies set status = 'resolved', resolution_note = $3, resolved_by = $4, resolved_at = $5
+        `update gateway_discrepancies set status = 'resolved', resolution_note = $3, resolved_by = $4, resolved_at = $5,
+                outcome = $6
           where merchant_id = $1 and id = $2 and status = 'open' returning *`,
-        [merchantId, id, resolution.note, resolution.by, resolution.at],
+        [merchantId, id, resolution.note, resolution.by, resolution.at, resolution.outcome ?? null],
       )
     )[0];
   },

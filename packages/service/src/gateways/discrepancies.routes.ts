@@ -28,7 +28,7 @@ export function discrepanciesRoutes(fastify: FastifyInstance, discrepancies: Dis
         tags,
         security,
         summary:
-          "Operations a gateway reported that break a money rule (not applied to the totals), newest first",
+          "What svc and a gateway disagree on, newest first: operations a gateway reported that break a money rule (not applied to the totals), operations whose outcome is unknown at a gateway that cannot be asked, payments taken after their attempt was closed",
         querystring: Type.Object(
           {
             status: Type.Optional(stringEnum(["open", "resolved"] as const)),
@@ -65,7 +65,8 @@ export function discrepanciesRoutes(fastify: FastifyInstance, discrepancies: Dis
       schema: {
         tags,
         security,
-        summary: "Close a discrepancy with what was done about it (nothing is applied to the totals)",
+        summary:
+          "Close a discrepancy with what was done about it; an operation whose outcome was unknown is settled by `outcome`",
         params: idParams,
         body: Type.Object(
           {
@@ -74,12 +75,24 @@ export function discrepanciesRoutes(fastify: FastifyInstance, discrepancies: Dis
               maxLength: 1000,
               description: "What was done, for the record",
             }),
+            outcome: Type.Optional(
+              stringEnum(["done", "not_done"] as const, {
+                description:
+                  "unknown_outcome only: what the gateway's portal shows (done: the operation counts and its webhook is sent; not_done: it is removed)",
+              }),
+            ),
           },
           { additionalProperties: false },
         ),
       },
     },
     async (request) =>
-      discrepancies.resolve(merchantOf(request), request.params.id, request.body.note, actorOf(request)),
+      discrepancies.resolve(
+        merchantOf(request),
+        request.params.id,
+        request.body.note,
+        actorOf(request),
+        request.body.outcome,
+      ),
   );
 }

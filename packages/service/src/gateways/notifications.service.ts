@@ -11,7 +11,15 @@ import type { Db, Queryable } from "../db/client.js";
 import { AppError } from "../http/problem.js";
 import { merchantsRepo } from "../merchants/merchants.repo.js";
 import type { OutboxSignal } from "../webhooks/outbox.js";
-import type { GatewayNotification, GatewayPaymentResult } from "./adapter.js";
+import {
+  type GatewayNotification,
+  type GatewayPaymentRef,
+  type GatewayPaymentResult,
+  type InboundNotification,
+  type NotificationRead,
+  NotificationRejected,
+} from "./adapter.js";
+import { gatewayMessagesRepo } from "./messages.repo.js";
 import type { GatewayRegistry } from "./registry.js";
 
 type OperationNotification<T extends string> = Extract<GatewayNotification, { type: T }>;
@@ -22,6 +30,8 @@ export interface NotificationsDeps {
   gateways: GatewayRegistry;
   now: () => Date;
   outbox: OutboxSignal;
+  /** The payment a gateway's reference names (the checkout's attempts), for the adapters that need it. */
+  paymentByReference: (pgCode: string, pgReference: string) => Promise<GatewayPaymentRef | undefined>;
   applyPaymentNotification: (
     pgCode: string,
     pgReference: string,
@@ -57,47 +67,59 @@ async function firstTime(q: Queryable, pgCode: string, notificationId: string): 
   return rows.length > 0;
 }
 
+/** How svc answers a notification: its JSON receipt, or the gateway's own protocol line (KNET). */
+export interface NotificationReceipt extends NotificationAnswer {
+  reply?: { contentType: string; body: string };
+}
+
+/** Combines the answers of the notifications one message carried (Stripe's charge.refunded names several). */
+function combine(answers: NotificationAnswer[]): NotificationAnswer {
+  const rank: NotificationOutcome[] = ["applied", "discrepancy", "duplicate", "ignored"];
+  const outcome = rank.find((o) => answers.some((a) => a.outcome === o)) ?? "ignored";
+  const discrepancyId = answers.find((a) => a.discrepancyId)?.discrepancyId;
+  return { outcome, ...(discrepancyId ? { discrepancyId } : {}) };
+}
+
 export function createNotificationsService(db: Db, deps: NotificationsDeps) {
+  async function apply(pgCode: string, notification: GatewayNotification): Promise<NotificationAnswer> {
+    const seen: FirstTime = (q) => firstTime(q, pgCode, notification.notificationId);
+    if (notification.type === "operation_result")
+      return { outcome: await deps.applyOperationResult(pgCode, notification, seen) };
+    if (notification.type === "operation") return deps.applyGatewayOperation(pgCode, notification, seen);
+    await deps.applyPaymentNotification(pgCode, notification.pgReference, notification.result);
+    return {
+      outcome: (await db.tx((q) => firstTime(q, pgCode, notification.notificationId)))
+        ? "applied"
+        : "duplicate",
+    };
+  }
+
   return {
     /**
-     * Verifies, parses and applies one notification.
-     * @throws AppError 401 invalid_signature (nothing changes), 404 for an unknown pg_code
+     * Authenticates, reads and applies what a gateway posted.
+     * @throws AppError 401 invalid_signature (nothing changes), 404 for an unknown pg_code,
+     *   422 for a body that authenticates but cannot be read
      */
-    async receive(
-      pgCode: string,
-      rawBody: Buffer,
-      headers: Record<string, string | string[] | undefined>,
-    ): Promise<NotificationAnswer> {
+    async receive(pgCode: string, inbound: InboundNotification): Promise<NotificationReceipt> {
       const setting = await merchantsRepo.findGatewayByCode(db, pgCode);
       if (!setting) throw new AppError("not_found", `No gateway setting with pg_code ${pgCode}.`);
-      const adapter = deps.gateways.adapterFor(setting.kind);
-      if (!adapter.verifyNotification(rawBody, headers, setting.notification_secret))
-        throw new AppError(
-          "invalid_signature",
-          "The notification signature does not verify with this gateway setting's secret (was the raw body signed?).",
-        );
-      let notification: GatewayNotification;
+      const adapter = deps.gateways.adapterFor(setting);
+      let read: NotificationRead;
       try {
-        notification = adapter.parseNotification(rawBody);
+        read = await adapter.readNotification(inbound, {
+          paymentByReference: (pgReference) => deps.paymentByReference(pgCode, pgReference),
+        });
       } catch (error) {
+        if (error instanceof NotificationRejected) throw new AppError("invalid_signature", error.message);
+        if (error instanceof AppError) throw error;
         throw new AppError("validation_failed", (error as Error).message);
       }
-      let answer: NotificationAnswer;
-      const seen: FirstTime = (q) => firstTime(q, pgCode, notification.notificationId);
-      if (notification.type === "operation_result")
-        answer = { outcome: await deps.applyOperationResult(pgCode, notification, seen) };
-      else if (notification.type === "operation")
-        answer = await deps.applyGatewayOperation(pgCode, notification, seen);
-      else {
-        await deps.applyPaymentNotification(pgCode, notification.pgReference, notification.result);
-        answer = {
-          outcome: (await db.tx((q) => firstTime(q, pgCode, notification.notificationId)))
-            ? "applied"
-            : "duplicate",
-        };
-      }
-      if (answer.outcome === "applied") deps.outbox.committed();
-      return answer;
+      if (read.record) await gatewayMessagesRepo.insert(db, pgCode, read.record);
+      const answers: NotificationAnswer[] = [];
+      for (const notification of read.notifications) answers.push(await apply(pgCode, notification));
+      const answer = combine(answers);
+      if (answers.some((a) => a.outcome === "applied")) deps.outbox.committed();
+      return { ...answer, ...(read.reply ? { reply: read.reply } : {}) };
     },
   };
 }

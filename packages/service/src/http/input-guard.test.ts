@@ -100,7 +100,7 @@ describe.each(STORES)("input rules over HTTP on %s", (store) => {
     expect(r.json.detail).toMatch(/and \d+ more/);
   });
 
-  it("the API takes JSON only: a form body is 415, on the notification endpoint too", async () => {
+  it("the API takes JSON only: a form body is 415; the notification endpoint lets the gateway's adapter judge it (the sandbox's: 415)", async () => {
     const form = await api(stack, "POST", "/v1/checkout", {
       auth: apiKey(m.privateKey),
       body: "type=e_commerce&amount=1",
@@ -113,6 +113,7 @@ describe.each(STORES)("input rules over HTTP on %s", (store) => {
       headers: { "content-type": "application/x-www-form-urlencoded" },
     });
     expect(notification.status).toBe(415);
+    expect(notification.json.detail).toContain("sandbox");
   });
 
   it("query integers are read as numbers; dates outside 1970–9999 are 422", async () => {

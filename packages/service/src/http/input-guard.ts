@@ -9,7 +9,8 @@
  *   body at most {@link MAX_VALUES} values, checked in one pass before schema validation, so a
  *   flood of unknown fields costs a scan, not a 7 MB list of errors;
  * - the API under `/v1/` takes JSON bodies only: a form-encoded body there is 415 (forms are for
- *   the dashboard and the hosted pages);
+ *   the dashboard and the hosted pages), except on a route whose config says `gatewayForms`
+ *   (the gateway notification endpoint: KNET posts its response as a form);
  * - query integers are numbers: `?limit=5` is read as 5 where the route's schema says integer.
  *
  * A refusal is 422 `validation_failed` naming the field (`errors`), except the content type (415).
@@ -91,9 +92,20 @@ function coerceQueryIntegers(request: FastifyRequest): void {
   }
 }
 
+declare module "fastify" {
+  interface FastifyContextConfig {
+    /** Under /v1/, this route takes form bodies too (a gateway's own protocol posts them). */
+    gatewayForms?: boolean;
+  }
+}
+
 export function registerInputGuard(app: FastifyInstance): void {
   app.addHook("preValidation", async (request) => {
-    if (request.url.startsWith("/v1/") && FORM.test(request.headers["content-type"] ?? ""))
+    if (
+      request.url.startsWith("/v1/") &&
+      FORM.test(request.headers["content-type"] ?? "") &&
+      !request.routeOptions.config?.gatewayForms
+    )
       throw new AppError(
         "unsupported_media_type",
         "Send the body as JSON with Content-Type: application/json.",

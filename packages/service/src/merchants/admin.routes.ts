@@ -1,6 +1,6 @@
-/** The operator API (`Authorization: Bearer <SVC_ADMIN_TOKEN>`): merchants, keys, users, gateway settings. */
+/** The operator API (`Authorization: Bearer <SVC_ADMIN_TOKEN>`): merchants, keys, users (gateway settings: gateways/settings.routes.ts). */
 import { Type } from "@sinclair/typebox";
-import { GATEWAY_KINDS, PAYMENT_OPERATIONS, PERMISSIONS } from "@svc/protocol";
+import { PERMISSIONS } from "@svc/protocol";
 import type { FastifyInstance } from "fastify";
 import { ADMIN_SECURITY } from "../http/openapi.js";
 import { stringEnum, typed } from "../http/schema.js";
@@ -117,38 +117,6 @@ export function adminRoutes(fastify: FastifyInstance, merchants: MerchantsServic
     async (request, reply) => {
       const { merchant_id } = request.params;
       return reply.status(201).send(await merchants.createUser(merchant_id, request.body));
-    },
-  );
-
-  app.post(
-    "/v1/admin/merchants/:merchant_id/gateways",
-    {
-      config,
-      schema: {
-        tags,
-        security,
-        summary: "Create a gateway setting (a pg_code) pointing at a gateway kind",
-        params: MerchantParams,
-        body: Type.Object(
-          {
-            pg_code: Type.String({ minLength: 1, maxLength: 64 }),
-            kind: stringEnum(GATEWAY_KINDS),
-            operation: Type.Optional(stringEnum(PAYMENT_OPERATIONS)),
-            currencies: Type.Array(Type.String({ minLength: 3, maxLength: 3 }), {
-              minItems: 1,
-              maxItems: 200,
-            }),
-            name: Type.Optional(Type.String({ minLength: 1, maxLength: 100 })),
-            notification_secret: Type.Optional(Type.String({ minLength: 16, maxLength: 200 })),
-            wallet_a_merchant_identifier: Type.Optional(Type.String({ minLength: 1, maxLength: 200 })),
-          },
-          { additionalProperties: false },
-        ),
-      },
-    },
-    async (request, reply) => {
-      const { merchant_id } = request.params;
-      return reply.status(201).send(await merchants.createGateway(merchant_id, request.body));
     },
   );
 }

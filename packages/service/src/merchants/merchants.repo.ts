@@ -18,8 +18,17 @@ export interface GatewaySettingRow {
   kind: GatewayKind;
   operation: "purchase" | "authorize";
   currencies: string[];
-  notification_secret: string;
+  /** The sandbox's signing secret of this setting (null for real gateways, whose secrets are credentials). */
+  notification_secret: string | null;
   wallet_a_merchant_identifier: string | null;
+  /** The gateway credentials, sealed (secrets/keyring.ts); null for the sandbox kinds. */
+  credentials: string | null;
+  /** What may be shown of the credentials: field → last characters, or "set". */
+  credentials_hint: Record<string, string> | null;
+  /** The gateway's API base URL when not its production host (KNET's test host, a stand-in). */
+  api_base_url: string | null;
+  created_at: Date;
+  updated_at: Date;
 }
 
 export const merchantsRepo = {
@@ -105,13 +114,26 @@ export const merchantsRepo = {
   },
   async insertGateway(
     q: Queryable,
-    g: Omit<GatewaySettingRow, "wallet_a_merchant_identifier"> & {
-      wallet_a_merchant_identifier?: string | null;
-    },
+    g: Omit<
+      GatewaySettingRow,
+      | "wallet_a_merchant_identifier"
+      | "credentials"
+      | "credentials_hint"
+      | "api_base_url"
+      | "created_at"
+      | "updated_at"
+    > &
+      Partial<
+        Pick<
+          GatewaySettingRow,
+          "wallet_a_merchant_identifier" | "credentials" | "credentials_hint" | "api_base_url"
+        >
+      >,
   ) {
     const rows = await q.query<GatewaySettingRow>(
-      `insert into gateway_settings (id, merchant_id, pg_code, name, kind, operation, currencies, notification_secret, wallet_a_merchant_identifier)
-       values ($1, $2, $3, $4, $5, $6, $7, $8, $9) on conflict (pg_code) do nothing returning *`,
+      `insert into gateway_settings (id, merchant_id, pg_code, name, kind, operation, currencies, notification_secret,
+         wallet_a_merchant_identifier, credentials, credentials_hint, api_base_url)
+       values ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12) on conflict (pg_code) do nothing returning *`,
       [
         g.id,
         g.merchant_id,
@@ -122,6 +144,9 @@ export const merchantsRepo = {
         g.currencies,
         g.notification_secret,
         g.wallet_a_merchant_identifier ?? null,
+        g.credentials ?? null,
+        g.credentials_hint ? JSON.stringify(g.credentials_hint) : null,
+        g.api_base_url ?? null,
       ],
     );
     return rows[0];

@@ -1,15 +1,8 @@
 /**
- * The operator's side of tenancy: merchants, their API keys, dashboard users and gateway
- * settings. Keys are returned once, here, and stored only as hashes.
+ * The operator's side of tenancy: merchants, their API keys and dashboard users (gateway
+ * settings are gateways/settings.service.ts). Keys are returned once, here, and stored only as hashes.
  */
-import {
-  GATEWAY_KINDS,
-  type GatewayKind,
-  isCurrency,
-  newId,
-  PERMISSIONS,
-  type Permission,
-} from "@svc/protocol";
+import { newId, PERMISSIONS, type Permission } from "@svc/protocol";
 import { generateApiKey, hashApiKey, type KeyKind, keyHint } from "../auth/keys.js";
 import { hashPassword, passwordProblem } from "../auth/passwords.js";
 import type { Db, Queryable } from "../db/client.js";
@@ -20,17 +13,10 @@ import { merchantsRepo } from "./merchants.repo.js";
 const ROOT_DOMAIN =
   /^(?=.{1,253}$)(localhost|[a-z0-9]([a-z0-9-]{0,61}[a-z0-9])?(\.[a-z0-9]([a-z0-9-]{0,61}[a-z0-9])?)+|\d{1,3}(\.\d{1,3}){3})(:\d{1,5})?$/;
 const USERNAME = /^[A-Za-z0-9@.+\-_]{1,150}$/;
-const PG_CODE = /^[a-z0-9][a-z0-9_-]{0,63}$/;
 
 export function createMerchantsService(
   db: Db,
   options: {
-    /**
-     * The notification secret of a new gateway setting given without one (the sandbox derives one
-     * per pg_code from its master secret); undefined: the merchant must give it. Wired in app.ts,
-     * so merchants/ knows no gateway.
-     */
-    defaultNotificationSecret?: (pgCode: string) => string | undefined;
     /** This process forgets a revoked key at once (other processes hear of it by NOTIFY). */
     onKeyRevoked?: (keyHash: string) => void;
   },
@@ -101,7 +87,13 @@ export function createMerchantsService(
           created_at: k.created_at.toISOString(),
           revoked_at: k.revoked_at?.toISOString() ?? null,
         })),
-        gateways: gateways.map(({ notification_secret: _s, merchant_id: _m, ...g }) => g),
+        // Secrets stay out: the notification secret entirely, credentials as their hint only.
+        gateways: gateways.map(
+          ({ notification_secret: _s, merchant_id: _m, credentials: _c, credentials_hint, ...g }) => ({
+            ...g,
+            credentials: credentials_hint,
+          }),
+        ),
       };
     },
 
@@ -155,60 +147,6 @@ export function createMerchantsService(
       });
       if (!user) throw new AppError("conflict", `The username ${input.username} is taken; choose another.`);
       return user;
-    },
-
-    async createGateway(
-      merchantId: string,
-      input: {
-        pg_code: string;
-        kind: string;
-        operation?: "purchase" | "authorize";
-        currencies: string[];
-        name?: string;
-        notification_secret?: string;
-        wallet_a_merchant_identifier?: string;
-      },
-    ) {
-      const errors = new FieldErrors();
-      if (!PG_CODE.test(input.pg_code))
-        errors.add(
-          "pg_code",
-          "must be 1–64 lowercase letters, digits, - or _, starting with a letter or digit",
-        );
-      if (!(GATEWAY_KINDS as readonly string[]).includes(input.kind))
-        errors.add("kind", `must be one of ${GATEWAY_KINDS.join(", ")}`);
-      for (const c of input.currencies)
-        if (!isCurrency(c)) errors.add("currencies", `"${c}" is not an ISO 4217 currency code`);
-      errors.throwIfAny();
-      if (!(await merchantsRepo.findMerchant(db, merchantId)))
-        throw new AppError("not_found", `No merchant ${merchantId}.`);
-      // The sandbox signs each setting's notifications with a secret of its own, derived from
-      // its master secret (SVC_GATEWAY_SECRET) and the pg_code: no two settings share one.
-      const secret = input.notification_secret || options.defaultNotificationSecret?.(input.pg_code) || "";
-      if (!secret)
-        throw new AppError(
-          "validation_failed",
-          "Give notification_secret: the gateway signs its notifications with it.",
-          { errors: { notification_secret: ["is required"] } },
-        );
-      const row = await merchantsRepo.insertGateway(db, {
-        id: newId("gws"),
-        merchant_id: merchantId,
-        pg_code: input.pg_code,
-        name: input.name ?? input.pg_code,
-        kind: input.kind as GatewayKind,
-        operation: input.operation ?? "purchase",
-        currencies: [...new Set(input.currencies)],
-        notification_secret: secret,
-        wallet_a_merchant_identifier: input.wallet_a_merchant_identifier ?? null,
-      });
-      if (!row)
-        throw new AppError(
-          "conflict",
-          `The pg_code ${input.pg_code} is taken; gateway codes are unique across the service.`,
-        );
-      const { notification_secret: _s, ...visible } = row;
-      return visible;
     },
   };
 }

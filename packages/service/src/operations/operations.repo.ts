@@ -1,5 +1,6 @@
 /** SQL of operations (child transactions): reservations, finalisation, lookups by reference. */
 import type { GatewayKind, Operation } from "@svc/protocol";
+import type { GatewayConnection } from "../gateways/connection.js";
 import type { TransactionRow } from "../payments/transactions.repo.js";
 import type { Queryable } from "../db/client.js";
 import type { PgResponse } from "../gateways/adapter.js";
@@ -77,7 +78,8 @@ const PARENT_COLUMNS = PARENT_KEYS.map((key) => `t.${key}`).join(", ");
 
 export interface ParentForOperation {
   parent: OperationParent;
-  gatewayKind: GatewayKind | null;
+  /** The parent's gateway setting, as its adapter is built from (null when the setting is gone). */
+  gateway: GatewayConnection | null;
   routing: Routing;
   /** Read in the same statement as the parent (one snapshot); absent when the parent was locked. */
   childSums?: ChildSum[];
@@ -91,11 +93,24 @@ export interface ParentKey {
 }
 
 type ParentRow = OperationParent &
-  RoutingColumns & { op_gateway_kind: GatewayKind | null; op_children?: ChildSum[]; op_i?: number };
+  RoutingColumns & {
+    op_gateway_id: string | null;
+    op_gateway_kind: GatewayKind | null;
+    op_gateway_secret: string | null;
+    op_gateway_credentials: string | null;
+    op_gateway_base_url: string | null;
+    op_gateway_updated_at: Date | null;
+    op_children?: ChildSum[];
+    op_i?: number;
+  };
 
-/** The parent with its gateway kind and routing; `from` and `where` pick the parents. */
+/** The parent's gateway setting: what its adapter is built from. */
+const GATEWAY_COLUMNS = `g.id as op_gateway_id, g.kind as op_gateway_kind, g.notification_secret as op_gateway_secret,
+  g.credentials as op_gateway_credentials, g.api_base_url as op_gateway_base_url, g.updated_at as op_gateway_updated_at`;
+
+/** The parent with its gateway setting and routing; `from` and `where` pick the parents. */
 const parentSql = (from: string, where: string, lock: boolean, tag = "") =>
-  `select ${tag}${PARENT_COLUMNS}, g.kind as op_gateway_kind, ${ROUTING_COLUMNS}${
+  `select ${tag}${PARENT_COLUMNS}, ${GATEWAY_COLUMNS}, ${ROUTING_COLUMNS}${
     lock
       ? ""
       : `, (select coalesce(json_agg(s), '[]') from (${CHILD_SUMS.replace("$1", "t.session_id")}) s) as op_children`
@@ -123,7 +138,18 @@ function parentFrom(row: ParentRow): ParentForOperation {
   const parent = Object.fromEntries(PARENT_KEYS.map((key) => [key, row[key]])) as OperationParent;
   return {
     parent,
-    gatewayKind: row.op_gateway_kind,
+    gateway:
+      row.op_gateway_id && row.op_gateway_kind && row.pg_code
+        ? {
+            id: row.op_gateway_id,
+            pg_code: row.pg_code,
+            kind: row.op_gateway_kind,
+            notification_secret: row.op_gateway_secret,
+            credentials: row.op_gateway_credentials,
+            api_base_url: row.op_gateway_base_url,
+            updated_at: row.op_gateway_updated_at!,
+          }
+        : null,
     routing: routingFrom(row),
     ...(row.op_children ? { childSums: row.op_children } : {}),
   };

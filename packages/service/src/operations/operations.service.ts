@@ -19,11 +19,14 @@
  * The state machine is in docs/operations.md. The unlocked statements of steps 1 and 3 are
  * batched across concurrent requests (db/batch.ts).
  */
-import { formatAmount, type GatewayKind, newId, type Operation } from "@svc/protocol";
+import { formatAmount, newId, type Operation } from "@svc/protocol";
 import type { OperationWebhook } from "@svc/webhooks";
 import { batcher } from "../db/batch.js";
 import type { Db, Queryable } from "../db/client.js";
-import type { GatewayAdapter, GatewayOperationResult } from "../gateways/adapter.js";
+import type { GatewayAdapter, GatewayOperationRequest, GatewayOperationResult } from "../gateways/adapter.js";
+import { operationsFor } from "../gateways/capabilities.js";
+import type { GatewayConnection } from "../gateways/connection.js";
+import { discrepanciesRepo } from "../gateways/discrepancies.repo.js";
 import { GatewayError } from "../gateways/gateway-error.js";
 import type { GatewayRegistry } from "../gateways/registry.js";
 import { type IdempotencyClaim, idempotencyRepo } from "../http/idempotency.js";
@@ -85,7 +88,7 @@ export interface OperationsDeps {
 interface Reserved {
   parent: OperationParent;
   child: OperationRow;
-  setting: { pg_code: string; kind: GatewayKind };
+  setting: GatewayConnection;
   adapter: GatewayAdapter;
   routing: Routing;
 }
@@ -141,7 +144,7 @@ export function createOperationsService(db: Db, deps: OperationsDeps) {
           ? `No transaction with session_id ${input.sessionId}.`
           : `No transaction with order_no ${input.orderNo}.`,
       );
-    const { parent, gatewayKind, routing } = found;
+    const { parent, gateway, routing } = found;
     const sums = found.childSums ?? (await operationsRepo.childSums(q, parent.session_id));
     const totals = deriveTotals(parent, sums);
     const amountMinor = operationAmount(
@@ -153,15 +156,16 @@ export function createOperationsService(db: Db, deps: OperationsDeps) {
       totals,
       input,
     );
-    if (!gatewayKind || !parent.pg_code || !parent.pg_reference)
+    if (!gateway || !parent.pg_code || !parent.pg_reference)
       throw new AppError("invalid_state_for_operation", "This payment has no gateway payment to operate on.");
-    const setting = { pg_code: parent.pg_code, kind: gatewayKind };
-    const adapter = deps.gateways.adapterFor(setting.kind);
-    if (!adapter.operations.includes(input.operation))
+    const setting = gateway;
+    if (!operationsFor(setting.kind).includes(input.operation))
       throw new AppError(
         "invalid_state_for_operation",
         `The gateway ${setting.pg_code} (${setting.kind}) does not support ${input.operation}.`,
       );
+    // Built before the reservation: a setting whose credentials cannot be opened writes nothing.
+    const adapter = deps.gateways.adapterFor(setting);
     const op: NewOperation = {
       session_id: newId("sess"),
       parent_session_id: parent.session_id,
@@ -237,11 +241,12 @@ export function createOperationsService(db: Db, deps: OperationsDeps) {
    * reference (which the gateway treats as its idempotency key).
    */
   async function recoverAnswer(reserved: Reserved): Promise<GatewayOperationResult> {
+    // A gateway that can be neither asked nor safely sent the operation again (KNET): it stays
+    // unknown until an operator settles it by hand; never sent twice.
+    if (!reserved.adapter.recoversOperations)
+      throw new GatewayError("gateway_unavailable", "its answer was lost", { outcomeUnknown: true });
     try {
-      const known = await reserved.adapter.operationStatus({
-        pgCode: reserved.setting.pg_code,
-        referenceNumber: reserved.child.reference_number,
-      });
+      const known = await reserved.adapter.operationStatus(operationRequest(reserved));
       return known ?? (await askGateway(reserved));
     } catch (error) {
       // Whatever failed now, the first call may have been done: still unknown, never released.
@@ -263,6 +268,10 @@ export function createOperationsService(db: Db, deps: OperationsDeps) {
     try {
       answer = await call(reserved);
     } catch (error) {
+      if (error instanceof GatewayError && error.outcomeUnknown && !reserved.adapter.recoversOperations) {
+        await recordUnknownOutcome(reserved, error);
+        throw manualOutcomeUnknown(reserved);
+      }
       if (error instanceof GatewayError && error.outcomeUnknown) {
         throw new AppError(
           "gateway_outcome_unknown",
@@ -294,14 +303,13 @@ export function createOperationsService(db: Db, deps: OperationsDeps) {
     const found = child && (await readParent({ merchantId, sessionId: child.parent_session_id }));
     // A recovery point is written with its reservation and cleared (or answered) with its
     // deletion, in one transaction each: it always names a child, whose parent always exists.
-    if (!child || !found?.gatewayKind)
+    if (!child || !found?.gateway)
       throw new Error(`recovery point ${childSessionId} names no operation of merchant ${merchantId}`);
-    const setting = { pg_code: child.pg_code, kind: found.gatewayKind };
     return {
       parent: found.parent,
       child,
-      setting,
-      adapter: deps.gateways.adapterFor(setting.kind),
+      setting: found.gateway,
+      adapter: deps.gateways.adapterFor(found.gateway),
       routing: found.routing,
     };
   }
@@ -318,9 +326,9 @@ export function createOperationsService(db: Db, deps: OperationsDeps) {
     };
   }
 
-  /** Asks the gateway to do the reserved operation (again: the reference makes it idempotent). */
-  function askGateway({ parent, child, setting, adapter }: Reserved): Promise<GatewayOperationResult> {
-    return adapter.operate({
+  /** The reserved operation as the gateway is asked to do it (or asked about it). */
+  function operationRequest({ parent, child, setting }: Reserved): GatewayOperationRequest {
+    return {
       pgCode: setting.pg_code,
       kind: setting.kind,
       operation: child.operation,
@@ -330,6 +338,52 @@ export function createOperationsService(db: Db, deps: OperationsDeps) {
       amountMinor: child.amount_minor,
       currency: child.currency_code,
       notificationUrl: `${deps.publicUrl}/v1/gateways/${encodeURIComponent(setting.pg_code)}/notifications`,
+    };
+  }
+
+  /** Asks the gateway to do the reserved operation (again: the reference makes it idempotent). */
+  function askGateway(reserved: Reserved): Promise<GatewayOperationResult> {
+    return reserved.adapter.operate(operationRequest(reserved));
+  }
+
+  /**
+   * The answer to an operation whose outcome is unknown at a gateway that cannot be asked about
+   * it: the same on every retry with the key, until an operator settles it by hand.
+   */
+  function manualOutcomeUnknown({ child, setting }: Reserved): AppError {
+    return new AppError(
+      "gateway_outcome_unknown",
+      `The gateway (${setting.kind}) did not answer the ${child.operation}, so it may have been done. ` +
+        `It offers no way to ask about it and no safe way to send it again, so svc will not retry it: ` +
+        `check ${child.operation} ${child.reference_number} in the gateway's own portal, then settle it on the ` +
+        `Discrepancies page (done or not done). Until then it counts as in progress, and retrying with the ` +
+        `same Idempotency-Key gives this answer.`,
+      { extra: { reference_number: child.reference_number } },
+    );
+  }
+
+  /** Puts an operation whose outcome is unknown on the Discrepancies page (once). */
+  async function recordUnknownOutcome(
+    { parent, child, setting }: Reserved,
+    error: GatewayError,
+  ): Promise<void> {
+    await discrepanciesRepo.record(db, {
+      kind: "unknown_outcome",
+      merchant_id: parent.merchant_id,
+      parent_session_id: parent.session_id,
+      child_session_id: child.session_id,
+      pg_code: setting.pg_code,
+      gateway_operation_id: child.reference_number,
+      notification_id: null,
+      operation: child.operation,
+      amount: formatWire(child),
+      currency_code: child.currency_code,
+      rule: "gateway_outcome_unknown",
+      detail:
+        `svc sent this ${child.operation} to ${setting.pg_code} and got no answer (${error.message}). ` +
+        `The gateway cannot be asked about it, so it is neither retried nor assumed: check it in the gateway's portal ` +
+        `(look for the amount on the payment's track id) and settle it here as done or not done.`,
+      pg_response: error.pgResponse ?? {},
     });
   }
 
@@ -378,6 +432,37 @@ export function createOperationsService(db: Db, deps: OperationsDeps) {
     },
 
     /**
+     * Settles by hand an operation whose outcome was unknown at a gateway that cannot be asked
+     * (the Discrepancies page): `done` finishes it as the gateway's success, with its webhook;
+     * `not_done` removes the reservation and gives its idempotency key a decline. Nothing
+     * happens to an operation no longer in flight (settled before), so it is safe to repeat.
+     */
+    async settleByHand(
+      merchantId: string,
+      childSessionId: string,
+      outcome: "done" | "not_done",
+      by: string,
+      note: string,
+    ): Promise<void> {
+      const reserved = await reservedOf(merchantId, childSessionId);
+      const { child } = reserved;
+      if (!child.state.endsWith("_pending")) return;
+      const record = { settled_by_hand: outcome, settled_by: by, note };
+      if (outcome === "done") {
+        await settle(reserved, { status: "success", pgResponse: { ...child.pg_response, ...record } });
+        return;
+      }
+      await release(
+        child.session_id,
+        new AppError(
+          "operation_declined",
+          `The ${child.operation} ${child.reference_number} was not done at the gateway (checked in its portal and settled by ${by}); nothing was stored.`,
+          { extra: { pg_response: record } },
+        ),
+      );
+    },
+
+    /**
      * Settles reservations whose request died during the gateway call (a crash, a kill): each
      * older than the reservation timeout is asked of the gateway again under its own reference
      * (the gateway answers a repeated reference with the same operation), then finished with its
@@ -389,15 +474,30 @@ export function createOperationsService(db: Db, deps: OperationsDeps) {
       let settledCount = 0;
       for (const child of stale) {
         const found = await readParent({ merchantId: child.merchant_id, sessionId: child.parent_session_id });
-        if (!found?.gatewayKind) continue; // its gateway setting is gone: left for an operator
-        const setting = { pg_code: child.pg_code, kind: found.gatewayKind };
+        if (!found?.gateway) continue; // its gateway setting is gone: left for an operator
+        let adapter: GatewayAdapter;
+        try {
+          adapter = deps.gateways.adapterFor(found.gateway);
+        } catch {
+          continue; // its credentials cannot be opened now (no key): the next sweep tries again
+        }
         const reserved = {
           parent: found.parent,
           child,
-          setting,
-          adapter: deps.gateways.adapterFor(setting.kind),
+          setting: found.gateway,
+          adapter,
           routing: found.routing,
         };
+        // Unknown at a gateway that cannot be asked (KNET): on the Discrepancies page (once, if
+        // the request that sent it died before putting it there), never asked, never resent.
+        if (!adapter.recoversOperations) {
+          const lost = new GatewayError(
+            "gateway_unavailable",
+            "the request that sent it ended without its answer",
+          );
+          await recordUnknownOutcome(reserved, lost);
+          continue;
+        }
         try {
           await complete(reserved, recoverAnswer);
         } catch (error) {

@@ -3,7 +3,7 @@ import type { AddressInfo } from "node:net";
 import { request } from "undici";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { GatewayError } from "../gateway-error.js";
-import { createGatewayRegistry, GATEWAY_CAPABILITIES } from "../registry.js";
+import { createGatewayRegistry, GATEWAY_CAPABILITIES, type GatewayConnection } from "../registry.js";
 import { SandboxGatewayAdapter } from "./adapter.js";
 import { type Fixture, startFixture, waitFor } from "./testing.js";
 
@@ -84,7 +84,7 @@ describe("adapter transport", () => {
       baseUrl: "http://127.0.0.1:9",
       timeoutMs: 500,
     });
-    const error = await adapter.paymentStatus("pg_x").catch((e: unknown) => e);
+    const error = await adapter.paymentStatus({ pgReference: "pg_x" }).catch((e: unknown) => e);
     expect(error).toBeInstanceOf(GatewayError);
     expect((error as GatewayError).code).toBe("gateway_unavailable");
     await adapter.close();
@@ -99,7 +99,7 @@ describe("adapter transport", () => {
       kind: "sandbox",
       baseUrl: `http://127.0.0.1:${(server.address() as AddressInfo).port}`,
     });
-    expect(await adapter.paymentStatus("pg_1")).toEqual({
+    expect(await adapter.paymentStatus({ pgReference: "pg_1" })).toEqual({
       status: "declined",
       pgReference: "pg_1",
       pgResponse: { raw: "DECLINED BY ISSUER" },
@@ -128,22 +128,52 @@ describe("notification retries", () => {
 });
 
 describe("registry", () => {
-  it("gives one adapter per kind with the capability table's info", async () => {
+  const setting = (
+    id: string,
+    kind: GatewayConnection["kind"],
+    changes: Partial<GatewayConnection> = {},
+  ) => ({
+    id,
+    pg_code: `pg_${id}`,
+    kind,
+    notification_secret: "secret-0123456789abcdef",
+    credentials: null,
+    api_base_url: null,
+    updated_at: new Date(1_700_000_000_000),
+    ...changes,
+  });
+
+  it("gives one adapter per setting with the capability table's info, and a new one when the setting changes", async () => {
     const registry = createGatewayRegistry({ sandboxBaseUrl: fx.sandbox.url });
-    const queued = registry.adapterFor("sandbox-queued");
-    expect(registry.adapterFor("sandbox-queued")).toBe(queued);
+    const queued = registry.adapterFor(setting("a", "sandbox-queued"));
+    expect(registry.adapterFor(setting("a", "sandbox-queued"))).toBe(queued);
     expect(queued.queued).toBe(true);
     expect(queued.formsOfPayment).toEqual(["svc_pg", "redirect"]);
-    expect(registry.adapterFor("sandbox").formsOfPayment).toEqual(
+    expect(registry.adapterFor(setting("b", "sandbox")).formsOfPayment).toEqual(
       GATEWAY_CAPABILITIES.sandbox.formsOfPayment,
     );
+    const changed = registry.adapterFor(
+      setting("a", "sandbox-queued", { updated_at: new Date(1_700_000_000_001) }),
+    );
+    expect(changed).not.toBe(queued);
     expect(
       (
         await registry
-          .adapterFor("ndebit")
+          .adapterFor(setting("c", "ndebit"))
           .pay(fx.request("ndebit", { formOfPayment: "redirect", instrument: { type: "redirect" } }))
       ).status,
     ).toBe("action_required");
     await registry.close();
+  });
+
+  it("refuses a real gateway's setting whose credentials it cannot open, naming what to do", () => {
+    const registry = createGatewayRegistry({
+      sandboxBaseUrl: fx.sandbox.url,
+      factories: { knet: () => expect.unreachable("no adapter without credentials") },
+    });
+    expect(() => registry.adapterFor(setting("k", "knet"))).toThrow(/has no credentials/);
+    expect(() =>
+      registry.adapterFor(setting("k2", "knet", { credentials: "svc1.00000000.AAAA.BBBB" })),
+    ).toThrow(/SVC_SECRETS_KEY/);
   });
 });

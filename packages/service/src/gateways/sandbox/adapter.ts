@@ -2,19 +2,24 @@
  * svc's adapter for the sandbox gateways: the same HTTP path a production gateway adapter takes
  * (keep-alive pool, timeouts, signed notifications), pointed at startSandboxGateway's server.
  */
-import type { GatewayKind } from "@svc/protocol";
+import type { SandboxGatewayKind } from "@svc/protocol";
 import { Pool } from "undici";
-import type {
-  GatewayAdapter,
-  GatewayNotification,
-  GatewayOperationRequest,
-  GatewayOperationResult,
-  GatewayPaymentRequest,
-  GatewayPaymentResult,
-  PaymentInstrument,
+import {
+  type GatewayAdapter,
+  type GatewayNotification,
+  type GatewayOperationRequest,
+  type GatewayOperationResult,
+  type GatewayPaymentRef,
+  type GatewayPaymentRequest,
+  type GatewayPaymentResult,
+  type InboundNotification,
+  type NotificationRead,
+  NotificationRejected,
+  type PaymentInstrument,
 } from "../adapter.js";
 import { CONFIG_DEFAULTS } from "../../config.js";
 import { GATEWAY_CAPABILITIES } from "../capabilities.js";
+import { AppError } from "../../http/problem.js";
 import { GatewayError } from "../gateway-error.js";
 import { toOperationResult, toPaymentResult } from "./mapping.js";
 import { parseSandboxNotification } from "./notification.js";
@@ -24,10 +29,22 @@ import { SIGNATURE_HEADER, verifySandboxSignature } from "./signature.js";
 const KEEP_ALIVE_MS = 30_000;
 
 export interface SandboxGatewayAdapterOptions {
-  kind: GatewayKind;
+  kind: SandboxGatewayKind;
   /** The sandbox server's base URL, e.g. the `url` startSandboxGateway returned. */
   baseUrl: string;
   timeoutMs?: number;
+  /** The gateway setting's notification secret, which {@link SandboxGatewayAdapter.readNotification} verifies with. */
+  notificationSecret?: string;
+  /** A connection pool to the sandbox shared with other adapters (the registry's); closed by its owner. */
+  pool?: Pool;
+}
+
+/** The sandbox adapter's keep-alive pool to `baseUrl`'s origin. */
+export function sandboxPool(baseUrl: string, timeoutMs: number = CONFIG_DEFAULTS.gatewayTimeoutMs): Pool {
+  return new Pool(new URL(baseUrl).origin, {
+    keepAliveTimeout: KEEP_ALIVE_MS,
+    connect: { timeout: timeoutMs },
+  });
 }
 
 /**
@@ -90,13 +107,16 @@ function instrumentToWire(instrument: PaymentInstrument): Record<string, unknown
  * if (result.status === "action_required") sendCustomerTo(result.redirectUrl);
  */
 export class SandboxGatewayAdapter implements GatewayAdapter {
-  readonly kind: GatewayKind;
+  readonly kind: SandboxGatewayKind;
   readonly formsOfPayment;
   readonly operations;
   readonly queued: boolean;
+  readonly recoversOperations: boolean;
   private readonly pool: Pool;
+  private readonly ownsPool: boolean;
   private readonly basePath: string;
   private readonly timeoutMs: number;
+  private readonly notificationSecret: string;
 
   constructor(options: SandboxGatewayAdapterOptions) {
     const capabilities = GATEWAY_CAPABILITIES[options.kind];
@@ -104,13 +124,12 @@ export class SandboxGatewayAdapter implements GatewayAdapter {
     this.formsOfPayment = capabilities.formsOfPayment;
     this.operations = capabilities.operations;
     this.queued = capabilities.queued;
+    this.recoversOperations = capabilities.recoversOperations;
     this.timeoutMs = options.timeoutMs ?? CONFIG_DEFAULTS.gatewayTimeoutMs;
-    const base = new URL(options.baseUrl);
-    this.basePath = base.pathname.replace(/\/+$/, "");
-    this.pool = new Pool(base.origin, {
-      keepAliveTimeout: KEEP_ALIVE_MS,
-      connect: { timeout: this.timeoutMs },
-    });
+    this.notificationSecret = options.notificationSecret ?? "";
+    this.basePath = new URL(options.baseUrl).pathname.replace(/\/+$/, "");
+    this.ownsPool = !options.pool;
+    this.pool = options.pool ?? sandboxPool(options.baseUrl, this.timeoutMs);
   }
 
   async pay(request: GatewayPaymentRequest): Promise<GatewayPaymentResult> {
@@ -139,7 +158,8 @@ export class SandboxGatewayAdapter implements GatewayAdapter {
     );
   }
 
-  async paymentStatus(pgReference: string): Promise<GatewayPaymentResult> {
+  async paymentStatus(ref: Pick<GatewayPaymentRef, "pgReference">): Promise<GatewayPaymentResult> {
+    const pgReference = ref.pgReference ?? "";
     return this.paymentResult(
       await this.call("GET", `/payments/${encodeURIComponent(pgReference)}`),
       pgReference,
@@ -165,7 +185,7 @@ export class SandboxGatewayAdapter implements GatewayAdapter {
     throw this.rejected(reply);
   }
 
-  async operationStatus(request: { pgCode: string; referenceNumber: string }) {
+  async operationStatus(request: Pick<GatewayOperationRequest, "referenceNumber">) {
     const reply = await this.call("GET", `/operations/${encodeURIComponent(request.referenceNumber)}`);
     if (reply.statusCode === 404) return undefined;
     const result =
@@ -174,8 +194,10 @@ export class SandboxGatewayAdapter implements GatewayAdapter {
     throw this.rejected(reply);
   }
 
-  async paymentByAttempt(attemptId: string): Promise<GatewayPaymentResult | undefined> {
-    const reply = await this.call("GET", `/attempts/${encodeURIComponent(attemptId)}`);
+  async paymentByAttempt(
+    ref: Pick<GatewayPaymentRef, "attemptId">,
+  ): Promise<GatewayPaymentResult | undefined> {
+    const reply = await this.call("GET", `/attempts/${encodeURIComponent(ref.attemptId)}`);
     if (reply.statusCode === 404) return undefined;
     return this.paymentResult(reply, "");
   }
@@ -194,9 +216,23 @@ export class SandboxGatewayAdapter implements GatewayAdapter {
     return parseSandboxNotification(rawBody);
   }
 
-  /** Closes the keep-alive sockets; the adapter cannot be used afterwards. */
+  /** The sandbox signs JSON with the setting's notification secret (sandbox-signature header). */
+  async readNotification(input: InboundNotification): Promise<NotificationRead> {
+    if (input.contentType !== "application/json")
+      throw new AppError(
+        "unsupported_media_type",
+        "The sandbox gateway's notifications are application/json.",
+      );
+    if (!this.verifyNotification(input.rawBody, input.headers, this.notificationSecret))
+      throw new NotificationRejected(
+        "The notification signature does not verify with this gateway setting's secret (was the raw body signed?).",
+      );
+    return { notifications: [this.parseNotification(input.rawBody)] };
+  }
+
+  /** Closes the keep-alive sockets (when the adapter owns them); the adapter cannot be used afterwards. */
   async close(): Promise<void> {
-    await this.pool.close();
+    if (this.ownsPool) await this.pool.close();
   }
 
   private paymentResult(reply: Reply, knownReference: string): GatewayPaymentResult {

@@ -83,7 +83,7 @@ describe("sandbox cards", () => {
     );
     if (first.status !== "action_required") throw new Error(`expected action_required, got ${first.status}`);
     expect(first.redirectUrl.startsWith(`${fx.sandbox.url}/pages/`)).toBe(true);
-    expect((await adapter.paymentStatus(first.pgReference)).status).toBe("action_required");
+    expect((await adapter.paymentStatus({ pgReference: first.pgReference })).status).toBe("action_required");
 
     const page = await request(first.redirectUrl);
     const html = await page.body.text();
@@ -105,7 +105,7 @@ describe("sandbox cards", () => {
     expect(await back.body.text()).toBe("back at svc");
     expect(fx.receiver.visits).toContain(`${location.pathname}${location.search}`);
 
-    const final = await adapter.paymentStatus(first.pgReference);
+    const final = await adapter.paymentStatus({ pgReference: first.pgReference });
     expect(final).toMatchObject({
       status: "approved",
       challengeOccurred: true,

@@ -1,4 +1,4 @@
-import type { GatewayKind } from "@svc/protocol";
+import type { SandboxGatewayKind as GatewayKind } from "@svc/protocol";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { GatewayOperationRequest } from "../adapter.js";
 import { sandboxSettingSecret } from "./signature.js";

@@ -63,17 +63,21 @@ describe("sandbox redirect page", () => {
 
   it("approve on sandbox-queued: 303 to returnUrl with pg_reference, payment_result notified, status approved", async () => {
     const started = await startRedirect("sandbox-queued");
-    expect((await fx.adapter("sandbox-queued").paymentStatus(started.pgReference)).status).toBe(
-      "action_required",
-    );
+    expect(
+      (await fx.adapter("sandbox-queued").paymentStatus({ pgReference: started.pgReference })).status,
+    ).toBe("action_required");
     const back = await press(started.redirectUrl, "approve");
     expect(back.searchParams.get("pg_reference")).toBe(started.pgReference);
     expect(back.toString().startsWith(fx.receiver.returnUrl)).toBe(true);
     expect((await notified(started.pgReference)).status).toBe("approved");
-    expect((await fx.adapter("sandbox-queued").paymentStatus(started.pgReference)).status).toBe("approved");
+    expect(
+      (await fx.adapter("sandbox-queued").paymentStatus({ pgReference: started.pgReference })).status,
+    ).toBe("approved");
     // Pressing again (back button) changes nothing.
     await press(started.redirectUrl, "decline");
-    expect((await fx.adapter("sandbox-queued").paymentStatus(started.pgReference)).status).toBe("approved");
+    expect(
+      (await fx.adapter("sandbox-queued").paymentStatus({ pgReference: started.pgReference })).status,
+    ).toBe("approved");
   });
 
   it("decline on ndebit carries the switch's pg_response", async () => {
@@ -90,7 +94,9 @@ describe("sandbox redirect page", () => {
     const started = await startRedirect("ndebit");
     await press(started.redirectUrl, "cancel");
     expect((await notified(started.pgReference)).status).toBe("canceled");
-    expect((await fx.adapter("ndebit").paymentStatus(started.pgReference)).status).toBe("canceled");
+    expect((await fx.adapter("ndebit").paymentStatus({ pgReference: started.pgReference })).status).toBe(
+      "canceled",
+    );
   });
 
   it("refuses an unknown button with 400", async () => {

@@ -5,7 +5,7 @@
 import { randomUUID } from "node:crypto";
 import { createServer, type IncomingHttpHeaders } from "node:http";
 import type { AddressInfo } from "node:net";
-import type { GatewayKind } from "@svc/protocol";
+import type { SandboxGatewayKind as GatewayKind } from "@svc/protocol";
 import type { GatewayPaymentRequest } from "../adapter.js";
 import { SandboxGatewayAdapter } from "./adapter.js";
 import { type SandboxGateway, startSandboxGateway } from "./server.js";

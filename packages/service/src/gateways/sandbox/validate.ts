@@ -5,8 +5,8 @@
 import {
   FORMS_OF_PAYMENT,
   type FormOfPayment,
-  GATEWAY_KINDS,
-  type GatewayKind,
+  SANDBOX_GATEWAY_KINDS,
+  type SandboxGatewayKind,
   isCurrency,
   LANGUAGES,
   type Language,
@@ -63,7 +63,7 @@ export function amountOf(body: Body): { amount: string; amountMinor: number; cur
 }
 
 export interface PaymentRequestBody {
-  kind: GatewayKind;
+  kind: SandboxGatewayKind;
   pgCode: string;
   sessionId: string;
   attemptId: string;
@@ -84,7 +84,7 @@ export function parsePaymentRequest(body: Body): PaymentRequestBody {
     bad("instrument", "must be an object with a type");
   }
   return {
-    kind: oneOf(body, "kind", GATEWAY_KINDS),
+    kind: oneOf(body, "kind", SANDBOX_GATEWAY_KINDS),
     pgCode: str(body, "pg_code"),
     sessionId: str(body, "session_id"),
     attemptId: str(body, "attempt_id"),
@@ -99,7 +99,7 @@ export function parsePaymentRequest(body: Body): PaymentRequestBody {
 }
 
 export interface OperationRequestBody {
-  kind: GatewayKind;
+  kind: SandboxGatewayKind;
   operation: Operation;
   pgReference: string;
   referenceNumber: string;
@@ -111,7 +111,7 @@ export interface OperationRequestBody {
 
 export function parseOperationRequest(body: Body): OperationRequestBody {
   return {
-    kind: oneOf(body, "kind", GATEWAY_KINDS),
+    kind: oneOf(body, "kind", SANDBOX_GATEWAY_KINDS),
     operation: oneOf(body, "operation", OPERATIONS),
     pgReference: str(body, "pg_reference"),
     referenceNumber: str(body, "reference_number"),

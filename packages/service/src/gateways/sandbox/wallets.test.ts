@@ -33,7 +33,7 @@ describe("sandbox wallets", () => {
     const adapter = fx.adapter("sandbox");
     const started = await adapter.pay(fx.request("sandbox", walletB("+96550001234")));
     expect(started.status).toBe("otp_required");
-    expect((await adapter.paymentStatus(started.pgReference)).status).toBe("otp_required");
+    expect((await adapter.paymentStatus({ pgReference: started.pgReference })).status).toBe("otp_required");
     const done = await adapter.confirmOtp(started.pgReference, "123456");
     expect(done).toMatchObject({ status: "approved", pgReference: started.pgReference });
     // A repeated confirm answers the same (idempotent).
@@ -60,7 +60,7 @@ describe("sandbox wallets", () => {
       pgResponse: { reason: "too many wrong one-time codes" },
     });
     expect((await adapter.confirmOtp(locked.pgReference, "123456")).status).toBe("declined");
-    expect((await adapter.paymentStatus(locked.pgReference)).status).toBe("declined");
+    expect((await adapter.paymentStatus({ pgReference: locked.pgReference })).status).toBe("declined");
   });
 
   it("wallet B declines a number ending in 0000 after the right code", async () => {

@@ -1,0 +1,4 @@
+/** The real gateways' connectors, by kind: what the registry builds a KNET or Stripe setting's adapter with. */
+import type { GatewayRegistryOptions } from "./registry.js";
+
+export const GATEWAY_CONNECTORS: NonNullable<GatewayRegistryOptions["factories"]> = {};

@@ -1,0 +1,205 @@
+/**
+ * Gateway settings with real credentials through the operator API, on both stores: write-only
+ * (answers show hints), sealed at rest with a key id, refused without a key, changed in part,
+ * rotated to a new key.
+ */
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { api, bearer, createMerchant, type TestMerchant } from "../../../../test/support/merchant.js";
+import { SECRETS_KEY, type Stack, startStack } from "../../../../test/support/stack.js";
+import { STORES } from "../../../../test/support/stores.js";
+import { createKeyring, generateSecretsKey } from "../secrets/keyring.js";
+import { credentialsContext } from "./connection.js";
+
+const KNET = {
+  tranportal_id: "tp-id-0054321",
+  tranportal_password: "Pw-k9!x2Q",
+  resource_key: "K7c9Qw2Lm4Xz8Rt1",
+};
+const STRIPE = { secret_key: `sk_test_${"51Ab".repeat(6)}Zz09`, webhook_secret: `whsec_${"Q".repeat(32)}` };
+const SECRETS = [KNET.tranportal_password, KNET.resource_key, STRIPE.secret_key, STRIPE.webhook_secret];
+
+const noSecretIn = (text: string) => {
+  for (const secret of SECRETS) expect(text).not.toContain(secret);
+};
+
+describe.each(STORES)("gateway settings with credentials (%s)", (kind) => {
+  let stack: Stack;
+  let m: TestMerchant;
+  const path = () => `/v1/admin/merchants/${m.id}/gateways`;
+
+  beforeAll(async () => {
+    stack = await startStack(kind);
+    m = await createMerchant(stack);
+  });
+  afterAll(async () => stack?.close());
+
+  it("creates KNET and Stripe settings whose answers show hints only, sealed at rest under the key", async () => {
+    const knet = await api(stack, "POST", path(), {
+      auth: bearer,
+      body: {
+        pg_code: `knet-${m.id.slice(4, 12)}`,
+        kind: "knet",
+        currencies: ["KWD"],
+        credentials: KNET,
+        environment: "test",
+      },
+    });
+    expect(knet.status).toBe(201);
+    expect(knet.json).toMatchObject({
+      kind: "knet",
+      api_base_url: "https://kpaytest.com.kw",
+      credentials: { tranportal_id: "…4321", tranportal_password: "set", resource_key: "set" },
+    });
+    const stripe = await api(stack, "POST", path(), {
+      auth: bearer,
+      body: {
+        pg_code: `stripe-${m.id.slice(4, 12)}`,
+        kind: "stripe",
+        currencies: ["USD", "KWD"],
+        credentials: STRIPE,
+      },
+    });
+    expect(stripe.status).toBe(201);
+    expect(stripe.json.credentials).toEqual({ secret_key: "…Zz09", webhook_secret: "set" });
+    noSecretIn(knet.text + stripe.text);
+
+    const listed = await api(stack, "GET", path(), { auth: bearer });
+    const merchant = await api(stack, "GET", `/v1/admin/merchants/${m.id}`, { auth: bearer });
+    noSecretIn(listed.text + merchant.text);
+    expect(merchant.json.gateways.find((g: { kind: string }) => g.kind === "knet").credentials).toEqual(
+      knet.json.credentials,
+    );
+
+    const [row] = await stack.db.query<{
+      id: string;
+      credentials: string;
+      notification_secret: string | null;
+    }>("select id, credentials, notification_secret from gateway_settings where pg_code = $1", [
+      knet.json.pg_code,
+    ]);
+    const keyring = createKeyring(SECRETS_KEY);
+    expect(row!.credentials).toMatch(new RegExp(`^svc1\\.${keyring.currentKeyId}\\.`));
+    noSecretIn(row!.credentials);
+    expect(row!.notification_secret).toBeNull();
+    expect(JSON.parse(keyring.open(row!.credentials, credentialsContext(row!.id)))).toEqual(KNET);
+  });
+
+  it("refuses what the gateway would refuse, naming each field, and saves nothing", async () => {
+    const pgCode = `bad-${m.id.slice(4, 12)}`;
+    const cases: [Record<string, unknown>, string][] = [
+      [{ kind: "knet", currencies: ["USD"], credentials: KNET }, "currencies"],
+      [{ kind: "knet", currencies: ["KWD"], operation: "authorize", credentials: KNET }, "operation"],
+      [
+        { kind: "knet", currencies: ["KWD"], credentials: { ...KNET, resource_key: "short" } },
+        "credentials.resource_key",
+      ],
+      [
+        { kind: "knet", currencies: ["KWD"], credentials: { tranportal_id: "x" } },
+        "credentials.tranportal_password",
+      ],
+      [{ kind: "knet", currencies: ["KWD"], credentials: { ...KNET, extra: "y" } }, "credentials.extra"],
+      [
+        { kind: "stripe", currencies: ["USD"], credentials: { ...STRIPE, secret_key: "pk_test_123456789" } },
+        "credentials.secret_key",
+      ],
+      [{ kind: "stripe", currencies: ["USD"], credentials: STRIPE, environment: "test" }, "environment"],
+      [
+        { kind: "knet", currencies: ["KWD"], credentials: KNET, api_base_url: "http://kpay.example" },
+        "api_base_url",
+      ],
+      [{ kind: "sandbox", currencies: ["KWD"], credentials: { secret_key: "x" } }, "credentials"],
+    ];
+    for (const [body, field] of cases) {
+      const r = await api(stack, "POST", path(), { auth: bearer, body: { pg_code: pgCode, ...body } });
+      expect(r.status, JSON.stringify(body)).toBe(422);
+      expect(Object.keys(r.json.errors)).toContain(field);
+      noSecretIn(r.text);
+    }
+    expect(await stack.db.query("select 1 from gateway_settings where pg_code = $1", [pgCode])).toHaveLength(
+      0,
+    );
+  });
+
+  it("changes part of the credentials, keeping the rest, and a stand-in's base URL", async () => {
+    const pgCode = `knet2-${m.id.slice(4, 12)}`;
+    await api(stack, "POST", path(), {
+      auth: bearer,
+      body: { pg_code: pgCode, kind: "knet", currencies: ["KWD"], credentials: KNET },
+    });
+    const changed = await api(stack, "PATCH", `${path()}/${pgCode}`, {
+      auth: bearer,
+      body: { credentials: { tranportal_password: "New-Pw-77" }, api_base_url: "http://127.0.0.1:9/" },
+    });
+    expect(changed.status).toBe(200);
+    expect(changed.json).toMatchObject({
+      api_base_url: "http://127.0.0.1:9",
+      credentials: { tranportal_id: "…4321" },
+    });
+    const [row] = await stack.db.query<{ id: string; credentials: string }>(
+      "select id, credentials from gateway_settings where pg_code = $1",
+      [pgCode],
+    );
+    const opened = JSON.parse(createKeyring(SECRETS_KEY).open(row!.credentials, credentialsContext(row!.id)));
+    expect(opened).toEqual({ ...KNET, tranportal_password: "New-Pw-77" });
+    const back = await api(stack, "PATCH", `${path()}/${pgCode}`, {
+      auth: bearer,
+      body: { api_base_url: null },
+    });
+    expect(back.json.api_base_url).toBeNull();
+    const other = await createMerchant(stack);
+    const foreign = await api(stack, "PATCH", `/v1/admin/merchants/${other.id}/gateways/${pgCode}`, {
+      auth: bearer,
+      body: { name: "mine now" },
+    });
+    expect(foreign.status).toBe(404);
+  });
+
+  it("without SVC_SECRETS_KEY keeps serving but refuses to save a credential, saying what to set", async () => {
+    const keyless = await startStack(kind, { db: stack.db, config: { secretsKey: "" } });
+    try {
+      const pgCode = `nokey-${m.id.slice(4, 12)}`;
+      const r = await api(keyless, "POST", path(), {
+        auth: bearer,
+        body: { pg_code: pgCode, kind: "stripe", currencies: ["USD"], credentials: STRIPE },
+      });
+      expect(r.status).toBe(503);
+      expect(r.json.code).toBe("secrets_key_missing");
+      expect(r.json.detail).toContain("SVC_SECRETS_KEY");
+      noSecretIn(r.text);
+      expect(
+        await stack.db.query("select 1 from gateway_settings where pg_code = $1", [pgCode]),
+      ).toHaveLength(0);
+      const sandbox = await api(keyless, "POST", path(), {
+        auth: bearer,
+        body: { pg_code: `sbx-${m.id.slice(4, 12)}`, kind: "sandbox", currencies: ["KWD"] },
+      });
+      expect(sandbox.status).toBe(201);
+    } finally {
+      await keyless.close();
+    }
+  });
+
+  it("rotates every credential to a new key; the old key can then go", async () => {
+    const newKey = generateSecretsKey();
+    const rotating = await startStack(kind, {
+      db: stack.db,
+      config: { secretsKey: newKey, secretsPreviousKeys: [SECRETS_KEY] },
+    });
+    try {
+      const r = await api(rotating, "POST", "/v1/admin/secrets/rotate", { auth: bearer });
+      expect(r.status).toBe(200);
+      expect(r.json.resealed).toBeGreaterThanOrEqual(2);
+      expect(r.json.cannot_open).toEqual([]);
+      const again = await api(rotating, "POST", "/v1/admin/secrets/rotate", { auth: bearer });
+      expect(again.json).toMatchObject({ resealed: 0, key_id: r.json.key_id });
+      const onlyNew = createKeyring(newKey);
+      for (const row of await stack.db.query<{ id: string; credentials: string }>(
+        "select id, credentials from gateway_settings where merchant_id = $1 and credentials is not null",
+        [m.id],
+      ))
+        expect(() => onlyNew.open(row.credentials, credentialsContext(row.id))).not.toThrow();
+    } finally {
+      await rotating.close();
+    }
+  });
+});
