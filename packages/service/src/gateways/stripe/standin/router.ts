@@ -68,8 +68,7 @@ export async function route(state: RouterState, req: IncomingMessage, res: Serve
   };
   state.requests.push(record);
   const plan = takeFaults(state.faults, url.pathname);
-  if (plan.delayMs) await sleep(plan.delayMs);
-  const answer = await answerFor(state, req, url, record, plan.failStatus);
+  const answer = await answerFor(state, req, url, record, plan.failStatus, plan.delayMs);
   if (plan.loseAnswer) {
     req.socket.destroy();
     return;
@@ -84,6 +83,7 @@ async function answerFor(
   url: URL,
   record: StripeRequestRecord,
   failStatus: number | undefined,
+  delayMs: number,
 ): Promise<Answer> {
   const headers: Record<string, string> = {
     "request-id": record.requestId,
@@ -135,6 +135,8 @@ async function answerFor(
       held = idempotencyKey;
       headers["original-request"] = record.requestId;
     }
+    // A slow Stripe: the request is under way (its key held) while it waits.
+    if (delayMs) await sleep(delayMs);
     const body = handler({
       ctx: state.ctx,
       account,
