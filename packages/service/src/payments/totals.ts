@@ -7,6 +7,9 @@
  * - remaining: capturable + refundable, what the merchant can still act on.
  * Reservations (`<operation>_pending`: the gateway is being asked right now) count like queued
  * operations, so concurrent requests can never promise the same money twice.
+ * Every derived amount is clamped at 0: a gateway's own operation is judged against settled
+ * money only ({@link deriveSettledTotals}), so for a moment the gateway's facts plus svc's
+ * requests still in flight can exceed what was captured, until the gateway declines the latter.
  */
 import type { ChildRow } from "./payments.repo.js";
 
@@ -53,4 +56,28 @@ export function deriveTotals(parent: { state: string; amount_minor: number }, ch
     captured - refunded - sum(children, "refund", ["refund_queued", "refund_pending"]),
   );
   return { captured, refunded, voided, capturable, refundable, remaining: capturable + refundable };
+}
+
+/** The state an operation ends in when the gateway did it. */
+const SETTLED_STATE: Record<Child["operation"], string> = {
+  capture: "paid",
+  refund: "refunded",
+  void: "voided",
+};
+
+/**
+ * The totals of what is done: captured money and successful children only, without operations
+ * queued at the gateway or in flight to it. A gateway's report of an operation it already did is
+ * judged against these (operations/gateway-notifications.ts): svc's requests still on their way
+ * may yet be declined by the gateway, and queued ones may yet be rejected, so neither is money
+ * the gateway's fact can be said to collide with.
+ */
+export function deriveSettledTotals(
+  parent: { state: string; amount_minor: number },
+  children: Child[],
+): Totals {
+  return deriveTotals(
+    parent,
+    children.filter((c) => c.state === SETTLED_STATE[c.operation]),
+  );
 }
