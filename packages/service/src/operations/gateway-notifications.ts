@@ -5,9 +5,10 @@
  *   `<operation>_rejected`, and the webhook goes out with the queued one's source and initiator,
  *   to the URLs the queued notice went to;
  * - operation: done on the gateway's own dashboard → a new child with `source: "pg"`, if it
- *   obeys the money rules the operations API applies (checked under the parent's lock); one that
- *   breaks them is not applied to the totals and sends no webhook: it is recorded as a
- *   discrepancy for an operator, and answered 200 so the gateway stops retrying.
+ *   obeys the money rules the operations API applies, judged against settled money only
+ *   (checked under the parent's lock); one that breaks them is not applied to the totals and
+ *   sends no webhook: it is recorded as a discrepancy for an operator, and answered 200 so the
+ *   gateway stops retrying.
  * `firstTime(q)` records the notification id in the same transaction as the effect, so a
  * notification delivered twice (or concurrently) has one effect.
  */
@@ -17,10 +18,10 @@ import type { GatewayNotification } from "../gateways/adapter.js";
 import { discrepanciesRepo } from "../gateways/discrepancies.repo.js";
 import type { NotificationAnswer, NotificationOutcome } from "../gateways/notifications.service.js";
 import { AppError } from "../http/problem.js";
-import { deriveTotals } from "../payments/totals.js";
+import { deriveSettledTotals } from "../payments/totals.js";
 import { emitOperationWebhook, emitQueuedResultWebhook } from "./operation-webhook.js";
 import { operationsRepo } from "./operations.repo.js";
-import { capturesInFlight, finalState, operationAmount } from "./rules.js";
+import { finalState, operationAmount } from "./rules.js";
 
 /** Records the notification as seen, in the caller's transaction; false when it was seen before. */
 export type FirstTime = (q: Queryable) => Promise<boolean>;
@@ -75,15 +76,20 @@ export function createGatewayOperations(db: Db, deps: { now: () => Date }) {
       if (!(await firstTime(q))) return { outcome: "duplicate" };
       // The money rules of the operations API, against the totals read under the parent's lock
       // (the children after the lock: a fresh snapshot), so two notifications cannot both pass.
+      // The gateway reports money that already moved, so only settled money counts: the captured
+      // amount and successful children. svc's requests still in flight to the gateway
+      // (`_pending`) do not: the gateway's ledger decides between them and this fact, and declines
+      // them if it is full. Queued ones (`_queued`) do not either: the gateway accepted them but
+      // has not done them, and may still reject them (the sandbox decides at settlement against
+      // its ledger as it is then); a gateway that does hold queued money aside refuses a dashboard
+      // operation that would collide with it, so its facts never do. Counting either would record
+      // a true fact as a discrepancy and leave svc's books short of the gateway's.
       const sums = await operationsRepo.childSums(q, parent.session_id);
       try {
         operationAmount(
-          {
-            state: parent.state,
-            currency_code: parent.currency_code,
-            captures_in_flight: capturesInFlight(sums),
-          },
-          deriveTotals(parent, sums),
+          // No capture counts as in flight: a gateway's void is judged against settled captures only.
+          { state: parent.state, currency_code: parent.currency_code, captures_in_flight: 0 },
+          deriveSettledTotals(parent, sums),
           { operation: n.operation, amount: n.amount, currencyCode: n.currency },
         );
       } catch (error) {
