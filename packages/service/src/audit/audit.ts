@@ -127,6 +127,9 @@ const DASHBOARD: Record<string, Rule> = {
   "POST /dashboard/keys": { action: "key.created", keep: ["kind", "label"] },
   "POST /dashboard/keys/:key_id/revoke": { action: "key.revoked", target: "key_id", confirmed: true },
   "POST /dashboard/sdk": { action: "sdk.settings_changed" },
+  // Gateway settings: which one, of what kind, named how; never a credential.
+  "POST /dashboard/gateways": { action: "gateway.created", keep: ["pg_code", "kind", "name"] },
+  "POST /dashboard/gateways/:pg_code": { action: "gateway.changed", target: "pg_code", keep: ["name"] },
   "POST /dashboard/sign-out": { action: "user.signed_out" },
 };
 

@@ -93,6 +93,11 @@ article form{margin-block-start:.75rem}
 .sign-in{max-width:24rem;margin-inline:auto}
 main:has(>.sign-in)>h1,main:has(>div>.sign-in) h1{max-width:24rem;margin-inline:auto}
 :focus-visible{outline:3px solid var(--accent);outline-offset:2px}
+fieldset legend{font-weight:600;padding-inline:.25rem}
+fieldset.choices{border:0;padding:0;margin-block:.5rem}fieldset.choices legend{padding:0;margin-block-end:.2rem}
+fieldset.choices[aria-invalid=true] input{outline:2px solid var(--err);outline-offset:1px}
+details.advanced{margin-block:.5rem}details.advanced>summary{cursor:pointer;font-weight:600}
+.gateway-form fieldset[hidden]{display:none}
 `;
 
 /** The tab's icon: a rounded square with an "s", in the accent colour. */
@@ -103,6 +108,8 @@ export const DASHBOARD_FAVICON = `<svg xmlns="http://www.w3.org/2000/svg" viewBo
  * 2. Adds a "Copy" button beside [data-copy] values (in the page's language: the body's words).
  * 3. Refreshes a [data-poll] region (queued operations) until nothing in it is pending.
  * 4. Moves the focus to a refused form's error summary ([data-error-summary]).
+ * 5. A form with a choice of kind ([data-kind-select]) shows only the chosen kind's part
+ *    ([data-kinds]); without the script every part shows and the server reads the chosen one.
  */
 export const DASHBOARD_JS = `"use strict";
 document.addEventListener("submit", function (e) {
@@ -135,4 +142,16 @@ function poll(region) {
 document.querySelectorAll("[data-poll]").forEach(poll);
 var summary = document.querySelector("[data-error-summary]");
 if (summary) summary.focus();
+document.querySelectorAll("select[data-kind-select]").forEach(function (select) {
+  var parts = select.form ? select.form.querySelectorAll("[data-kinds]") : [];
+  function show() {
+    parts.forEach(function (part) {
+      var on = part.getAttribute("data-kinds").split(" ").indexOf(select.value) >= 0;
+      part.hidden = !on;
+      part.disabled = !on;
+    });
+  }
+  select.addEventListener("change", show);
+  show();
+});
 `;

@@ -19,6 +19,7 @@ import { dashboardLanguage, format, type MessageKey, messages, otherLanguageHref
 import { createLockout } from "../auth/lockout.js";
 import { deliveryPages } from "./pages/deliveries.js";
 import { discrepancyPages } from "./pages/discrepancies.js";
+import { gatewayPages } from "./pages/gateways.js";
 import { keysPages } from "./pages/keys.js";
 import { operationPages, operationSections } from "./pages/operations.js";
 import { paymentPages } from "./pages/payment.js";
@@ -216,6 +217,7 @@ export function dashboardRoutes(
       endpointPages(scope, ctx);
       deliveryPages(scope, ctx);
       discrepancyPages(scope, ctx);
+      gatewayPages(scope, ctx);
     },
     { prefix: "/dashboard" },
   );

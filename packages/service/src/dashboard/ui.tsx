@@ -16,6 +16,7 @@ export const PAGE_PERMISSIONS = {
   overview: "payment.view",
   payments: "payment.view",
   discrepancies: "payment.view",
+  gateways: "gateways.manage",
   paymentRequest: "payment.create",
   webhooks: "webhooks.manage",
   deliveries: "webhooks.manage",
@@ -31,6 +32,7 @@ const NAV: { key: NavKey; href: string; text: MessageKey }[] = [
   { key: "payments", href: "/dashboard/payments", text: "nav_payments" },
   { key: "paymentRequest", href: "/dashboard/payments/new", text: "nav_payment_request" },
   { key: "discrepancies", href: "/dashboard/discrepancies", text: "nav_discrepancies" },
+  { key: "gateways", href: "/dashboard/gateways", text: "nav_gateways" },
   { key: "webhooks", href: "/dashboard/webhooks", text: "nav_webhooks" },
   { key: "deliveries", href: "/dashboard/deliveries", text: "nav_deliveries" },
   { key: "sdk", href: "/dashboard/sdk", text: "nav_sdk" },
@@ -207,18 +209,28 @@ export function SelectField(o: {
   label: string;
   value?: string | undefined;
   options: { value: string; text: string }[];
+  hint?: string | undefined;
   error?: string | undefined;
   errorLang?: "en" | undefined;
+  /** Further attributes of the select (data-* for the page's script…). */
+  select?: Record<string, string | boolean | undefined>;
 }): VNode {
   const id = `f-${o.name}`;
+  const described = [o.hint ? `${id}-hint` : "", o.error ? `${id}-error` : ""].filter(Boolean).join(" ");
   return (
     <div class="field">
       <label for={id}>{o.label}</label>
+      {o.hint && (
+        <p class="hint" id={`${id}-hint`}>
+          {o.hint}
+        </p>
+      )}
       <select
         id={id}
         name={o.name}
+        {...o.select}
         aria-invalid={o.error ? "true" : undefined}
-        aria-describedby={o.error ? `${id}-error` : undefined}
+        aria-describedby={described || undefined}
       >
         {o.options.map((opt) => (
           <option value={opt.value} selected={opt.value === (o.value ?? "")}>
@@ -228,6 +240,58 @@ export function SelectField(o: {
       </select>
       <FieldError id={`${id}-error`} error={o.error} lang={o.errorLang} />
     </div>
+  );
+}
+
+/** One choice of several as radio buttons in a fieldset, its legend the question. */
+export function RadioGroup(o: {
+  name: string;
+  legend: string;
+  value?: string | undefined;
+  options: { value: string; text: string; hint?: string | undefined }[];
+  hint?: string | undefined;
+  error?: string | undefined;
+  errorLang?: "en" | undefined;
+  /** The group's id (default `f-<name>`): its error is `<id>-error`, each option `<id>-<value>`. */
+  id?: string | undefined;
+  required?: boolean | undefined;
+}): VNode {
+  const id = o.id ?? `f-${o.name}`;
+  const described = [o.hint ? `${id}-hint` : "", o.error ? `${id}-error` : ""].filter(Boolean).join(" ");
+  return (
+    <fieldset
+      class="choices"
+      id={id}
+      aria-describedby={described || undefined}
+      aria-invalid={o.error ? "true" : undefined}
+    >
+      <legend>{o.legend}</legend>
+      {o.hint && (
+        <p class="hint" id={`${id}-hint`}>
+          {o.hint}
+        </p>
+      )}
+      {o.options.map((opt) => (
+        <div class="check">
+          <input
+            type="radio"
+            id={`${id}-${opt.value}`}
+            name={o.name}
+            value={opt.value}
+            checked={opt.value === o.value}
+            required={o.required || undefined}
+            aria-describedby={opt.hint ? `${id}-${opt.value}-hint` : undefined}
+          />
+          <label for={`${id}-${opt.value}`}>{opt.text}</label>
+          {opt.hint && (
+            <p class="hint" id={`${id}-${opt.value}-hint`}>
+              {opt.hint}
+            </p>
+          )}
+        </div>
+      ))}
+      <FieldError id={`${id}-error`} error={o.error} lang={o.errorLang} />
+    </fieldset>
   );
 }
 

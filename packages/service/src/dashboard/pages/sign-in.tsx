@@ -27,6 +27,7 @@ export function safeNext(value: string | undefined): string | undefined {
 export function homeFor(permissions: readonly string[]): string {
   if (permissions.includes(PAGE_PERMISSIONS.overview)) return "/dashboard/overview";
   if (permissions.includes(PAGE_PERMISSIONS.webhooks)) return "/dashboard/webhooks";
+  if (permissions.includes(PAGE_PERMISSIONS.gateways)) return "/dashboard/gateways";
   return "/dashboard/account";
 }
 
