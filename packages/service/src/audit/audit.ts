@@ -130,6 +130,12 @@ const DASHBOARD: Record<string, Rule> = {
   // Gateway settings: which one, of what kind, named how; never a credential.
   "POST /dashboard/gateways": { action: "gateway.created", keep: ["pg_code", "kind", "name"] },
   "POST /dashboard/gateways/:pg_code": { action: "gateway.changed", target: "pg_code", keep: ["name"] },
+  // Settling by hand counts an operation and sends its webhook, or removes it: who said which, and why.
+  "POST /dashboard/discrepancies/:id/resolve": {
+    action: "discrepancy.resolved",
+    target: "id",
+    keep: ["outcome", "note"],
+  },
   "POST /dashboard/sign-out": { action: "user.signed_out" },
 };
 

@@ -63,7 +63,7 @@ const EN = {
   // Audit log
   audit_title: "Audit log",
   audit_intro:
-    "Who did what to this account, when and from where: sign-ins, refunds, captures and voids, gateways, webhook settings and endpoints, keys, the signing secret, replays. The same list:",
+    "Who did what to this account, when and from where: sign-ins, refunds, captures and voids, discrepancies settled, gateways, webhook settings and endpoints, keys, the signing secret, replays. The same list:",
   audit_newest_first: "Newest first",
   audit_when: "When",
   audit_who: "Who",
@@ -124,7 +124,7 @@ const AR: Messages = {
   account_none: "ليست لديك صلاحيات بعد. اطلب من أحد المسؤولين منحك ما تحتاج إليه.",
   audit_title: "سجل التدقيق",
   audit_intro:
-    "من فعل ماذا في هذا الحساب، ومتى، ومن أين: تسجيلات الدخول، والاستردادات، والتحصيلات، والإلغاءات، وبوابات الدفع، وإعدادات الويب هوك ونقاطه، والمفاتيح، والسر الموقِّع، وإعادات الإرسال. القائمة نفسها:",
+    "من فعل ماذا في هذا الحساب، ومتى، ومن أين: تسجيلات الدخول، والاستردادات، والتحصيلات، والإلغاءات، والفروقات المحلولة، وبوابات الدفع، وإعدادات الويب هوك ونقاطه، والمفاتيح، والسر الموقِّع، وإعادات الإرسال. القائمة نفسها:",
   audit_newest_first: "الأحدث أولاً",
   audit_when: "متى",
   audit_who: "مَن",

@@ -308,6 +308,8 @@ function Details({
 }
 
 interface TimelineEvent {
+  /** The element's id, for links to it (an operation's: `op-<its session_id>`). */
+  id?: string;
   at: Date;
   title: string;
   detail?: string;
@@ -370,6 +372,7 @@ export async function timelineOf(
     });
   for (const o of operations)
     events.push({
+      id: `op-${o.session_id}`,
       at: o.created_at,
       title: format(w.t_operation, {
         op: label(o.operation, lang),
@@ -419,7 +422,7 @@ function Timeline({ events, sessionId, w }: { events: TimelineEvent[]; sessionId
       <h2 id="timeline-h">{w.timeline}</h2>
       <ol class="timeline">
         {events.map((e) => (
-          <li class={e.tone}>
+          <li class={e.tone} id={e.id}>
             <Time value={e.at} />
             <p class="what">{e.title}</p>
             {e.detail && <p class="hint">{e.detail}</p>}
