@@ -74,7 +74,7 @@ describe("the built svc (dist/svc.mjs)", () => {
     const top = await svc(["--help"]);
     expect(top.code).toBe(0);
     const names = (text: string) =>
-      [...text.split("Commands:")[1]!.matchAll(/^ {2}([a-z]+)\b/gm)]
+      [...text.split("Commands:")[1]!.matchAll(/^ {2}([a-z][a-z-]*)\b/gm)]
         .map((m) => m[1]!)
         .filter((n) => n !== "help");
     const commands = names(top.stdout);

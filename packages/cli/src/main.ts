@@ -153,6 +153,32 @@ export async function run(argv: string[], sink: Sink = processSink()): Promise<n
     },
   );
 
+  const secrets = program
+    .command("secrets")
+    .description("the key gateway credentials are sealed with at rest (SVC_SECRETS_KEY)");
+  secrets
+    .command("generate-key")
+    .description("print a new key for SVC_SECRETS_KEY (32 random bytes, base64)")
+    .action(async () => {
+      const { generateKey } = await import("./commands/secrets.js");
+      sink.stdout(`${generateKey()}\n`);
+    });
+  secrets
+    .command("rotate")
+    .description(
+      "seal every stored gateway credential again under the service's current SVC_SECRETS_KEY (after moving the old key to SVC_SECRETS_PREVIOUS_KEYS)",
+    )
+    .addOption(new Option("--api-url <url>", "the service's base URL").env("SVC_API_URL"))
+    .addOption(new Option("--admin-token <token>", "the operator API's token").env("SVC_ADMIN_TOKEN"))
+    .option("--json", "print the result as JSON", false)
+    .action(async (options: { apiUrl?: string; adminToken?: string; json: boolean }) => {
+      const out = createOutput(options.json, sink);
+      const { describeRotation, rotate } = await import("./commands/secrets.js");
+      const result = await rotate(options, sink.env);
+      out.result(describeRotation(result), result);
+      if (result.cannot_open.length > 0) exitCode = 1;
+    });
+
   const webhooks = program.command("webhooks").description("webhook tools");
   withService(
     webhooks

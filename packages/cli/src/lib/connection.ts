@@ -28,6 +28,7 @@ export interface ConnectionOptions {
 
 interface DevCredentials {
   service_url?: string;
+  admin_token?: string;
   webhook_secret?: string;
   private_key?: string;
   public_key?: string;
@@ -83,4 +84,24 @@ async function readDevCredentials(
 /** The signing secret of the `svc dev` merchant in this directory, if there is one. */
 export async function devWebhookSecret(env: Record<string, string | undefined>): Promise<string | undefined> {
   return (await readDevCredentials(env))?.webhook_secret;
+}
+
+/**
+ * The operator API's address and token: `--api-url`/`--admin-token`, else SVC_API_URL and
+ * SVC_ADMIN_TOKEN, else `svc dev`'s credentials file.
+ */
+export async function resolveAdminConnection(
+  options: { apiUrl?: string | undefined; adminToken?: string | undefined },
+  env: Record<string, string | undefined>,
+): Promise<{ apiUrl: string; adminToken: string }> {
+  const dev = await readDevCredentials(env);
+  const apiUrl = options.apiUrl ?? env.SVC_API_URL ?? dev?.service_url;
+  const adminToken = options.adminToken ?? env.SVC_ADMIN_TOKEN ?? dev?.admin_token;
+  if (!apiUrl || !adminToken)
+    throw new UsageError(
+      "no operator API to talk to: pass --api-url and --admin-token (or set SVC_API_URL and SVC_ADMIN_TOKEN), or run `npm start` (svc dev) in this directory first",
+    );
+  if (!/^https?:\/\//.test(apiUrl))
+    throw new UsageError(`--api-url must start with http:// or https:// (got "${apiUrl}")`);
+  return { apiUrl: apiUrl.replace(/\/$/, ""), adminToken };
 }

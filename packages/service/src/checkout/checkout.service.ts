@@ -13,6 +13,7 @@ import {
 } from "@svc/protocol";
 import type { ServiceConfig } from "../config.js";
 import type { Db, Queryable } from "../db/client.js";
+import { amountProblemFor } from "../gateways/capabilities.js";
 import type { GatewayRegistry } from "../gateways/registry.js";
 import { AppError, FieldErrors } from "../http/problem.js";
 import { merchantsRepo } from "../merchants/merchants.repo.js";
@@ -208,6 +209,13 @@ export function createCheckoutService(db: Db, deps: CheckoutDeps) {
           errors: { currency_code: [`is not supported by ${unsupported.map((s) => s.pg_code).join(", ")}`] },
         },
       );
+    }
+    for (const setting of chosen) {
+      const problem = amountProblemFor(setting.kind, amountMinor, input.currency_code);
+      if (problem)
+        throw new AppError("validation_failed", `${setting.pg_code} cannot take this amount: ${problem}.`, {
+          errors: { amount: [problem] },
+        });
     }
     const operations = new Set(chosen.map((s) => s.operation));
     if (operations.size > 1) {

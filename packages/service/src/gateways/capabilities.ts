@@ -3,6 +3,7 @@
  * tables, and the sandbox server enforces the same tables, so the two cannot disagree.
  */
 import type { FormOfPayment, GatewayKind, Operation } from "@svc/protocol";
+import { stripeAmountProblem } from "./stripe/currency.js";
 
 export interface GatewayCapabilities {
   readonly formsOfPayment: readonly FormOfPayment[];
@@ -68,4 +69,12 @@ export function operationsFor(kind: GatewayKind): readonly Operation[] {
 /** Whether `kind` answers operations `queued`. */
 export function isQueued(kind: GatewayKind): boolean {
   return GATEWAY_CAPABILITIES[kind].queued;
+}
+
+/**
+ * What a gateway of `kind` cannot charge of `minor` units of `currency`, or undefined (Stripe
+ * takes three-decimal currencies in steps of 10 and ISK in whole units).
+ */
+export function amountProblemFor(kind: GatewayKind, minor: number, currency: string): string | undefined {
+  return kind === "stripe" ? stripeAmountProblem(minor, currency) : undefined;
 }

@@ -1,4 +1,7 @@
 /** The real gateways' connectors, by kind: what the registry builds a KNET or Stripe setting's adapter with. */
 import type { GatewayRegistryOptions } from "./registry.js";
+import { createStripeAdapter } from "./stripe/adapter.js";
 
-export const GATEWAY_CONNECTORS: NonNullable<GatewayRegistryOptions["factories"]> = {};
+export const GATEWAY_CONNECTORS: NonNullable<GatewayRegistryOptions["factories"]> = {
+  stripe: createStripeAdapter,
+};

@@ -38,3 +38,27 @@ export class GatewayError extends Error {
     this.outcomeUnknown = options.outcomeUnknown ?? code === "gateway_unavailable";
   }
 }
+
+/**
+ * Errors that mean no connection was made, so the request never reached the gateway: its
+ * outcome is known (nothing was done). Anything else after the request was handed to the
+ * socket (a timeout, a reset) leaves the outcome unknown.
+ */
+const NEVER_SENT_CODES = new Set([
+  "ECONNREFUSED",
+  "ENOTFOUND",
+  "EAI_AGAIN",
+  "EHOSTUNREACH",
+  "ENETUNREACH",
+  "UND_ERR_CONNECT_TIMEOUT",
+]);
+
+export function neverSent(error: unknown): boolean {
+  for (let e: unknown = error; e instanceof Error; e = e.cause) {
+    const code = (e as { code?: unknown }).code;
+    if (typeof code === "string" && NEVER_SENT_CODES.has(code)) return true;
+    // Several addresses tried (happy eyeballs): every one refused.
+    if (e instanceof AggregateError && e.errors.every((inner) => neverSent(inner))) return true;
+  }
+  return false;
+}

@@ -10,6 +10,8 @@ import { AppError, FieldErrors } from "../http/problem.js";
 import { type GatewaySettingRow, merchantsRepo } from "../merchants/merchants.repo.js";
 import { type Keyring, SecretsError } from "../secrets/keyring.js";
 import { openCredentials } from "./connection.js";
+import { KNET_PRODUCTION_HOST, KNET_TEST_HOST } from "./knet/fields.js";
+import { STRIPE_API_HOST } from "./stripe/client.js";
 import { checkCredentials, credentialsHint, needsCredentials, sealCredentials } from "./credentials.js";
 import { type GatewaySettingPatch, gatewaySettingsRepo } from "./settings.repo.js";
 
@@ -17,8 +19,8 @@ const PG_CODE = /^[a-z0-9][a-z0-9_-]{0,63}$/;
 
 /** Where each real gateway is by default, and KNET's test host (`environment: "test"`). */
 export const GATEWAY_HOSTS = {
-  knet: { production: "https://www.kpay.com.kw", test: "https://kpaytest.com.kw" },
-  stripe: { production: "https://api.stripe.com", test: "https://api.stripe.com" },
+  knet: { production: KNET_PRODUCTION_HOST, test: KNET_TEST_HOST },
+  stripe: { production: STRIPE_API_HOST, test: STRIPE_API_HOST },
 } as const;
 
 export interface GatewaySettingInput {
@@ -95,7 +97,7 @@ function resolveBaseUrl(
     if (problem) errors.add("api_base_url", problem);
     return input.api_base_url.replace(/\/+$/, "");
   }
-  if (input.environment === "test" && kind === "knet") return GATEWAY_HOSTS.knet.test;
+  if (input.environment === "test" && kind === "knet") return KNET_TEST_HOST;
   if (input.environment === "production" || input.api_base_url === null) return null;
   return undefined;
 }

@@ -20,7 +20,7 @@ import {
 import { CONFIG_DEFAULTS } from "../../config.js";
 import { GATEWAY_CAPABILITIES } from "../capabilities.js";
 import { AppError } from "../../http/problem.js";
-import { GatewayError } from "../gateway-error.js";
+import { GatewayError, neverSent } from "../gateway-error.js";
 import { toOperationResult, toPaymentResult } from "./mapping.js";
 import { parseSandboxNotification } from "./notification.js";
 import { SIGNATURE_HEADER, verifySandboxSignature } from "./signature.js";
@@ -45,30 +45,6 @@ export function sandboxPool(baseUrl: string, timeoutMs: number = CONFIG_DEFAULTS
     keepAliveTimeout: KEEP_ALIVE_MS,
     connect: { timeout: timeoutMs },
   });
-}
-
-/**
- * Errors that mean no connection was made, so the request never reached the gateway: its
- * outcome is known (nothing was done). Anything else after the request was handed to the
- * socket (a timeout, a reset) leaves the outcome unknown.
- */
-const NEVER_SENT_CODES = new Set([
-  "ECONNREFUSED",
-  "ENOTFOUND",
-  "EAI_AGAIN",
-  "EHOSTUNREACH",
-  "ENETUNREACH",
-  "UND_ERR_CONNECT_TIMEOUT",
-]);
-
-function neverSent(error: unknown): boolean {
-  for (let e: unknown = error; e instanceof Error; e = e.cause) {
-    const code = (e as { code?: unknown }).code;
-    if (typeof code === "string" && NEVER_SENT_CODES.has(code)) return true;
-    // Several addresses tried (happy eyeballs): every one refused.
-    if (e instanceof AggregateError && e.errors.every((inner) => neverSent(inner))) return true;
-  }
-  return false;
 }
 
 interface Reply {

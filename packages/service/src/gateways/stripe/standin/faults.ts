@@ -14,16 +14,17 @@ export interface FaultPlan {
 export const INJECTED_FAILURE_MESSAGE =
   "An unknown error occurred (injected by the Stripe stand-in's faults).";
 
-function matches(fault: StripeStandInFault, path: string): boolean {
+function matches(fault: StripeStandInFault, path: string, method: string): boolean {
+  if (fault.method && fault.method !== method) return false;
   return fault.path ? fault.path.test(path) : path.startsWith("/v1/");
 }
 
-/** Takes what the faults list holds for a request to `path`, using the faults up. */
-export function takeFaults(faults: StripeStandInFault[], path: string): FaultPlan {
+/** Takes what the faults list holds for a `method` request to `path`, using the faults up. */
+export function takeFaults(faults: StripeStandInFault[], path: string, method = "GET"): FaultPlan {
   const plan: FaultPlan = { delayMs: 0, loseAnswer: false };
   for (let i = 0; i < faults.length; i++) {
     const fault = faults[i];
-    if (!fault || !matches(fault, path)) continue;
+    if (!fault || !matches(fault, path, method)) continue;
     if ("delayMs" in fault && plan.delayMs === 0) {
       plan.delayMs = fault.delayMs;
       if (fault.count !== undefined) fault.count -= 1;

@@ -67,7 +67,7 @@ export async function route(state: RouterState, req: IncomingMessage, res: Serve
     receivedAt: Date.now(),
   };
   state.requests.push(record);
-  const plan = takeFaults(state.faults, url.pathname);
+  const plan = takeFaults(state.faults, url.pathname, req.method ?? "GET");
   const answer = await answerFor(state, req, url, record, plan.failStatus, plan.delayMs);
   if (plan.loseAnswer) {
     req.socket.destroy();

@@ -45,14 +45,19 @@ export interface StripeRequestRecord {
   receivedAt: number;
 }
 
-/** A fault the next matching API requests meet; `path` filters on the URL path (default all /v1). */
-export type StripeStandInFault =
+/**
+ * A fault the next matching API requests meet; `path` filters on the URL path (default all /v1),
+ * `method` on the HTTP method (default any).
+ */
+export type StripeStandInFault = { path?: RegExp; method?: "GET" | "POST" } &
   /** The request is performed, then the connection is destroyed without an answer. */
-  | { loseAnswers: number; path?: RegExp }
-  /** Answered with Stripe's `api_error` JSON without doing anything. */
-  | { failNext: number; status: 500 | 502 | 503; path?: RegExp }
-  /** Each matching request waits this long first; `count` limits how many (default: all). */
-  | { delayMs: number; count?: number; path?: RegExp };
+  (
+    | { loseAnswers: number }
+    /** Answered with Stripe's `api_error` JSON without doing anything. */
+    | { failNext: number; status: 500 | 502 | 503 }
+    /** Each matching request waits this long first; `count` limits how many (default: all). */
+    | { delayMs: number; count?: number }
+  );
 
 export interface StripeStandIn {
   /** e.g. http://127.0.0.1:41234 (no trailing slash). */

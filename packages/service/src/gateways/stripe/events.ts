@@ -1,0 +1,147 @@
+/**
+ * Stripe's events at svc's notification endpoint, verified with the package's `constructEvent` on
+ * the raw body and the setting's webhook signing secret. Events can arrive late, twice and out of
+ * order, and one refund is told by several (charge.refunded, refund.created, refund.updated,
+ * charge.refund.updated), so svc re-reads each object from Stripe and keys what it applies on the
+ * object, not the event:
+ * - a PaymentIntent's event → the payment's result as Stripe has it now (payment_result);
+ * - a refund svc made (its metadata names svc's reference_number) → the final result of that
+ *   operation when it was queued (operation_result); one already final is only confirmed;
+ * - a refund made elsewhere (Stripe's dashboard) → relayed once it has succeeded, as an operation
+ *   from the gateway (`operation`, deduplicated on the refund's id however many events tell it).
+ */
+import Stripe from "stripe";
+import { formatAmount } from "@svc/protocol";
+import { AppError } from "../../http/problem.js";
+import {
+  type GatewayNotification,
+  type InboundNotification,
+  type NotificationContext,
+  type NotificationRead,
+  NotificationRejected,
+} from "../adapter.js";
+import { transportError } from "./client.js";
+import { fromStripeAmount } from "./currency.js";
+import { paymentResultOf, refundResponse } from "./mapping.js";
+
+const PAYMENT_EVENTS = new Set([
+  "payment_intent.succeeded",
+  "payment_intent.amount_capturable_updated",
+  "payment_intent.payment_failed",
+  "payment_intent.canceled",
+  "payment_intent.processing",
+  "payment_intent.requires_action",
+]);
+const REFUND_EVENTS = new Set(["refund.created", "refund.updated", "refund.failed", "charge.refund.updated"]);
+
+interface StripeEventDeps {
+  stripe: Stripe;
+  webhookSecret: string;
+}
+
+/** Re-reads an object Stripe named, turning a failure into "answer later" (503: Stripe retries). */
+async function reread<T>(what: string, fn: () => Promise<T>): Promise<T> {
+  try {
+    return await fn();
+  } catch (error) {
+    const cause = transportError(error, what)?.message ?? (error as Error).message;
+    throw new AppError(
+      "gateway_unavailable",
+      `svc could not read the ${what} back from Stripe (${cause}); Stripe will send the event again.`,
+    );
+  }
+}
+
+/** A refund as svc applies it: the result of svc's own operation, or a refund made elsewhere. */
+function refundNotification(
+  refund: Stripe.Refund,
+  eventId: string,
+  pgReference: string | null,
+): GatewayNotification | undefined {
+  const notificationId = `${eventId}:${refund.id}`;
+  const reference = refund.metadata?.reference_number;
+  if (reference) {
+    if (refund.status === "succeeded" || refund.status === "failed" || refund.status === "canceled")
+      return {
+        type: "operation_result",
+        referenceNumber: reference,
+        status: refund.status === "succeeded" ? "success" : "rejected",
+        pgResponse: refundResponse(refund),
+        notificationId,
+      };
+    return undefined; // still pending: a later event finishes it
+  }
+  if (refund.status !== "succeeded" || !pgReference) return undefined;
+  const currency = refund.currency.toUpperCase();
+  return {
+    type: "operation",
+    operation: "refund",
+    pgReference,
+    gatewayOperationId: refund.id,
+    amount: formatAmount(fromStripeAmount(refund.amount, currency), currency),
+    currency,
+    pgResponse: refundResponse(refund),
+    notificationId,
+  };
+}
+
+const idOf = (value: string | { id: string } | null | undefined) =>
+  value == null ? null : typeof value === "string" ? value : value.id;
+
+export async function readStripeEvent(
+  input: InboundNotification,
+  context: NotificationContext,
+  deps: StripeEventDeps,
+): Promise<NotificationRead> {
+  if (input.contentType !== "application/json")
+    throw new AppError("unsupported_media_type", "Stripe's events are application/json.");
+  const header = input.headers["stripe-signature"];
+  let event: Stripe.Event;
+  try {
+    event = deps.stripe.webhooks.constructEvent(
+      input.rawBody,
+      Array.isArray(header) ? (header[0] ?? "") : (header ?? ""),
+      deps.webhookSecret,
+    );
+  } catch (error) {
+    if (error instanceof Stripe.errors.StripeSignatureVerificationError)
+      throw new NotificationRejected(
+        "The Stripe-Signature does not verify with this gateway setting's webhook signing secret (was the raw body signed, and is the secret the endpoint's?).",
+      );
+    throw error;
+  }
+  const notifications: GatewayNotification[] = [];
+  if (PAYMENT_EVENTS.has(event.type)) {
+    const id = (event.data.object as Stripe.PaymentIntent).id;
+    const pi = await reread("PaymentIntent", () =>
+      deps.stripe.paymentIntents.retrieve(id, { expand: ["latest_charge"] }),
+    );
+    const ref = await context.paymentByReference(pi.id);
+    if (ref)
+      notifications.push({
+        type: "payment_result",
+        pgReference: pi.id,
+        result: paymentResultOf(pi, ref.returnUrl),
+        notificationId: event.id,
+      });
+  } else if (REFUND_EVENTS.has(event.type)) {
+    const id = (event.data.object as Stripe.Refund).id;
+    const refund = await reread("refund", () => deps.stripe.refunds.retrieve(id));
+    const found = refundNotification(refund, event.id, idOf(refund.payment_intent));
+    if (found) notifications.push(found);
+  } else if (event.type === "charge.refunded") {
+    const charge = event.data.object as Stripe.Charge;
+    const refunds = await reread("refunds", () =>
+      deps.stripe.refunds.list({ charge: charge.id, limit: 100 }).autoPagingToArray({ limit: 1_000 }),
+    );
+    for (const refund of refunds) {
+      const found = refundNotification(
+        refund,
+        event.id,
+        idOf(refund.payment_intent) ?? idOf(charge.payment_intent),
+      );
+      if (found) notifications.push(found);
+    }
+  }
+  return { notifications };
+}

@@ -1,0 +1,349 @@
+/**
+ * The Stripe connector end to end, on both stores: the real service, the official `stripe`
+ * package inside it, and the Stripe stand-in (Stripe's REST API, its 3-D Secure page and its
+ * signed events) over loopback HTTP. A merchant's Stripe setting is saved through the operator
+ * API with its credentials; customers pay on svc's hosted card page; merchants operate through
+ * the operations API; an operator refunds on "Stripe's dashboard".
+ */
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { startStripeStandIn } from "../../packages/service/src/gateways/stripe/standin/index.js";
+import type { StripeStandIn } from "../../packages/service/src/gateways/stripe/standin/types.js";
+import { STRIPE_API_VERSION } from "../../packages/service/src/gateways/stripe/client.js";
+import {
+  api,
+  apiKey,
+  bearer,
+  createMerchant,
+  createTransaction,
+  type TestMerchant,
+} from "../support/merchant.js";
+import { type Receiver, startReceiver } from "../support/receiver.js";
+import { type Stack, startStack } from "../support/stack.js";
+import { STORES } from "../support/stores.js";
+import { completeThreeDSecure } from "../support/stripe.js";
+import { configurePlugin, configureWebhooks } from "../support/webhooks.js";
+
+const PURCHASE = {
+  secretKey: "sk_test_svcPurchase0123456789",
+  webhookSecret: "whsec_c3ZjLXB1cmNoYXNlLXNlY3JldC0wMTIz",
+};
+const AUTHORIZE = {
+  secretKey: "sk_test_svcAuthorize012345678",
+  webhookSecret: "whsec_c3ZjLWF1dGhvcml6ZS1zZWNyZXQtMDEy",
+};
+const FUTURE_EXPIRY = "12/39";
+
+async function until<T>(
+  find: () => Promise<T | undefined> | T | undefined,
+  what: string,
+  timeoutMs = 10_000,
+) {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    const found = await find();
+    if (found !== undefined) return found;
+    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
+    await new Promise((r) => setTimeout(r, 25));
+  }
+}
+
+describe.each(STORES)("the Stripe connector (%s)", (store) => {
+  let stack: Stack;
+  let stripe: StripeStandIn;
+  let receiver: Receiver;
+  let m: TestMerchant;
+  const pg = { purchase: "", authorize: "" };
+
+  beforeAll(async () => {
+    stack = await startStack(store);
+    stripe = await startStripeStandIn({ accounts: [PURCHASE, AUTHORIZE], asyncRefundDelayMs: 300 });
+    receiver = await startReceiver();
+    m = await createMerchant(stack);
+    for (const [name, account, operation] of [
+      ["purchase", PURCHASE, "purchase"],
+      ["authorize", AUTHORIZE, "authorize"],
+    ] as const) {
+      const pgCode = `stripe-${name}-${m.id.slice(4, 10)}`;
+      const created = await api(stack, "POST", `/v1/admin/merchants/${m.id}/gateways`, {
+        auth: bearer,
+        body: {
+          pg_code: pgCode,
+          kind: "stripe",
+          operation,
+          currencies: ["USD", "KWD", "JPY"],
+          api_base_url: stripe.url,
+          credentials: { secret_key: account.secretKey, webhook_secret: account.webhookSecret },
+        },
+      });
+      expect(created.status, created.text).toBe(201);
+      pg[name] = pgCode;
+      stripe.setWebhookUrl(account.secretKey, `${stack.url}/v1/gateways/${pgCode}/notifications`);
+    }
+    await configureWebhooks(stack, m, {
+      enabled: true,
+      operations_webhook_url: `${receiver.url}/ops`,
+      notify_api_initiated: true,
+    });
+    await configurePlugin(stack, m, "e_commerce", { webhook_url: null, enabled: true });
+  });
+  afterAll(async () => {
+    await stack?.close();
+    await stripe?.close();
+    await receiver?.close();
+  });
+
+  const payByCard = (sessionId: string, pgCode: string, number: string) =>
+    fetch(`${stack.url}/pay/${sessionId}`, {
+      method: "POST",
+      headers: { "content-type": "application/x-www-form-urlencoded" },
+      body: new URLSearchParams({ pg_code: pgCode, number, expiry: FUTURE_EXPIRY, cvc: "123" }).toString(),
+      redirect: "manual",
+    });
+  const payment = async (sessionId: string) =>
+    (await api(stack, "GET", `/v1/payments/${sessionId}`, { auth: apiKey(m.privateKey) })).json;
+  const operate = (body: Record<string, unknown>, key = `key-${Math.random()}`) =>
+    api(stack, "POST", "/v1/operations", {
+      auth: apiKey(m.privateKey),
+      body,
+      headers: { "idempotency-key": key },
+    });
+  const opWebhooks = (sessionId: string) =>
+    receiver.requests.filter((r) => r.path === "/ops" && r.json.session_id === sessionId);
+  const intentOf = (sessionId: string) =>
+    stripe.paymentIntents().find((pi) => pi.metadata?.session_id === sessionId);
+
+  /**
+   * Waits until every event of the account so far was answered 2xx by svc, and it includes
+   * `types` (what tells of the latest refund).
+   */
+  async function eventsAnswered(secretKey: string, types: string[]) {
+    await until(
+      () => {
+        const events = stripe.events(secretKey);
+        const answered = new Set(stripe.deliveries.filter((d) => d.status === 200).map((d) => d.eventId));
+        const last: string[] = events.slice(-10).map((e) => e.type);
+        return events.every((e) => answered.has(e.id)) && types.every((t) => last.includes(t))
+          ? true
+          : undefined;
+      },
+      `Stripe's events (${types.join(", ")}) answered`,
+    );
+  }
+
+  async function paid(pgCode: string, amount = "10.00", currency = "USD") {
+    const tx = (await createTransaction(stack, m, { pg_codes: [pgCode], amount, currency_code: currency }))
+      .json;
+    expect((await payByCard(tx.session_id, pgCode, "4242424242424242")).status).toBe(303);
+    return tx.session_id as string;
+  }
+
+  it("takes a card payment as a PaymentIntent keyed by the attempt, with the pinned API version", async () => {
+    const sessionId = await paid(pg.purchase);
+    const status = await payment(sessionId);
+    expect(status).toMatchObject({ state: "paid", captured_amount: "10.00", pg_code: pg.purchase });
+    const pi = intentOf(sessionId)!;
+    expect(pi).toMatchObject({
+      status: "succeeded",
+      amount: 1000,
+      currency: "usd",
+      capture_method: "automatic",
+    });
+    expect(status.pg_reference ?? pi.id).toBe(pi.id);
+    const [attempt] = await stack.db.query<{ id: string }>(
+      "select id from payment_attempts where session_id = $1",
+      [sessionId],
+    );
+    expect(pi.metadata).toMatchObject({ session_id: sessionId, attempt_id: attempt!.id });
+    const create = stripe.requests.find(
+      (r) =>
+        r.method === "POST" &&
+        r.path === "/v1/payment_intents" &&
+        (r.params as { metadata?: Record<string, string> }).metadata?.session_id === sessionId,
+    )!;
+    expect(create.idempotencyKey).toBe(attempt!.id);
+    expect(create.params).toMatchObject({ confirm: "true", payment_method_data: { type: "card" } });
+  });
+
+  it("a decline carries Stripe's decline_code and message to the payment and the checkout", async () => {
+    const tx = (
+      await createTransaction(stack, m, { pg_codes: [pg.purchase], amount: "5.00", currency_code: "USD" })
+    ).json;
+    expect((await payByCard(tx.session_id, pg.purchase, "4000000000009995")).status).toBe(303);
+    const status = await payment(tx.session_id);
+    expect(status.state).toBe("failed");
+    expect(status.pg_response).toMatchObject({ decline_code: "insufficient_funds", code: "card_declined" });
+    expect(String(status.pg_response.message)).toMatch(/insufficient funds/i);
+    const result = await api(stack, "GET", `/v1/checkout/${tx.session_id}/payments/result`, {
+      auth: apiKey(m.publicKey),
+    });
+    expect(result.json.payment_gateway_info).toMatchObject({ pg_code: pg.purchase, pg_name: "stripe" });
+  });
+
+  it("3-D Secure: the customer goes to the bank's page and back to svc, which asks Stripe for the outcome", async () => {
+    for (const [outcome, state] of [
+      ["complete", "paid"],
+      ["fail", "failed"],
+    ] as const) {
+      const tx = (
+        await createTransaction(stack, m, { pg_codes: [pg.purchase], amount: "20.00", currency_code: "USD" })
+      ).json;
+      const submitted = await payByCard(tx.session_id, pg.purchase, "4000002760003184");
+      expect(submitted.status).toBe(303);
+      const bank = submitted.headers.get("location")!;
+      expect(bank.startsWith(stripe.url)).toBe(true);
+      expect((await payment(tx.session_id)).state).toBe("attempted");
+      const back = await completeThreeDSecure(bank, outcome);
+      expect(back.location.startsWith(`${stack.url}/pay/${tx.session_id}/return`)).toBe(true);
+      await (await fetch(back.location, { redirect: "manual" })).text();
+      const status = await payment(tx.session_id);
+      expect(status.state).toBe(state);
+      if (state === "paid") expect(status.challenge_occurred).toBe(true);
+    }
+  });
+
+  it("authorize, then capture part of it and void another: Stripe's answers in the operation webhooks", async () => {
+    const captured = await paid(pg.authorize);
+    expect((await payment(captured)).state).toBe("authorized");
+    const capture = await operate({
+      session_id: captured,
+      operation: "capture",
+      amount: "6.00",
+      currency_code: "USD",
+    });
+    expect(capture.status, capture.text).toBe(200);
+    expect(capture.json).toMatchObject({ result: "success", amount: "6.00", pg_code: pg.authorize });
+    expect(intentOf(captured)).toMatchObject({ status: "succeeded", amount_received: 600 });
+    const hook = await until(
+      () => opWebhooks(captured).find((r) => r.json.operation === "capture"),
+      "capture webhook",
+    );
+    expect(hook.json).toMatchObject({ pg_code: pg.authorize, source: "input", result: "success" });
+    expect(hook.json.pg_response).toMatchObject({
+      payment_intent: intentOf(captured)!.id,
+      status: "succeeded",
+    });
+
+    const voided = await paid(pg.authorize, "8.00");
+    const void_ = await operate({ session_id: voided, operation: "void", currency_code: "USD" });
+    expect(void_.status, void_.text).toBe(200);
+    expect(intentOf(voided)!.status).toBe("canceled");
+    expect((await payment(voided)).voided_amount).toBe("8.00");
+  });
+
+  it("refunds with the reference number as Idempotency-Key and in metadata; Stripe's later events make no second refund", async () => {
+    const sessionId = await paid(pg.purchase, "30.00");
+    const refund = await operate({
+      session_id: sessionId,
+      operation: "refund",
+      amount: "12.50",
+      currency_code: "USD",
+    });
+    expect(refund.status, refund.text).toBe(200);
+    const reference = refund.json.reference_number as string;
+    const atStripe = stripe.refunds().filter((r) => r.payment_intent === intentOf(sessionId)!.id);
+    expect(atStripe).toHaveLength(1);
+    expect(atStripe[0]).toMatchObject({
+      amount: 1250,
+      status: "succeeded",
+      metadata: { reference_number: reference },
+    });
+    expect(
+      stripe.requests.find(
+        (r) => r.path === "/v1/refunds" && r.method === "POST" && r.idempotencyKey === reference,
+      ),
+    ).toBeDefined();
+    // Stripe tells of that refund in several events; svc recognises its own and records nothing new.
+    await eventsAnswered(PURCHASE.secretKey, ["refund.created", "charge.refunded"]);
+    const status = await payment(sessionId);
+    expect(status).toMatchObject({ refunded_amount: "12.50", refundable_amount: "17.50" });
+    expect(opWebhooks(sessionId).filter((r) => r.json.operation === "refund")).toHaveLength(1);
+  });
+
+  it("a refund made on Stripe's dashboard is relayed once with source pg, however many signed events tell it", async () => {
+    const sessionId = await paid(pg.purchase, "40.00");
+    const pi = intentOf(sessionId)!;
+    const made = stripe.dashboardRefund(pi.id, 1500);
+    const hook = await until(
+      () => opWebhooks(sessionId).find((r) => r.json.source === "pg" && r.json.operation === "refund"),
+      "the relayed refund's webhook",
+    );
+    expect(hook.json).toMatchObject({ amount: "15.00", pg_code: pg.purchase, result: "success" });
+    expect(hook.json.pg_response).toMatchObject({ refund: made.id });
+    // Every event about it is answered 2xx before counting.
+    await eventsAnswered(PURCHASE.secretKey, ["refund.created", "charge.refunded"]);
+    expect(opWebhooks(sessionId).filter((r) => r.json.source === "pg")).toHaveLength(1);
+    expect((await payment(sessionId)).refunded_amount).toBe("15.00");
+  });
+
+  it("a pending refund is queued (202) and finished by Stripe's event", async () => {
+    const tx = (
+      await createTransaction(stack, m, { pg_codes: [pg.purchase], amount: "9.00", currency_code: "USD" })
+    ).json;
+    expect((await payByCard(tx.session_id, pg.purchase, "4000000000007726")).status).toBe(303);
+    const refund = await operate({ session_id: tx.session_id, operation: "refund", currency_code: "USD" });
+    expect(refund.status, refund.text).toBe(202);
+    expect(refund.json.result).toBe("queued");
+    const final = await until(
+      () =>
+        opWebhooks(tx.session_id).find((r) => r.json.operation === "refund" && r.json.result === "success"),
+      "the refund's final webhook",
+    );
+    expect(final.json.reference_number).toBe(refund.json.reference_number);
+    expect((await payment(tx.session_id)).refunded_amount).toBe("9.00");
+  });
+
+  it("a refund whose answer was lost is found by its reference on retry: one refund at Stripe", async () => {
+    const sessionId = await paid(pg.purchase, "50.00");
+    // Two: the package sends a POST whose connection closed once more by itself, with the same key.
+    stripe.faults.push({ loseAnswers: 2, path: /^\/v1\/refunds$/, method: "POST" });
+    const key = `lost-${sessionId}`;
+    const first = await operate(
+      { session_id: sessionId, operation: "refund", amount: "5.00", currency_code: "USD" },
+      key,
+    );
+    const lost = stripe.requests.filter((r) => r.path === "/v1/refunds");
+    expect(first.status, JSON.stringify(lost.map((r) => [r.method, r.status, r.idempotencyKey]))).toBe(504);
+    const again = await operate(
+      { session_id: sessionId, operation: "refund", amount: "5.00", currency_code: "USD" },
+      key,
+    );
+    expect(again.status, again.text).toBe(200);
+    expect(stripe.refunds().filter((r) => r.payment_intent === intentOf(sessionId)!.id)).toHaveLength(1);
+    expect((await payment(sessionId)).refunded_amount).toBe("5.00");
+  });
+
+  it("refuses an event whose signature does not verify, and changes nothing", async () => {
+    const body = JSON.stringify({
+      id: "evt_forged",
+      object: "event",
+      type: "charge.refunded",
+      data: { object: {} },
+    });
+    const forged = await api(stack, "POST", `/v1/gateways/${pg.purchase}/notifications`, {
+      body,
+      headers: { "stripe-signature": `t=${Math.floor(Date.now() / 1000)},v1=${"0".repeat(64)}` },
+    });
+    expect(forged.status).toBe(401);
+    expect(forged.json.code).toBe("invalid_signature");
+  });
+
+  it("takes KWD in Stripe's three-decimal form and refuses an amount Stripe cannot charge", async () => {
+    const sessionId = await paid(pg.purchase, "5.120", "KWD");
+    expect(intentOf(sessionId)).toMatchObject({ amount: 5120, currency: "kwd" });
+    const odd = await createTransaction(stack, m, {
+      pg_codes: [pg.purchase],
+      amount: "5.125",
+      currency_code: "KWD",
+    });
+    expect(odd.status).toBe(422);
+    expect(odd.json.errors.amount[0]).toMatch(/5\.120 or 5\.130/);
+  });
+
+  it("every request to Stripe carried the pinned Stripe-Version, and every POST an Idempotency-Key", () => {
+    expect(stripe.requests.length).toBeGreaterThan(10);
+    for (const r of stripe.requests)
+      expect(r.stripeVersion, `${r.method} ${r.path}`).toBe(STRIPE_API_VERSION);
+    for (const r of stripe.requests.filter((x) => x.method === "POST"))
+      expect(r.idempotencyKey, `${r.method} ${r.path}`).toBeTruthy();
+  });
+});
