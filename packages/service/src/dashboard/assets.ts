@@ -97,7 +97,9 @@ fieldset legend{font-weight:600;padding-inline:.25rem}
 fieldset.choices{border:0;padding:0;margin-block:.5rem}fieldset.choices legend{padding:0;margin-block-end:.2rem}
 fieldset.choices[aria-invalid=true] input{outline:2px solid var(--err);outline-offset:1px}
 details.advanced{margin-block:.5rem}details.advanced>summary{cursor:pointer;font-weight:600}
-.gateway-form fieldset[hidden]{display:none}
+table.gateways td,table.gateways code{overflow-wrap:break-word}table.gateways .cred{display:block}
+@media (min-width:40rem){table.gateways .cred{white-space:nowrap}}
+.gateway-form fieldset,fieldset.choices{min-inline-size:0}.gateway-form fieldset[hidden]{display:none}
 `;
 
 /** The tab's icon: a rounded square with an "s", in the accent colour. */

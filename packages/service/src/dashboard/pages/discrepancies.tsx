@@ -38,9 +38,12 @@ const WORDS = {
     of: "{op} of",
     open: "Open",
     resolved: "Resolved",
-    resolved_by: "by {who}",
+    resolved_by: "Resolved by",
+    resolved_at: "Resolved on",
+    resolution_note: "Note",
     kind_gateway_operation: "Reported by the gateway",
     kind_unknown_outcome: "Outcome unknown — check the gateway's portal",
+    kind_unknown_outcome_settled: "Outcome was unknown — settled from the gateway's portal",
     kind_late_payment: "Paid after the attempt closed",
     payment: "Payment",
     operation: "Operation",
@@ -85,9 +88,12 @@ const WORDS = {
     of: "{op} بمبلغ",
     open: "مفتوح",
     resolved: "محلول",
-    resolved_by: "بواسطة {who}",
+    resolved_by: "حلّه",
+    resolved_at: "تاريخ الحل",
+    resolution_note: "الملاحظة",
     kind_gateway_operation: "أبلغت عنه البوابة",
     kind_unknown_outcome: "النتيجة غير معروفة — راجع بوابة التاجر لدى البوابة",
+    kind_unknown_outcome_settled: "كانت النتيجة غير معروفة — سُوّيت من بوابة التاجر لدى البوابة",
     kind_late_payment: "دُفعت بعد إغلاق المحاولة",
     payment: "الدفعة",
     operation: "العملية",
@@ -106,7 +112,7 @@ const WORDS = {
     resolved_not_done: "سُوّيت على أنها لم تتم: أُزيلت.",
     note: "ما الذي فُعل بشأنه",
     note_hint: "للسجل، مثل «عُكست في لوحة تحكم البوابة».",
-    note_hint_unknown: "للسجل، مثل «وُجدت في بوابة كي نت، استرداد 2.000 KWD في 26 نوفمبر».",
+    note_hint_unknown: "للسجل، مثل «وُجدت في بوابة كي نت، استرداد \u20662.000 KWD\u2069 في 26 نوفمبر».",
     resolve: "تعليم كمحلول",
     settle: "تسوية",
     note_missing: "اكتب ما الذي فُعل بشأن الفرق (من 1 إلى 1,000 حرف)، ثم علّمه محلولًا.",
@@ -130,10 +136,12 @@ interface Refusal {
   outcome?: string;
 }
 
-const kindText = (w: Words, kind: DiscrepancyView["kind"]) =>
-  kind === "unknown_outcome"
-    ? w.kind_unknown_outcome
-    : kind === "late_payment"
+const kindText = (w: Words, d: DiscrepancyView) =>
+  d.kind === "unknown_outcome"
+    ? d.resolution
+      ? w.kind_unknown_outcome_settled
+      : w.kind_unknown_outcome
+    : d.kind === "late_payment"
       ? w.kind_late_payment
       : w.kind_gateway_operation;
 
@@ -234,7 +242,7 @@ function Discrepancy({
         {d.status === "open" && <span class="badge bad">{w.open}</span>}
       </h2>
       <p class="kind">
-        <strong>{kindText(w, d.kind)}</strong>
+        <strong>{kindText(w, d)}</strong>
       </p>
       <p {...english}>{d.detail}</p>
       <dl class="facts">
@@ -275,15 +283,28 @@ function Discrepancy({
       {d.resolution ? (
         <>
           <p>
-            <span class="badge good">{w.resolved}</span>{" "}
-            {format(w.resolved_by, { who: d.resolution.resolved_by ?? "—" })},{" "}
-            <Time value={d.resolution.resolved_at} />: <bdi>{d.resolution.note ?? ""}</bdi>
+            <span class="badge good">{w.resolved}</span>
+            {d.resolution.outcome && (
+              <>
+                {" "}
+                <strong>{d.resolution.outcome === "done" ? w.resolved_done : w.resolved_not_done}</strong>
+              </>
+            )}
           </p>
-          {d.resolution.outcome && (
-            <p>
-              <strong>{d.resolution.outcome === "done" ? w.resolved_done : w.resolved_not_done}</strong>
-            </p>
-          )}
+          <dl class="facts">
+            <dt>{w.resolved_by}</dt>
+            <dd>
+              <bdi>{d.resolution.resolved_by ?? "—"}</bdi>
+            </dd>
+            <dt>{w.resolved_at}</dt>
+            <dd>
+              <Time value={d.resolution.resolved_at} />
+            </dd>
+            <dt>{w.resolution_note}</dt>
+            <dd>
+              <bdi>{d.resolution.note ?? "—"}</bdi>
+            </dd>
+          </dl>
         </>
       ) : mayResolve ? (
         <ResolveForm d={d} lang={lang} csrf={csrf} refusal={refusal} />

@@ -211,8 +211,10 @@ function CredentialInputs({
   const w = GATEWAY_WORDS[lang];
   const e = state.errors ?? {};
   const errorLang = state.english && lang === "ar" ? ("en" as const) : undefined;
+  const refused = state.noKey || Object.keys(e).length > 0;
   return (
     <>
+      {refused && <p class="hint">{w.retype}</p>}
       {CREDENTIAL_INPUTS[kind].map((f) => {
         const saved = setting?.credentials?.[f.name];
         const savedText = saved

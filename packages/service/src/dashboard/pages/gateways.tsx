@@ -46,18 +46,17 @@ function CredentialHints({ g, w }: { g: GatewaySettingView; w: GatewayWords }): 
   if (!isRealKind(g.kind)) return w.no_credentials;
   return (
     <>
-      {CREDENTIAL_INPUTS[g.kind].map((f, i) => {
+      {CREDENTIAL_INPUTS[g.kind].map((f) => {
         const hint = g.credentials?.[f.name];
         return (
-          <>
-            {i > 0 && <br />}
+          <span class="cred">
             {w[f.name]}{" "}
             {hint && hint !== "set" ? (
               <code dir="ltr">{hint}</code>
             ) : (
               <strong>{hint ? w.cred_set : "—"}</strong>
             )}
-          </>
+          </span>
         );
       })}
     </>
@@ -109,7 +108,7 @@ async function listPage(ctx: DashboardContext, request: FastifyRequest, reply: F
       {gateways.length === 0 ? (
         <p>{w.none}</p>
       ) : (
-        <table class="stack">
+        <table class="stack gateways">
           <caption>{w.caption}</caption>
           <thead>
             <tr>
@@ -190,32 +189,35 @@ async function formPage(
 function Facts({ setting, lang }: { setting: GatewaySettingView; lang: DashboardLanguage }): VNode {
   const w = GATEWAY_WORDS[lang];
   return (
-    <dl class="facts">
-      <dt>{w.pg_code_fixed}</dt>
-      <dd>
-        <code>{setting.pg_code}</code>
-      </dd>
-      <dt>{w.kind}</dt>
-      <dd>{KIND_NAMES[lang][setting.kind] ?? setting.kind}</dd>
-      {setting.kind === "knet" && (
-        <>
-          <dt>{w.currencies}</dt>
-          <dd>
-            <code>KWD</code>
-          </dd>
-          <dt>{w.operation}</dt>
-          <dd>{label("purchase", lang)}</dd>
-        </>
-      )}
-      <dt>{w.created}</dt>
-      <dd>
-        <Time value={setting.created_at} />
-      </dd>
-      <dt>{w.changed}</dt>
-      <dd>
-        <Time value={setting.updated_at} />
-      </dd>
-    </dl>
+    <section aria-labelledby="facts-h">
+      <h2 id="facts-h">{w.facts}</h2>
+      <dl class="facts">
+        <dt>{w.pg_code_fixed}</dt>
+        <dd>
+          <code>{setting.pg_code}</code>
+        </dd>
+        <dt>{w.kind}</dt>
+        <dd>{KIND_NAMES[lang][setting.kind] ?? setting.kind}</dd>
+        {setting.kind === "knet" && (
+          <>
+            <dt>{w.currencies}</dt>
+            <dd>
+              <code>KWD</code>
+            </dd>
+            <dt>{w.operation}</dt>
+            <dd>{label("purchase", lang)}</dd>
+          </>
+        )}
+        <dt>{w.created}</dt>
+        <dd>
+          <Time value={setting.created_at} />
+        </dd>
+        <dt>{w.changed}</dt>
+        <dd>
+          <Time value={setting.updated_at} />
+        </dd>
+      </dl>
+    </section>
   );
 }
 
