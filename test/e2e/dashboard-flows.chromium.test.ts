@@ -8,12 +8,15 @@
  */
 import { readFileSync } from "node:fs";
 import { createRequire } from "node:module";
+import { newId } from "@svc/protocol";
 import type { Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { discrepanciesRepo } from "../../packages/service/src/gateways/discrepancies.repo.js";
 import {
   sandboxSettingSecret,
   signSandboxPayload,
 } from "../../packages/service/src/gateways/sandbox/signature.js";
+import { operationsRepo } from "../../packages/service/src/operations/operations.repo.js";
 import { launchBrowser } from "../support/browser.js";
 import { seedDemo } from "../support/dashboard.js";
 import { api, apiKey, bearer, type TestMerchant } from "../support/merchant.js";
@@ -364,6 +367,149 @@ describe("merchant dashboard in Chromium", () => {
     }
   });
 
+  const KNET_CODE = "e2e-knet";
+  const KNET_SECRETS = { password: "kn3t-Pass!", resourceKey: "RK0123456789ABCD" };
+
+  it("adds a KNET gateway through the form by keyboard: only KNET's part shows, a refusal empties the credentials, then it is listed", async () => {
+    await page.goto(`${stack.url}/dashboard/overview`);
+    await activate(page.getByRole("link", { name: "Gateways" }));
+    await page.waitForURL(/\/dashboard\/gateways$/);
+    await activate(page.getByRole("link", { name: "Add a gateway" }));
+    await page.waitForURL(/\/dashboard\/gateways\/new$/);
+    // The script shows the chosen kind's part only: KNET first, Stripe when chosen.
+    expect(await page.getByLabel("Tranportal ID").isVisible()).toBe(true);
+    expect(await page.getByLabel("Secret key").isVisible()).toBe(false);
+    await page.getByLabel("Kind of gateway").selectOption("stripe");
+    expect(await page.getByLabel("Secret key").isVisible()).toBe(true);
+    expect(await page.getByLabel("Tranportal ID").isVisible()).toBe(false);
+    await page.getByLabel("Kind of gateway").selectOption("knet");
+    expect(await page.getByLabel("Tranportal ID").isVisible()).toBe(true);
+
+    await page.getByLabel("Name (optional)").focus();
+    await page.keyboard.type("KNET main");
+    await page.keyboard.press("Tab");
+    await page.keyboard.type(KNET_CODE);
+    await page.getByLabel("Tranportal ID").focus();
+    await page.keyboard.type("TPID-88804321");
+    await page.keyboard.press("Tab");
+    await page.keyboard.type(KNET_SECRETS.password);
+    await page.keyboard.press("Tab");
+    await page.keyboard.type("RK-short"); // 8 of 16 characters
+    await page.getByLabel(/KNET's test host/).focus();
+    await page.keyboard.press("Space");
+    await page.getByLabel("Terminal resource key").focus();
+    await submit();
+    // Refused: the summary has the focus, the message is beside the field, no credential is kept.
+    const focused = await page.evaluate(() => ({
+      summary: document.activeElement?.hasAttribute("data-error-summary"),
+      text: document.activeElement?.textContent,
+    }));
+    expect(focused.summary).toBe(true);
+    expect(focused.text).toContain("Terminal resource key: must be the terminal resource key KNET gave you");
+    for (const label of ["Tranportal ID", "Tranportal password", "Terminal resource key"])
+      expect(await page.getByLabel(label).inputValue(), label).toBe("");
+    expect(await page.getByLabel("Gateway code (pg_code)").inputValue()).toBe(KNET_CODE);
+    expect(await page.getByLabel(/KNET's test host/).isChecked()).toBe(true);
+    expect(await page.getByLabel("Secret key").isVisible()).toBe(false);
+    for (const colorScheme of ["light", "dark"] as const) {
+      await page.emulateMedia({ colorScheme });
+      expect(await axeViolations(page), `refused gateway form ${colorScheme}`).toEqual([]);
+    }
+    await page.emulateMedia({ colorScheme: "light" });
+
+    await page.getByLabel("Tranportal ID").fill("TPID-88804321");
+    await page.getByLabel("Tranportal password").fill(KNET_SECRETS.password);
+    await page.getByLabel("Terminal resource key").focus();
+    await page.keyboard.type(KNET_SECRETS.resourceKey);
+    await submit();
+    await page.waitForURL(/\/dashboard\/gateways$/);
+    await expect(page.getByRole("status").first().textContent()).resolves.toContain(
+      `Gateway ${KNET_CODE} added.`,
+    );
+    const row = page.locator("tbody tr", { hasText: KNET_CODE });
+    expect(await row.textContent()).toContain("KNET");
+    expect(await row.textContent()).toContain("…4321");
+    expect(await row.textContent()).toContain("KNET test host");
+    const html = await page.content();
+    for (const secret of Object.values(KNET_SECRETS)) expect(html).not.toContain(secret);
+  });
+
+  /** A refund the gateway never answered, on the Discrepancies page (as recordUnknownOutcome puts it). */
+  async function unknownOutcome(amount: string) {
+    const parent = await paidParent(stack, demo, "sandbox", { amount: "10.000" });
+    const merchantId = (
+      await stack.db.query<{ merchant_id: string }>("select merchant_id from users where username = 'demo'")
+    )[0]!.merchant_id;
+    const reference = newId("ref");
+    const child = await operationsRepo.insert(stack.db, {
+      session_id: newId("sess"),
+      parent_session_id: parent.session_id,
+      merchant_id: merchantId,
+      operation: "refund",
+      amount_minor: Math.round(Number(amount) * 1000),
+      currency_code: "KWD",
+      state: "refund_pending",
+      reference_number: reference,
+      source: "input",
+      via: "dashboard",
+      initiator: null,
+      pg_code: demo.pg.sandbox,
+      pg_response: {},
+      gateway_operation_id: null,
+      reason: null,
+    });
+    const { row } = await discrepanciesRepo.record(stack.db, {
+      kind: "unknown_outcome",
+      merchant_id: merchantId,
+      parent_session_id: parent.session_id,
+      child_session_id: child!.session_id,
+      pg_code: demo.pg.sandbox,
+      gateway_operation_id: reference,
+      notification_id: null,
+      operation: "refund",
+      amount,
+      currency_code: "KWD",
+      rule: "gateway_outcome_unknown",
+      detail: `svc sent this refund to ${demo.pg.sandbox} and got no answer (the connection was reset).`,
+      pg_response: {},
+    });
+    return { parent, id: row.id };
+  }
+
+  it("settles a refund whose outcome was unknown by keyboard: refused without the outcome, then done", async () => {
+    const lost = await unknownOutcome("3.250");
+    // One left open for the accessibility sweep of the page below.
+    await unknownOutcome("1.750");
+    await page.goto(`${stack.url}/dashboard/discrepancies#${lost.id}`);
+    const article = page.locator(`article#${lost.id}`);
+    expect(await article.textContent()).toContain("Outcome unknown — check the gateway's portal");
+    // Without JavaScript's help the browser asks for the outcome first (required); the server
+    // refuses a form sent without it too.
+    const token = await page.locator("input[name=_csrf]").first().inputValue();
+    const forged = await page.request.post(`${stack.url}/dashboard/discrepancies/${lost.id}/resolve`, {
+      form: { _csrf: token, note: "checked" },
+      headers: { origin: stack.url },
+      maxRedirects: 0,
+    });
+    expect(forged.status()).toBe(422);
+    await article.getByLabel("Done at the gateway (count it and send its webhook)").focus();
+    await page.keyboard.press("Space");
+    await article.getByLabel("What was done about it").focus();
+    await page.keyboard.type("Found in the KNET portal");
+    await submit();
+    await page.waitForURL(/\/dashboard\/discrepancies$/);
+    await expect(page.getByRole("status").first().textContent()).resolves.toContain(
+      "the refund of 3.250 KWD counts as done and its webhook is on its way",
+    );
+    expect(await page.locator(`article#${lost.id}`).textContent()).toContain(
+      "Settled as done at the gateway: it counts, and its webhook was sent.",
+    );
+    const status = await api(stack, "GET", `/v1/payments/${lost.parent.session_id}`, {
+      auth: apiKey(demo.privateKey),
+    });
+    expect(status.json.refunded_amount).toBe("3.250");
+  });
+
   // One test per page (both colour schemes), so none comes near its timeout on a busy machine.
   let sweepPages: Promise<Record<string, string | undefined>> | undefined;
   const pagesToSweep = () =>
@@ -398,6 +544,8 @@ describe("merchant dashboard in Chromium", () => {
         endpoint: `/dashboard/webhooks/endpoints/${endpoint.json.id}`,
         "disabled endpoint": `/dashboard/webhooks/endpoints/${dead.json.id}`,
         "disabled endpoint in Arabic": `/dashboard/webhooks/endpoints/${dead.json.id}?lang=ar`,
+        gateway: `/dashboard/gateways/${KNET_CODE}`,
+        "gateway in Arabic": `/dashboard/gateways/${KNET_CODE}?lang=ar`,
       };
     })());
   it.each([
@@ -418,6 +566,9 @@ describe("merchant dashboard in Chromium", () => {
     "/dashboard/audit",
     "/dashboard/account",
     "/dashboard/discrepancies",
+    "/dashboard/gateways",
+    "/dashboard/gateways/new",
+    "gateway",
     "/dashboard/no-such-page",
     // Arabic, right to left: every page is translated.
     "/dashboard/audit?lang=ar",
@@ -433,6 +584,9 @@ describe("merchant dashboard in Chromium", () => {
     "/dashboard/webhooks/endpoints?lang=ar",
     "/dashboard/webhooks/endpoints/new?lang=ar",
     "disabled endpoint in Arabic",
+    "/dashboard/gateways?lang=ar",
+    "/dashboard/gateways/new?lang=ar",
+    "gateway in Arabic",
   ])("%s has no axe violations, light and dark, and no sideways scroll at 360 px", async (name) => {
     const path = name.startsWith("/") ? name : (await pagesToSweep())[name]!;
     for (const colorScheme of ["light", "dark"] as const) {
