@@ -410,6 +410,19 @@ describe.each(STORES)("dashboard gateways on %s", (store) => {
     expect((await adminGet(stack, m, m.pg.sandbox)).name).not.toBe("forged");
   });
 
+  it("refuses a POST without the form's token or from another site; nothing is saved", async () => {
+    await client.get("/dashboard/gateways/new");
+    const fields = { pg_code: `csrf-${suffix}`, kind: "sandbox", sandbox_currencies: "KWD" };
+    expect((await client.post("/dashboard/gateways", fields, { csrf: null })).status).toBe(403);
+    expect(
+      (await client.post("/dashboard/gateways", fields, { origin: "https://evil.example" })).status,
+    ).toBe(403);
+    expect(
+      (await client.post(`/dashboard/gateways/${m.pg.sandbox}`, { name: "x" }, { csrf: "wrong" })).status,
+    ).toBe(403);
+    expect((await client.get("/dashboard/gateways")).text).not.toContain(`csrf-${suffix}`);
+  });
+
   it("another merchant's gateway is not found", async () => {
     const other = await createMerchant(stack);
     const page = await client.get(`/dashboard/gateways/${other.pg.sandbox}`);
