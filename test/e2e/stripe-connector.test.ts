@@ -20,6 +20,7 @@ import {
 import { type Receiver, startReceiver } from "../support/receiver.js";
 import { type Stack, startStack } from "../support/stack.js";
 import { STORES } from "../support/stores.js";
+import { until } from "../support/until.js";
 import { completeThreeDSecure } from "../support/stripe.js";
 import { configurePlugin, configureWebhooks } from "../support/webhooks.js";
 
@@ -32,20 +33,6 @@ const AUTHORIZE = {
   webhookSecret: "whsec_c3ZjLWF1dGhvcml6ZS1zZWNyZXQtMDEy",
 };
 const FUTURE_EXPIRY = "12/39";
-
-async function until<T>(
-  find: () => Promise<T | undefined> | T | undefined,
-  what: string,
-  timeoutMs = 10_000,
-) {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const found = await find();
-    if (found !== undefined) return found;
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 25));
-  }
-}
 
 describe.each(STORES)("the Stripe connector (%s)", (store) => {
   let stack: Stack;

@@ -29,6 +29,7 @@ import type {
   PaymentInstrument,
 } from "../gateways/adapter.js";
 import { formsOfPaymentFor } from "../gateways/capabilities.js";
+import { discrepanciesRepo } from "../gateways/discrepancies.repo.js";
 import { GatewayError } from "../gateways/gateway-error.js";
 import type { GatewayRegistry } from "../gateways/registry.js";
 import { type IdempotencyClaim, idempotencyRepo } from "../http/idempotency.js";
@@ -209,6 +210,24 @@ export function createPaymentFlow(db: Db, deps: PaymentFlowDeps) {
       const setting = (await merchantsRepo.findGatewayByCode(q, attempt.pg_code))!;
       const form = attempt.form_of_payment as FormOfPayment;
       if (tx.state !== "attempted" || attempt.id !== attemptId) {
+        // A gateway that took the money after svc had closed this payment as not paid (KNET's
+        // customer paying after the page was given up): svc's books cannot take it back by
+        // themselves, so it goes to the Discrepancies page, to be refunded on the gateway.
+        if (result.status === "approved" && ["failed", "canceled", "expired"].includes(tx.state))
+          await discrepanciesRepo.record(q, {
+            kind: "late_payment",
+            merchant_id: tx.merchant_id,
+            parent_session_id: tx.session_id,
+            pg_code: attempt.pg_code,
+            gateway_operation_id: `payment:${result.pgReference || attempt.id}`,
+            notification_id: null,
+            operation: "payment",
+            amount: formatAmount(tx.amount_minor, tx.currency_code),
+            currency_code: tx.currency_code,
+            rule: "payment_after_close",
+            detail: `The gateway reports this payment as paid, but svc had already closed it as ${tx.state}. Refund it on the gateway's portal (svc did not count it), then resolve this with a note.`,
+            pg_response: result.pgResponse,
+          });
         // Already settled (the browser's return and the gateway's notification race): report what is stored.
         return { kind: "final" as const, tx, callback: storedCallback(tx, setting, form) };
       }

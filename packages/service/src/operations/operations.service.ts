@@ -145,6 +145,12 @@ export function createOperationsService(db: Db, deps: OperationsDeps) {
           : `No transaction with order_no ${input.orderNo}.`,
       );
     const { parent, gateway, routing } = found;
+    // What the gateway cannot do is refused first, whatever the payment's state.
+    if (gateway && !operationsFor(gateway.kind).includes(input.operation))
+      throw new AppError(
+        "invalid_state_for_operation",
+        `The gateway ${gateway.pg_code} (${gateway.kind}) does not support ${input.operation}.`,
+      );
     const sums = found.childSums ?? (await operationsRepo.childSums(q, parent.session_id));
     const totals = deriveTotals(parent, sums);
     const amountMinor = operationAmount(
@@ -159,11 +165,6 @@ export function createOperationsService(db: Db, deps: OperationsDeps) {
     if (!gateway || !parent.pg_code || !parent.pg_reference)
       throw new AppError("invalid_state_for_operation", "This payment has no gateway payment to operate on.");
     const setting = gateway;
-    if (!operationsFor(setting.kind).includes(input.operation))
-      throw new AppError(
-        "invalid_state_for_operation",
-        `The gateway ${setting.pg_code} (${setting.kind}) does not support ${input.operation}.`,
-      );
     // Built before the reservation: a setting whose credentials cannot be opened writes nothing.
     const adapter = deps.gateways.adapterFor(setting);
     const op: NewOperation = {

@@ -1,0 +1,251 @@
+/**
+ * svc's adapter for KNET, Kuwait's national debit network, on KNET's "raw" integration (its
+ * Merchant Integration Manual K-064 v1.4): the customer pays on KNET's page (the `redirect` form
+ * of payment) with trandata svc builds and encrypts; KNET posts its encrypted response to svc's
+ * notification endpoint, which svc believes only once KNET's inquiry (action 8) confirms it;
+ * refunds go through KNET's server API (action 2).
+ *
+ * What KNET does not offer shapes the rest: no idempotency and no query of a refund, so a refund
+ * whose answer was lost is never sent again (`recoversOperations: false`); no notifications of
+ * its own (a customer who closed the browser is found by inquiry); KWD only; no capture or void.
+ */
+import { Pool } from "undici";
+import {
+  type GatewayAdapter,
+  type GatewayOperationRequest,
+  type GatewayOperationResult,
+  type GatewayPaymentRef,
+  type GatewayPaymentRequest,
+  type GatewayPaymentResult,
+  type InboundNotification,
+  type NotificationContext,
+  type NotificationRead,
+} from "../adapter.js";
+import { GATEWAY_CAPABILITIES } from "../capabilities.js";
+import type { GatewayConnection } from "../connection.js";
+import { GatewayError } from "../gateway-error.js";
+import {
+  KNET_CURRENCY_KWD,
+  KNET_LANG,
+  KNET_PRODUCTION_HOST,
+  knetAmount,
+  paymentInitPlain,
+  paymentPageUrl,
+} from "./fields.js";
+import {
+  inquiryFields,
+  inquiryPaid,
+  KNET_NOT_FOUND,
+  type KnetTerminal,
+  refundFields,
+  type TranPipeAnswer,
+  tranPipe,
+} from "./inquiry.js";
+import { knetResponse, readKnetResponse } from "./response.js";
+import { encryptTrandata } from "./trandata.js";
+
+/** Idle keep-alive sockets to KNET are closed after this. */
+const KEEP_ALIVE_MS = 30_000;
+/**
+ * A payment KNET still has no transaction for this long after it started was never paid: the
+ * customer left KNET's page (whose own session ends well before this). Until then, "not found"
+ * means the customer may still be paying.
+ */
+export const KNET_ABANDONED_AFTER_MS = 30 * 60_000;
+
+/** svc's attempt id as KNET's track id: the same characters without what KNET refuses (≤ 40 alphanumerics). */
+export function trackIdOf(attemptId: string): string {
+  return attemptId.replace(/[^A-Za-z0-9]/g, "").slice(0, 40);
+}
+
+export class KnetGatewayAdapter implements GatewayAdapter {
+  readonly kind = "knet" as const;
+  readonly formsOfPayment = GATEWAY_CAPABILITIES.knet.formsOfPayment;
+  readonly operations = GATEWAY_CAPABILITIES.knet.operations;
+  readonly queued = false;
+  readonly recoversOperations = false;
+  private readonly pool: Pool;
+  private readonly base: URL;
+
+  constructor(
+    private readonly terminal: KnetTerminal,
+    baseUrl: string,
+    private readonly timeoutMs: number,
+    private readonly now: () => Date = () => new Date(),
+  ) {
+    this.base = new URL(baseUrl);
+    this.pool = new Pool(this.base.origin, {
+      keepAliveTimeout: KEEP_ALIVE_MS,
+      connect: { timeout: timeoutMs },
+    });
+  }
+
+  /** No call to KNET: the customer's browser takes the encrypted trandata to KNET's page. */
+  async pay(request: GatewayPaymentRequest): Promise<GatewayPaymentResult> {
+    if (request.currency !== KNET_CURRENCY_CODE)
+      throw new GatewayError("gateway_request_rejected", `KNET takes KWD only, not ${request.currency}.`, {
+        outcomeUnknown: false,
+      });
+    if (request.operation !== "purchase")
+      throw new GatewayError(
+        "gateway_request_rejected",
+        "KNET's authorisation is not enabled: use purchase.",
+        {
+          outcomeUnknown: false,
+        },
+      );
+    const trackId = trackIdOf(request.attemptId);
+    // KNET wants response and error URLs without a query string (its sample kit, 3.5.4).
+    const errorUrl = request.returnUrl.split("?")[0]!;
+    const plain = paymentInitPlain({
+      id: this.terminal.tranportalId,
+      password: this.terminal.password,
+      action: "1",
+      langid: KNET_LANG[request.language],
+      currencycode: KNET_CURRENCY_KWD,
+      amt: knetAmount(request.amountMinor),
+      responseURL: request.notificationUrl,
+      errorURL: errorUrl,
+      trackid: trackId,
+      // The session id, so KNET's reports and portal lead back to svc's payment.
+      udf1: request.sessionId,
+      udf2: "",
+      udf3: "",
+      udf4: "",
+      udf5: "",
+    });
+    const redirectUrl = paymentPageUrl(this.base.toString().replace(/\/+$/, ""), {
+      trandata: encryptTrandata(plain, this.terminal.resourceKey),
+      tranportalId: this.terminal.tranportalId,
+      responseURL: request.notificationUrl,
+      errorURL: errorUrl,
+    });
+    return { status: "action_required", pgReference: trackId, redirectUrl, pgResponse: { trackid: trackId } };
+  }
+
+  async confirmOtp(): Promise<GatewayPaymentResult> {
+    throw new GatewayError("gateway_request_rejected", "KNET has no one-time codes.", {
+      outcomeUnknown: false,
+    });
+  }
+
+  /** KNET's inquiry, by track id with the original amount. */
+  private inquire(
+    ref: Pick<GatewayPaymentRef, "pgReference" | "attemptId" | "amountMinor">,
+  ): Promise<TranPipeAnswer> {
+    const trackId = ref.pgReference ?? trackIdOf(ref.attemptId);
+    return tranPipe(
+      this.pool,
+      this.basePath,
+      this.timeoutMs,
+      inquiryFields(this.terminal, trackId, knetAmount(ref.amountMinor)),
+    );
+  }
+
+  private get basePath(): string {
+    return this.base.pathname.replace(/\/+$/, "");
+  }
+
+  /**
+   * What KNET's inquiry says of a payment: approved (SUCCESS or CAPTURED), declined (FAILURE,
+   * SUSPECTED, …), or undefined when KNET has no transaction for that track id. An inquiry KNET
+   * refuses (a wrong password, an amount that is not the original's) tells nothing: it throws.
+   */
+  private async confirmed(ref: GatewayPaymentRef): Promise<GatewayPaymentResult | undefined> {
+    const answer = await this.inquire(ref);
+    const trackId = ref.pgReference ?? trackIdOf(ref.attemptId);
+    if (answer.error?.code === KNET_NOT_FOUND) return undefined;
+    const pgResponse = knetResponse(answer.fields, answer.error);
+    if (inquiryPaid(answer)) return { status: "approved", pgReference: trackId, pgResponse };
+    if (answer.error)
+      throw new GatewayError(
+        "gateway_request_rejected",
+        `KNET refused the inquiry: ${answer.error.code} ${answer.error.text}`,
+        { pgResponse },
+      );
+    return { status: "declined", pgReference: trackId, pgResponse };
+  }
+
+  async paymentStatus(ref: GatewayPaymentRef): Promise<GatewayPaymentResult> {
+    const found = await this.confirmed(ref);
+    if (found) return found;
+    const trackId = ref.pgReference ?? trackIdOf(ref.attemptId);
+    if (this.now().getTime() - ref.startedAt.getTime() < KNET_ABANDONED_AFTER_MS)
+      return {
+        status: "action_required",
+        pgReference: trackId,
+        redirectUrl: ref.redirectUrl ?? ref.returnUrl,
+        pgResponse: { trackid: trackId },
+      };
+    return {
+      status: "canceled",
+      pgReference: trackId,
+      pgResponse: {
+        trackid: trackId,
+        result: "NOT FOUND",
+        error_code: KNET_NOT_FOUND,
+        error_text: "KNET has no transaction for this track id: the customer never paid",
+      },
+    };
+  }
+
+  async paymentByAttempt(ref: GatewayPaymentRef): Promise<GatewayPaymentResult | undefined> {
+    return this.confirmed(ref);
+  }
+
+  async operate(request: GatewayOperationRequest): Promise<GatewayOperationResult> {
+    if (request.operation !== "refund")
+      throw new GatewayError("gateway_request_rejected", `KNET does not support ${request.operation}.`, {
+        outcomeUnknown: false,
+      });
+    const answer = await tranPipe(
+      this.pool,
+      this.basePath,
+      this.timeoutMs,
+      refundFields(this.terminal, request.pgReference, knetAmount(request.amountMinor)),
+    );
+    // KNET's manual (3.7.3): a refund succeeded only when result is CAPTURED; anything else failed.
+    const pgResponse = knetResponse(answer.fields, answer.error);
+    return !answer.error && answer.fields.result === "CAPTURED"
+      ? { status: "success", pgResponse }
+      : { status: "declined", pgResponse };
+  }
+
+  /** Never asked (`recoversOperations` is false): KNET cannot tell what became of a refund. */
+  async operationStatus(): Promise<GatewayOperationResult | undefined> {
+    throw new Error("KNET offers no query of an operation; svc never asks it");
+  }
+
+  async readNotification(
+    input: InboundNotification,
+    context: NotificationContext,
+  ): Promise<NotificationRead> {
+    return readKnetResponse(input, context, {
+      resourceKey: this.terminal.resourceKey,
+      confirm: (ref) => this.confirmed(ref),
+    });
+  }
+
+  async close(): Promise<void> {
+    await this.pool.close();
+  }
+}
+
+const KNET_CURRENCY_CODE = "KWD";
+
+/** The registry's factory for KNET settings. */
+export function createKnetAdapter(
+  connection: GatewayConnection,
+  credentials: Record<string, string>,
+  options: { timeoutMs: number },
+): KnetGatewayAdapter {
+  return new KnetGatewayAdapter(
+    {
+      tranportalId: credentials.tranportal_id ?? "",
+      password: credentials.tranportal_password ?? "",
+      resourceKey: credentials.resource_key ?? "",
+    },
+    connection.api_base_url ?? KNET_PRODUCTION_HOST,
+    options.timeoutMs,
+  );
+}
