@@ -4,12 +4,13 @@
  * restart on the same data keeps the merchant, its keys and the payment.
  */
 import { execFileSync } from "node:child_process";
-import { mkdtempSync, readFileSync, rmSync } from "node:fs";
+import { mkdtempSync, readFileSync, rmSync, statSync } from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
 import { freePort } from "../support/free-port.js";
 import { startDev, stop } from "../support/dev-process.js";
+import { payOnKnet } from "../support/knet.js";
 
 describe("svc dev (npm start)", () => {
   const dataDir = mkdtempSync(path.join(os.tmpdir(), "svc-dev-"));
@@ -19,6 +20,7 @@ describe("svc dev (npm start)", () => {
     const env = {
       SVC_PORT: String(await freePort()),
       SVC_GATEWAY_PORT: String(await freePort()),
+      SVC_KNET_PORT: String(await freePort()),
       SVC_DATA_DIR: dataDir,
     };
     const first = await startDev(env);
@@ -28,6 +30,7 @@ describe("svc dev (npm start)", () => {
         "admin_token",
         "dashboard",
         "gateway_notification_secret",
+        "knet_terminal",
         "merchant_id",
         "pg_codes",
         "private_key",
@@ -39,6 +42,7 @@ describe("svc dev (npm start)", () => {
     expect(creds.merchant_id).toBe(`localhost:${env.SVC_PORT}`);
     expect(creds.service_url).toBe(`http://localhost:${env.SVC_PORT}`);
     expect(Object.keys(creds.pg_codes).sort()).toEqual([
+      "knet",
       "ndebit",
       "sandbox",
       "sandbox_authorize",
@@ -75,6 +79,30 @@ describe("svc dev (npm start)", () => {
       })
     ).json();
     expect(paid.status).toBe("success");
+
+    // The KNET path, end to end on this machine: the stand-in's page, its response, svc's inquiry.
+    expect(first.output()).toContain(`KNET stand-in    http://127.0.0.1:${env.SVC_KNET_PORT}`);
+    expect(statSync(path.join(dataDir, "secrets.key")).mode & 0o777).toBe(0o600);
+    const knetTx = JSON.parse(
+      execFileSync("bash", ["-c", curl.replace(`"${creds.pg_codes.sandbox}"`, `"${creds.pg_codes.knet}"`)], {
+        encoding: "utf8",
+      }),
+    );
+    const toKnet = await (
+      await fetch(`${creds.service_url}/v1/checkout/${knetTx.session_id}/payments`, {
+        method: "POST",
+        headers,
+        body: JSON.stringify({ form_of_payment: "redirect", pg_code: creds.pg_codes.knet }),
+      })
+    ).json();
+    const browser = await payOnKnet(toKnet.redirect_url, { expiry: "09/2021" });
+    expect(browser.location).toBe(`${creds.service_url}/pay/${knetTx.session_id}/return`);
+    const knetStatus = await (
+      await fetch(`${creds.service_url}/v1/payments/${knetTx.session_id}`, {
+        headers: { authorization: `Api-Key ${creds.private_key}` },
+      })
+    ).json();
+    expect(knetStatus).toMatchObject({ state: "paid", pg_code: creds.pg_codes.knet });
     await stop(first.child);
 
     const second = await startDev(env);
@@ -86,6 +114,8 @@ describe("svc dev (npm start)", () => {
       });
       expect(status.status).toBe(200);
       expect(((await status.json()) as { state: string }).state).toBe("paid");
+      // The KNET stand-in starts again (it forgets its payments) and the setting points at it.
+      expect(second.output()).toContain(`KNET stand-in    http://127.0.0.1:${env.SVC_KNET_PORT}`);
     } finally {
       await stop(second.child);
     }

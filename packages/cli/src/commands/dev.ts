@@ -1,13 +1,36 @@
 /**
- * `svc dev` (what `npm start` runs): the sandbox gateway and the service on embedded PGlite under
- * SVC_DATA_DIR (default .svc), a demo merchant seeded idempotently, its credentials written to
- * <data dir>/dev-credentials.json and printed with a curl that creates a transaction.
+ * `svc dev` (what `npm start` runs): the sandbox gateway, a KNET stand-in and the service on
+ * embedded PGlite under SVC_DATA_DIR (default .svc), a demo merchant seeded idempotently, its
+ * credentials written to <data dir>/dev-credentials.json and printed with a curl that creates a
+ * transaction. Gateway credentials are sealed with a key kept in <data dir>/secrets.key (made on
+ * the first start) unless SVC_SECRETS_KEY is set.
  */
 import { randomBytes } from "node:crypto";
-import { mkdir } from "node:fs/promises";
+import { mkdir, readFile, writeFile } from "node:fs/promises";
+import path from "node:path";
 import { loadConfig, redactConfig, startService } from "@svc/service";
-import { readCredentials, seedDemoMerchant, writeCredentials } from "@svc/service/dev-seed";
+import {
+  newDemoKnetTerminal,
+  readCredentials,
+  seedDemoMerchant,
+  writeCredentials,
+} from "@svc/service/dev-seed";
+import { startKnetStandIn } from "@svc/service/knet-standin";
 import { startSandboxGateway } from "@svc/service/sandbox";
+
+const SECRETS_KEY_FILE = "secrets.key";
+
+/** svc dev's own secrets key: the one in the data dir, made (0600) on the first start. */
+async function devSecretsKey(dataDir: string): Promise<string> {
+  const file = path.join(dataDir, SECRETS_KEY_FILE);
+  try {
+    return (await readFile(file, "utf8")).trim();
+  } catch {
+    const key = randomBytes(32).toString("base64");
+    await writeFile(file, `${key}\n`, { mode: 0o600, flag: "wx" }).catch(async () => undefined);
+    return (await readFile(file, "utf8")).trim();
+  }
+}
 
 export async function devCommand(env: Record<string, string | undefined>): Promise<void> {
   const base = loadConfig(env);
@@ -20,6 +43,7 @@ export async function devCommand(env: Record<string, string | undefined>): Promi
     randomBytes(32).toString("hex");
   const config = loadConfig(env, {
     adminToken,
+    secretsKey: base.secretsKey || (await devSecretsKey(base.dataDir)),
     gatewayNotificationSecret: gatewaySecret,
     // svc dev delivers webhooks to receivers on this machine; production refuses private addresses.
     webhookAllowPrivate: env.SVC_WEBHOOK_ALLOW_PRIVATE !== "false",
@@ -45,8 +69,19 @@ export async function devCommand(env: Record<string, string | undefined>): Promi
     port: config.gatewayPort,
     notificationSecret: gatewaySecret,
   });
+  // KNET's raw integration, spoken by a stand-in on this machine, so the KNET path can be tried end
+  // to end: its pages at SVC_KNET_PORT, its demo terminal the demo merchant's `knet` setting.
+  const knetTerminal = previous?.knet_terminal ?? newDemoKnetTerminal();
+  const knet = await startKnetStandIn({
+    host: "127.0.0.1",
+    port: Number(env.SVC_KNET_PORT || config.gatewayPort + 1),
+    terminals: [knetTerminal],
+  });
   const service = await startService(config);
-  const credentials = await seedDemoMerchant(service.app, config, previous);
+  const credentials = await seedDemoMerchant(service.app, config, previous, {
+    url: knet.url,
+    terminal: knetTerminal,
+  });
   const file = await writeCredentials(config.dataDir, credentials);
 
   service.app.log.debug({ config: redactConfig(config) }, "configuration");
@@ -61,6 +96,7 @@ svc is running
   example shop     ${config.publicUrl}/example/   (pay with the checkout SDK in a browser)
   dashboard        ${config.publicUrl}/dashboard   (user ${credentials.dashboard.username}, password in the credentials file)
   sandbox gateway  ${gateway.url}
+  KNET stand-in    ${knet.url}   (pg_code ${credentials.pg_codes.knet}: bank "KNET1", expiry 09/2021 pays, another expiry declines)
   store            ${config.databaseUrl ? "PostgreSQL" : `PGlite in ${config.dataDir}`}
   credentials      ${file}
 
@@ -79,6 +115,7 @@ Then open its checkout_url in a browser and pay with card 4242 4242 4242 4242, a
     process.stdout.write(`\n${signal}: stopping…\n`);
     await service.close();
     await gateway.close();
+    await knet.close();
     process.exit(0);
   };
   process.once("SIGINT", () => void stop("SIGINT"));

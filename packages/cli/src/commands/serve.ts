@@ -15,6 +15,10 @@ export async function serveCommand(
 ): Promise<void> {
   const config = loadConfig(env);
   if (!config.adminToken) print("note: SVC_ADMIN_TOKEN is not set, so the operator API is disabled");
+  if (!config.secretsKey)
+    print(
+      "note: SVC_SECRETS_KEY is not set, so gateway credentials (KNET, Stripe) can be neither saved nor used; `svc secrets generate-key` makes one",
+    );
   const service = await startService(config);
   print(
     `${SERVE_READY} ${service.url} (role ${config.role}, store ${config.databaseUrl ? "PostgreSQL" : `PGlite in ${config.dataDir}`})`,

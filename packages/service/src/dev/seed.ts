@@ -13,7 +13,7 @@ import { hashApiKey } from "../auth/keys.js";
 import { hashPassword } from "../auth/passwords.js";
 import type { ServiceConfig } from "../config.js";
 import { sandboxSettingSecret } from "../gateways/sandbox/signature.js";
-import { merchantsRepo } from "../merchants/merchants.repo.js";
+import { type GatewaySettingRow, merchantsRepo } from "../merchants/merchants.repo.js";
 
 export interface DevCredentials {
   service_url: string;
@@ -23,9 +23,33 @@ export interface DevCredentials {
   webhook_secret: string;
   admin_token: string;
   dashboard: { username: string; password: string };
-  pg_codes: { sandbox: string; sandbox_authorize: string; sandbox_queued: string; ndebit: string };
+  pg_codes: {
+    sandbox: string;
+    sandbox_authorize: string;
+    sandbox_queued: string;
+    ndebit: string;
+    knet: string;
+  };
   /** Not in the public contract: the sandbox gateway's notification secret, kept across restarts. */
   gateway_notification_secret: string;
+  /** Not in the public contract: the demo KNET terminal, which the local KNET stand-in knows. */
+  knet_terminal?: DemoKnetTerminal;
+}
+
+/** The KNET terminal of the demo merchant's `knet` setting and of `svc dev`'s KNET stand-in. */
+export interface DemoKnetTerminal {
+  tranportalId: string;
+  password: string;
+  resourceKey: string;
+}
+
+/** A fresh demo terminal (the stand-in is the only one that knows it). */
+export function newDemoKnetTerminal(): DemoKnetTerminal {
+  return {
+    tranportalId: `demo${randomBytes(3).toString("hex")}`,
+    password: randomBytes(6).toString("base64url").slice(0, 12),
+    resourceKey: randomBytes(8).toString("hex"),
+  };
 }
 
 const CREDENTIALS_FILE = "dev-credentials.json";
@@ -56,6 +80,8 @@ export async function seedDemoMerchant(
   app: FastifyInstance,
   config: ServiceConfig,
   previous: DevCredentials | undefined,
+  /** `svc dev`'s KNET stand-in: the demo merchant gets a `knet` setting pointed at it. */
+  knet?: { url: string; terminal: DemoKnetTerminal },
 ): Promise<DevCredentials> {
   const { merchants } = app.services;
   const q = app.services.db;
@@ -140,6 +166,7 @@ export async function seedDemoMerchant(
     });
     pgCodes[g.key] = pgCode;
   }
+  if (knet) pgCodes.knet = await seedKnetSetting(app, merchant.id, existing, knet);
 
   const secret = (
     await q.query<{ secret: string }>(
@@ -158,5 +185,41 @@ export async function seedDemoMerchant(
     dashboard: { username: DEMO_USERNAME, password: password! },
     pg_codes: pgCodes,
     gateway_notification_secret: config.gatewayNotificationSecret,
+    ...(knet ? { knet_terminal: knet.terminal } : {}),
   };
+}
+
+/**
+ * The demo merchant's KNET setting, pointed at `svc dev`'s KNET stand-in (its port may change
+ * between starts, and its terminal is the one in the credentials file): created, or brought up
+ * to date.
+ */
+async function seedKnetSetting(
+  app: FastifyInstance,
+  merchantId: string,
+  existing: GatewaySettingRow[],
+  knet: { url: string; terminal: DemoKnetTerminal },
+): Promise<string> {
+  const { gatewaySettings } = app.services;
+  const credentials = {
+    tranportal_id: knet.terminal.tranportalId,
+    tranportal_password: knet.terminal.password,
+    resource_key: knet.terminal.resourceKey,
+  };
+  const mine = existing.find((s) => s.kind === "knet");
+  if (mine) {
+    await gatewaySettings.update(merchantId, mine.pg_code, { api_base_url: knet.url, credentials });
+    return mine.pg_code;
+  }
+  const taken = await merchantsRepo.findGatewayByCode(app.services.db, "knet");
+  const pgCode = taken ? `knet-${merchantId.slice(4, 10)}` : "knet";
+  await gatewaySettings.create(merchantId, {
+    pg_code: pgCode,
+    kind: "knet",
+    currencies: ["KWD"],
+    name: "KNET (local stand-in)",
+    api_base_url: knet.url,
+    credentials,
+  });
+  return pgCode;
 }

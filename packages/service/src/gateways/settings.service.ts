@@ -8,7 +8,7 @@ import { GATEWAY_KINDS, type GatewayKind, isCurrency, newId } from "@svc/protoco
 import type { Db } from "../db/client.js";
 import { AppError, FieldErrors } from "../http/problem.js";
 import { type GatewaySettingRow, merchantsRepo } from "../merchants/merchants.repo.js";
-import { type Keyring, SecretsError } from "../secrets/keyring.js";
+import type { Keyring } from "../secrets/keyring.js";
 import { openCredentials } from "./connection.js";
 import { KNET_PRODUCTION_HOST, KNET_TEST_HOST } from "./knet/fields.js";
 import { STRIPE_API_HOST } from "./stripe/client.js";
@@ -112,21 +112,18 @@ export function createGatewaySettingsService(
 ) {
   const { keyring } = options;
 
+  const missingKey = () =>
+    new AppError(
+      "secrets_key_missing",
+      "svc has no secrets key, so it cannot store gateway credentials. Set SVC_SECRETS_KEY to 32 random bytes in base64 (`svc secrets generate-key` prints one) and restart the service; nothing was saved.",
+    );
+
   function seal(settingId: string, kind: GatewayKind, credentials: Record<string, string>) {
-    try {
-      if (!keyring) throw new SecretsError("secrets_key_missing", "");
-      return {
-        sealed: sealCredentials(keyring, settingId, credentials),
-        hint: credentialsHint(kind, credentials),
-      };
-    } catch (error) {
-      if (error instanceof SecretsError && error.code === "secrets_key_missing")
-        throw new AppError(
-          "secrets_key_missing",
-          "svc has no secrets key, so it cannot store gateway credentials. Set SVC_SECRETS_KEY to 32 random bytes in base64 (`svc secrets generate-key` prints one) and restart the service; nothing was saved.",
-        );
-      throw error;
-    }
+    if (!keyring?.currentKeyId) throw missingKey();
+    return {
+      sealed: sealCredentials(keyring, settingId, credentials),
+      hint: credentialsHint(kind, credentials),
+    };
   }
 
   async function own(merchantId: string, pgCode: string): Promise<GatewaySettingRow> {
@@ -227,6 +224,8 @@ export function createGatewaySettingsService(
       checkKindRules(row.kind, input.currencies ?? row.currencies, input.operation ?? row.operation, errors);
       const apiBaseUrl = resolveBaseUrl(row.kind, input, errors);
       let merged: Record<string, string> | undefined;
+      // Without a key nothing can be sealed (nor the saved fields opened to merge): say that first.
+      if (input.credentials && !keyring?.currentKeyId) throw missingKey();
       if (input.credentials) {
         // Partial only when the saved ones can be opened to fill in the rest.
         let saved: Record<string, string> | undefined;
