@@ -34,7 +34,13 @@ export {
   textsFor,
 } from "./i18n/index.js";
 export { baseUrlOf, type CheckoutOptionsBase, FORM_OF, validateOptions } from "./options.js";
-export { NATIONAL_DEBIT_PG_NAME, popupContent, type PopupOptions, type PopupRow } from "./popup-rule.js";
+export {
+  NATIONAL_DEBIT_PG_NAME,
+  NATIONAL_DEBIT_PG_NAMES,
+  popupContent,
+  type PopupOptions,
+  type PopupRow,
+} from "./popup-rule.js";
 export { POPUP_TEXTS, popupRows } from "./popup-rows.js";
 export { createReporter, type ReporterModule, sendLimitedReport } from "./reporting.js";
 export { availableOptions, isMinified, type OptionEntry, savedCardsFirst } from "./selection.js";

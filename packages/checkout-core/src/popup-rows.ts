@@ -36,6 +36,16 @@ export const POPUP_TEXTS: Record<Language, Record<string, string>> = {
     f_error: "Error",
     f_reason: "Reason",
     f_detail: "Detail",
+    // KNET's own field names (its response and inquiry answer).
+    f_auth: "Authorization code",
+    f_paymentid: "Payment ID",
+    f_tranid: "Transaction ID",
+    f_trackid: "Tracking ID",
+    f_postdate: "Posting date",
+    f_amt: "Amount",
+    f_authRespCode: "Response code",
+    f_error_code: "Error code",
+    f_error_text: "Error",
   },
   ar: {
     popupTitle: "نتيجة الدفع",
@@ -65,6 +75,15 @@ export const POPUP_TEXTS: Record<Language, Record<string, string>> = {
     f_error: "الخطأ",
     f_reason: "السبب",
     f_detail: "التفاصيل",
+    f_auth: "رمز التفويض",
+    f_paymentid: "رقم الدفعة",
+    f_tranid: "رقم المعاملة",
+    f_trackid: "رقم التتبع",
+    f_postdate: "تاريخ القيد",
+    f_amt: "المبلغ",
+    f_authRespCode: "رمز الاستجابة",
+    f_error_code: "رمز الخطأ",
+    f_error_text: "الخطأ",
   },
 };
 

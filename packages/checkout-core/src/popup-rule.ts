@@ -9,6 +9,12 @@ import type { CallbackData } from "./types.js";
  */
 export const NATIONAL_DEBIT_PG_NAME = "ndebit";
 
+/**
+ * Every pg_name whose failed payments show the gateway's result: the sandbox's national debit
+ * gateway and KNET, Kuwait's national debit network.
+ */
+export const NATIONAL_DEBIT_PG_NAMES: readonly string[] = [NATIONAL_DEBIT_PG_NAME, "knet"];
+
 export interface PopupOptions {
   title?: string;
   theme?: CheckoutTheme;
@@ -21,11 +27,11 @@ export interface PopupRow {
   value: string;
 }
 
-/** What the seed's rule shows: `pg_response` for ndebit, else the whole data; nothing without a response. */
+/** What the seed's rule shows: `pg_response` for a national debit gateway, else the whole data; nothing without a response. */
 export function popupContent(data: CallbackData | undefined): Record<string, unknown> | undefined {
   const info = data && "payment_gateway_info" in data ? data.payment_gateway_info : undefined;
   if (!info?.pg_response || Object.keys(info.pg_response).length === 0) return undefined;
-  return info.pg_name === NATIONAL_DEBIT_PG_NAME
+  return NATIONAL_DEBIT_PG_NAMES.includes(info.pg_name)
     ? info.pg_response
     : (data as unknown as Record<string, unknown>);
 }

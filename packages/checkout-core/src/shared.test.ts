@@ -87,6 +87,8 @@ describe("callback data and words", () => {
     expect(popupContent({ ...base, payment_gateway_info: info(NATIONAL_DEBIT_PG_NAME) })).toEqual({
       result: "DECLINED",
     });
+    // KNET, the real national debit network, shows its answer the same way.
+    expect(popupContent({ ...base, payment_gateway_info: info("knet") })).toEqual({ result: "DECLINED" });
     const other = { ...base, payment_gateway_info: info("sandbox") };
     expect(popupContent(other)).toBe(other);
     expect(popupContent(base)).toBeUndefined();
@@ -139,5 +141,38 @@ describe("idempotency keys", () => {
     const ctx = { baseUrl: "http://127.0.0.1:1", apiKey: "pk_test" };
     const started = startPayment(ctx, "sess_x", { form_of_payment: "svc_pg", pg_code: "sb" });
     await expect(started).rejects.toThrow(/react-native-get-random-values/);
+  });
+});
+
+describe("the national-debit popup's rows", () => {
+  it("label KNET's own field names in English and Arabic", async () => {
+    const { popupRows } = await import("./popup-rows.js");
+    const data = {
+      status: "canceled" as const,
+      message: "m",
+      form_of_payment: "redirect" as const,
+      payment_gateway_info: {
+        pg_code: "knet",
+        pg_name: "knet",
+        pg_response: {
+          result: "NOT CAPTURED",
+          paymentid: "8962225231041181",
+          tranid: "9929892231041181",
+          authRespCode: "51",
+        },
+      },
+    };
+    expect(popupRows(data, "en")).toEqual([
+      { label: "Result", value: "NOT CAPTURED" },
+      { label: "Payment ID", value: "8962225231041181" },
+      { label: "Transaction ID", value: "9929892231041181" },
+      { label: "Response code", value: "51" },
+    ]);
+    expect(popupRows(data, "ar").map((r) => r.label)).toEqual([
+      "النتيجة",
+      "رقم الدفعة",
+      "رقم المعاملة",
+      "رمز الاستجابة",
+    ]);
   });
 });
