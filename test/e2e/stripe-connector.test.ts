@@ -279,6 +279,34 @@ describe.each(STORES)("the Stripe connector (%s)", (store) => {
     expect((await payment(tx.session_id)).refunded_amount).toBe("9.00");
   });
 
+  it("a refund Stripe answered done and later reports failed goes to the Discrepancies page", async () => {
+    const tx = (
+      await createTransaction(stack, m, { pg_codes: [pg.purchase], amount: "6.00", currency_code: "USD" })
+    ).json;
+    expect((await payByCard(tx.session_id, pg.purchase, "4000000000005126")).status).toBe(303);
+    const refund = await operate({
+      session_id: tx.session_id,
+      operation: "refund",
+      amount: "2.00",
+      currency_code: "USD",
+    });
+    expect(refund.status, refund.text).toBe(200);
+    const found = await until(async () => {
+      const r = await api(stack, "GET", `/v1/discrepancies?session_id=${tx.session_id}`, {
+        auth: apiKey(m.privateKey),
+      });
+      return r.json.discrepancies[0];
+    }, "the discrepancy of the failed refund");
+    expect(found).toMatchObject({
+      kind: "gateway_operation",
+      rule: "operation_failed_after_success",
+      operation: "refund",
+      amount: "2.00",
+      operation_session_id: refund.json.txn.session_id,
+    });
+    expect(found.pg_response).toMatchObject({ status: "failed" });
+  });
+
   it("a refund whose answer was lost is found by its reference on retry: one refund at Stripe", async () => {
     const sessionId = await paid(pg.purchase, "50.00");
     // Two: the package sends a POST whose connection closed once more by itself, with the same key.

@@ -175,7 +175,7 @@ describe.each(STORES)("gateway notifications on %s", (store) => {
     expect(await messagesOf(parent.session_id)).toEqual([]);
   });
 
-  it("a late, contradicting final result does not change a finished child", async () => {
+  it("a late, contradicting final result does not change a finished child: it is a discrepancy for an operator", async () => {
     const { parent, queued } = await queuedRefund();
     const done = await signed(
       m.pg.queued,
@@ -187,8 +187,14 @@ describe.each(STORES)("gateway notifications on %s", (store) => {
       m.pg.queued,
       await resultBody(parent.session_id, queued.reference_number, "rejected"),
     );
-    expect(await late.json()).toEqual({ received: true, outcome: "ignored" });
+    expect(await late.json()).toEqual({ received: true, outcome: "discrepancy" });
     expect(await children(parent.session_id)).toMatchObject([{ state: "refunded" }]);
+    const listed = await api(stack, "GET", `/v1/discrepancies?session_id=${parent.session_id}`, {
+      auth: apiKey(m.privateKey),
+    });
+    expect(listed.json.discrepancies).toMatchObject([
+      { rule: "operation_failed_after_success", status: "open" },
+    ]);
     expect((await messagesOf(parent.session_id)).map((x) => x.result)).toEqual(["success", "queued"]);
   });
 

@@ -12,7 +12,7 @@
  * `firstTime(q)` records the notification id in the same transaction as the effect, so a
  * notification delivered twice (or concurrently) has one effect.
  */
-import { newId, parseAmount } from "@svc/protocol";
+import { formatAmount, newId, parseAmount } from "@svc/protocol";
 import type { Db, Queryable } from "../db/client.js";
 import type { GatewayNotification } from "../gateways/adapter.js";
 import { discrepanciesRepo } from "../gateways/discrepancies.repo.js";
@@ -49,6 +49,25 @@ export function createGatewayOperations(db: Db, deps: { now: () => Date }) {
           status: 409,
         });
       if (!(await firstTime(q))) return "duplicate";
+      // The gateway undid what it had answered done (Stripe: a refund that succeeded, then failed):
+      // svc's books still count it, so it goes to an operator instead of being silently ignored.
+      if (child && n.status === "rejected" && child.state === finalState(child.operation)) {
+        const { row } = await discrepanciesRepo.record(q, {
+          merchant_id: child.merchant_id,
+          parent_session_id: child.parent_session_id,
+          child_session_id: child.session_id,
+          pg_code: pgCode,
+          gateway_operation_id: `reversed:${child.reference_number}`,
+          notification_id: n.notificationId,
+          operation: child.operation,
+          amount: formatAmount(child.amount_minor, child.currency_code),
+          currency_code: child.currency_code,
+          rule: "operation_failed_after_success",
+          detail: `The gateway first answered this ${child.operation} done, then reported it failed: svc still counts it. Check it on the gateway, do it again if it is due, and resolve this with a note.`,
+          pg_response: n.pgResponse,
+        });
+        return row ? "discrepancy" : "ignored";
+      }
       if (!child || child.state !== `${child.operation}_queued`) return "ignored";
       const state = n.status === "success" ? finalState(child.operation) : `${child.operation}_rejected`;
       // The child is locked and still queued (checked above), so this update always applies.
