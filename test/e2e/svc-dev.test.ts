@@ -83,11 +83,18 @@ describe("svc dev (npm start)", () => {
     // The KNET path, end to end on this machine: the stand-in's page, its response, svc's inquiry.
     expect(first.output()).toContain(`KNET stand-in    http://127.0.0.1:${env.SVC_KNET_PORT}`);
     expect(statSync(path.join(dataDir, "secrets.key")).mode & 0o777).toBe(0o600);
-    const knetTx = JSON.parse(
-      execFileSync("bash", ["-c", curl.replace(`"${creds.pg_codes.sandbox}"`, `"${creds.pg_codes.knet}"`)], {
-        encoding: "utf8",
-      }),
-    );
+    const knetTx = await (
+      await fetch(`${creds.service_url}/v1/checkout`, {
+        method: "POST",
+        headers: { authorization: `Api-Key ${creds.private_key}`, "content-type": "application/json" },
+        body: JSON.stringify({
+          type: "e_commerce",
+          pg_codes: [creds.pg_codes.knet],
+          amount: "4.250",
+          currency_code: "KWD",
+        }),
+      })
+    ).json();
     const toKnet = await (
       await fetch(`${creds.service_url}/v1/checkout/${knetTx.session_id}/payments`, {
         method: "POST",
@@ -95,6 +102,7 @@ describe("svc dev (npm start)", () => {
         body: JSON.stringify({ form_of_payment: "redirect", pg_code: creds.pg_codes.knet }),
       })
     ).json();
+    expect(toKnet.redirect_url, JSON.stringify(toKnet)).toBeTruthy();
     const browser = await payOnKnet(toKnet.redirect_url, { expiry: "09/2021" });
     expect(browser.location).toBe(`${creds.service_url}/pay/${knetTx.session_id}/return`);
     const knetStatus = await (

@@ -127,7 +127,11 @@ export async function seedDemoMerchant(
       last_name: "User",
       permissions: [...PERMISSIONS],
     });
-  } else if (!password || user.merchant_id !== merchant.id) {
+  } else {
+    // Every permission, including ones added since this data dir was made (gateways.manage).
+    await q.query("update users set permissions = $2 where id = $1", [user.id, [...PERMISSIONS]]);
+  }
+  if (user && (!password || user.merchant_id !== merchant.id)) {
     password = randomBytes(9).toString("base64url");
     await q.query("update users set password_hash = $2 where id = $1", [
       user.id,

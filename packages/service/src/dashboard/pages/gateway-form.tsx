@@ -234,7 +234,9 @@ function CredentialInputs({
             error={e[`${kind}_${f.name}`]}
             errorLang={errorLang}
             input={{
-              autocomplete: "off",
+              // "off" is ignored on password fields: "new-password" keeps the browser from filling
+              // in the user's dashboard password (or offering saved ones) here.
+              autocomplete: f.secret ? "new-password" : "off",
               autocapitalize: "off",
               spellcheck: "false",
               dir: "ltr",
