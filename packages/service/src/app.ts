@@ -57,6 +57,8 @@ import { listenRoutes } from "./webhooks/listen.routes.js";
 import { createEndpointsService } from "./webhooks/endpoints.service.js";
 import { settingsRoutes } from "./webhooks/settings.routes.js";
 import { createSettingsService } from "./webhooks/settings.service.js";
+import { traceLogFields } from "./telemetry/log-fields.js";
+import { tracingActive } from "./telemetry/trace-context.js";
 
 export interface AppDeps {
   db: Db;
@@ -81,7 +83,12 @@ export async function buildApp(config: ServiceConfig, deps: AppDeps): Promise<Fa
     logger:
       config.logLevel === "silent"
         ? false
-        : { level: config.logLevel, redact: ["req.headers.authorization"] },
+        : {
+            level: config.logLevel,
+            redact: ["req.headers.authorization"],
+            // While tracing runs, lines carry trace_id and span_id beside reqId (telemetry/log-fields.ts).
+            ...(tracingActive() ? { mixin: traceLogFields } : {}),
+          },
     bodyLimit: BODY_LIMIT_BYTES,
     // A number of hops: trust that many proxies in front of the service.
     trustProxy:

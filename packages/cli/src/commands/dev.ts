@@ -3,20 +3,13 @@
  * embedded PGlite under SVC_DATA_DIR (default .svc), a demo merchant seeded idempotently, its
  * credentials written to <data dir>/dev-credentials.json and printed with a curl that creates a
  * transaction. Gateway credentials are sealed with a key kept in <data dir>/secrets.key (made on
- * the first start) unless SVC_SECRETS_KEY is set.
+ * the first start) unless SVC_SECRETS_KEY is set. OpenTelemetry tracing starts first when the
+ * OTEL_* variables ask for it, so the service's modules are imported after it.
  */
 import { randomBytes } from "node:crypto";
 import { mkdir, readFile, writeFile } from "node:fs/promises";
 import path from "node:path";
-import { loadConfig, redactConfig, startService } from "@svc/service";
-import {
-  newDemoKnetTerminal,
-  readCredentials,
-  seedDemoMerchant,
-  writeCredentials,
-} from "@svc/service/dev-seed";
-import { startKnetStandIn } from "@svc/service/knet-standin";
-import { startSandboxGateway } from "@svc/service/sandbox";
+import { startTracing } from "@svc/service/telemetry";
 
 const SECRETS_KEY_FILE = "secrets.key";
 
@@ -33,6 +26,12 @@ async function devSecretsKey(dataDir: string): Promise<string> {
 }
 
 export async function devCommand(env: Record<string, string | undefined>): Promise<void> {
+  const tracing = await startTracing(env);
+  const { loadConfig, redactConfig, startService } = await import("@svc/service");
+  const { newDemoKnetTerminal, readCredentials, seedDemoMerchant, writeCredentials } =
+    await import("@svc/service/dev-seed");
+  const { startKnetStandIn } = await import("@svc/service/knet-standin");
+  const { startSandboxGateway } = await import("@svc/service/sandbox");
   const base = loadConfig(env);
   await mkdir(base.dataDir, { recursive: true });
   const previous = await readCredentials(base.dataDir);
@@ -116,6 +115,7 @@ Then open its checkout_url in a browser and pay with card 4242 4242 4242 4242, a
     await service.close();
     await gateway.close();
     await knet.close();
+    await tracing?.shutdown();
     process.exit(0);
   };
   process.once("SIGINT", () => void stop("SIGINT"));

@@ -2,9 +2,11 @@
  * `svc serve`: the service alone, configured by the environment, as it runs in production — on
  * PostgreSQL (`SVC_DATABASE_URL`) or PGlite, with `SVC_ROLE` api | worker | all, against the
  * gateway at `SVC_GATEWAY_URL`. No seeding and no sandbox gateway (`svc dev` adds those).
- * SIGTERM and SIGINT drain in-flight requests and stop.
+ * SIGTERM and SIGINT drain in-flight requests and stop. OpenTelemetry tracing starts first when
+ * the OTEL_* variables ask for it, so the service's modules are imported after it
+ * (docs/operations.md, Tracing).
  */
-import { loadConfig, startService } from "@svc/service";
+import { startTracing } from "@svc/service/telemetry";
 
 /** Printed once the service listens and its worker runs: process managers and tests wait for it. */
 export const SERVE_READY = "svc serving on";
@@ -13,6 +15,8 @@ export async function serveCommand(
   env: Record<string, string | undefined>,
   print: (line: string) => void,
 ): Promise<void> {
+  const tracing = await startTracing(env);
+  const { loadConfig, startService } = await import("@svc/service");
   const config = loadConfig(env);
   if (!config.adminToken) print("note: SVC_ADMIN_TOKEN is not set, so the operator API is disabled");
   if (!config.secretsKey)
@@ -26,6 +30,7 @@ export async function serveCommand(
   const stop = async (signal: string) => {
     print(`${signal}: stopping…`);
     await service.close();
+    await tracing?.shutdown(); // the spans still buffered are sent
     process.exit(0);
   };
   process.once("SIGINT", () => void stop("SIGINT"));
