@@ -142,11 +142,17 @@ type OperationWebhookParent = Pick<
 
 /**
  * {@link emitOperationWebhook} of many operations, their messages written in one statement, in
- * the order given. The result at each position is that operation's.
+ * the order given. The result at each position is that operation's. `traceparent`: the trace of
+ * the request that did the operation, when the statement is batched across requests (outbox.ts).
  */
 export async function emitOperationWebhooks(
   q: Queryable,
-  items: { parent: OperationWebhookParent; child: OperationRow; routing: Routing }[],
+  items: {
+    parent: OperationWebhookParent;
+    child: OperationRow;
+    routing: Routing;
+    traceparent?: string | null | undefined;
+  }[],
 ): Promise<{ payload: OperationWebhook; messageId: string | undefined }[]> {
   return writeOperationMessages(
     q,
@@ -196,6 +202,7 @@ async function writeOperationMessages(
     child: OperationRow;
     routing: Routing;
     destinations: Destination[];
+    traceparent?: string | null | undefined;
   }[],
 ): Promise<{ payload: OperationWebhook; messageId: string | undefined }[]> {
   const payloads = await Promise.all(
@@ -203,7 +210,7 @@ async function writeOperationMessages(
   );
   const messageIds = await publishMany(
     q,
-    items.map(({ parent, child, routing, destinations }, i) => ({
+    items.map(({ parent, child, routing, destinations, traceparent }, i) => ({
       message: {
         merchantId: parent.merchant_id,
         kind: "operation" as const,
@@ -212,6 +219,7 @@ async function writeOperationMessages(
         childSessionId: child.session_id,
         referenceNumber: child.reference_number,
         result: payloads[i]!.result,
+        traceparent,
       },
       destinations,
       // The body is the payload's RFC 8785 form: what the `signature` field covers, byte for

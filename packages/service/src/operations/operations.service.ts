@@ -39,6 +39,7 @@ import {
 } from "./operation-webhook.js";
 import type { OutboxSignal } from "../webhooks/outbox.js";
 import type { Routing } from "../webhooks/settings.repo.js";
+import { activeTraceparent } from "../telemetry/trace-context.js";
 import {
   type ChildFinish,
   type ChildInsert,
@@ -114,13 +115,16 @@ export function createOperationsService(db: Db, deps: OperationsDeps) {
     maxInFlight: 2,
   });
   // With the gate open, the children and their messages commit together: one transaction per batch.
+  // Each message keeps the trace of its own request (a batch runs in the first one's context).
   const finishAndEmit = batcher(
-    (items: (ChildFinish & Pick<Reserved, "parent" | "routing">)[]) =>
+    (items: (ChildFinish & Pick<Reserved, "parent" | "routing"> & { traceparent: string | null })[]) =>
       db.tx(async (q) => {
         const finished = await operationsRepo.finishMany(q, items);
         const settled = items.flatMap((item, i) => {
           const child = finished[i];
-          return child ? [{ parent: item.parent, child, routing: item.routing }] : [];
+          return child
+            ? [{ parent: item.parent, child, routing: item.routing, traceparent: item.traceparent }]
+            : [];
         });
         const emitted = await emitOperationWebhooks(q, settled);
         // Undefined for a child settled meanwhile (by the request or the sweep, the second one).
@@ -414,6 +418,7 @@ export function createOperationsService(db: Db, deps: OperationsDeps) {
       operatedAt,
       parent,
       routing,
+      traceparent: activeTraceparent(),
     });
     if (emitted?.messageId) deps.outbox.committed();
     return emitted?.payload ?? operationPayload(parent, settled, routing.secret ?? "");

@@ -32,7 +32,14 @@ export interface ClaimedDelivery {
   payload_version: string;
   /** The row holds an earlier attempt (a retry or a replay), which recording this one moves to webhook_attempts. */
   kept_attempt: boolean;
+  /** The message's `traceparent` (its producer's trace), read only when `claim` is asked for it. */
+  traceparent?: string | null;
 }
+
+// While tracing runs, the claim also reads each message's traceparent (one more primary-key probe
+// per row); tracing off, the statement is as it was.
+const TRACEPARENT_COLUMN = `,
+                 (select m.traceparent from webhook_messages m where m.id = d.message_id) as traceparent`;
 
 export interface DeliveryOutcome {
   id: string;
@@ -66,7 +73,11 @@ export const deliveryRepo = {
    * - the locked rows are updated by ctid, and each body is read by a primary-key probe; a join
    *   back by id or with the messages let the planner hash a whole table.
    */
-  async claim(q: Queryable, limit: number): Promise<ClaimedDelivery[]> {
+  async claim(
+    q: Queryable,
+    limit: number,
+    options: { traceparent?: boolean } = {},
+  ): Promise<ClaimedDelivery[]> {
     return q.query<ClaimedDelivery>(
       `with due as (
          select c.ctid as tid from webhook_deliveries c
@@ -91,7 +102,7 @@ export const deliveryRepo = {
                       then (select e.headers from webhook_endpoints e where e.id = d.endpoint_id) end as headers,
                  array(select s.secret from webhook_secrets s
                         where s.merchant_id = d.merchant_id and (s.expires_at is null or s.expires_at > now())
-                        order by s.created_at desc, s.id desc) as secrets`,
+                        order by s.created_at desc, s.id desc) as secrets${options.traceparent ? TRACEPARENT_COLUMN : ""}`,
       [limit],
     );
   },

@@ -12,6 +12,7 @@ import { EventEmitter } from "node:events";
 import { newId } from "@svc/protocol";
 import { PAYLOAD_VERSIONS, type PayloadVersion } from "@svc/webhooks/sign";
 import type { Db, Queryable } from "../db/client.js";
+import { activeTraceparent } from "../telemetry/trace-context.js";
 import type { WebhookConfig } from "./settings.repo.js";
 
 /** The NOTIFY channel workers LISTEN on. */
@@ -107,6 +108,12 @@ export interface NewMessage {
   referenceNumber?: string | undefined;
   result?: string | undefined;
   body: string;
+  /**
+   * The W3C `traceparent` of the work that produced it, which its delivery attempts link to
+   * (docs/operations.md, Tracing). Undefined: the span active when it is enqueued, if any. A
+   * producer whose writes are batched across requests passes its own (null: none).
+   */
+  traceparent?: string | null | undefined;
 }
 
 /** Destination URLs, each once, in a stable order. */
@@ -136,8 +143,10 @@ export interface Enqueue {
 // until the caller commits, so two producers of one parent number their messages one after the
 // other, and a rollback gives the numbers back (no gap).
 const ENQUEUE = `with message as (
-    insert into webhook_messages (id, merchant_id, kind, event_type, parent_session_id, child_session_id, reference_number, result, body)
-    select * from unnest($1::text[], $2::text[], $3::text[], $4::text[], $5::text[], $6::text[], $7::text[], $8::text[], $9::text[])
+    insert into webhook_messages (id, merchant_id, kind, event_type, parent_session_id, child_session_id, reference_number, result, body,
+                                  traceparent)
+    select * from unnest($1::text[], $2::text[], $3::text[], $4::text[], $5::text[], $6::text[], $7::text[], $8::text[], $9::text[],
+                         $26::text[])
     returning id),
   counters as (
     insert into webhook_sequences as s (parent_session_id, url, last)
@@ -169,8 +178,9 @@ const ENQUEUE = `with message as (
 // counter rows in the same order, and the deliveries keep the caller's order ($11…, with $17
 // the URL of each). A message with a URL twice takes ENQUEUE, which numbers both.
 const ENQUEUE_ONE = `with message as (
-    insert into webhook_messages (id, merchant_id, kind, event_type, parent_session_id, child_session_id, reference_number, result, body)
-    values ($1, $2, $3, $4, $5, $6, $7, $8, $9)
+    insert into webhook_messages (id, merchant_id, kind, event_type, parent_session_id, child_session_id, reference_number, result, body,
+                                  traceparent)
+    values ($1, $2, $3, $4, $5, $6, $7, $8, $9, $18)
     returning id),
   counters as (
     insert into webhook_sequences as s (parent_session_id, url, last)
@@ -204,14 +214,19 @@ export async function enqueue(
 /** {@link enqueue} of many messages in one statement; the result at each position is that message's id. */
 export async function enqueueMany(q: Queryable, items: Enqueue[]): Promise<(string | undefined)[]> {
   const ids = items.map(({ urls }) => (urls.length === 0 ? undefined : newId("msg")));
-  const messages = items.flatMap(({ message }, i) => (ids[i] ? [{ id: ids[i], ...message }] : []));
+  const active = activeTraceparent();
+  const messages = items.flatMap(({ message }, i) => {
+    if (!ids[i]) return [];
+    const traceparent = message.traceparent === undefined ? active : message.traceparent;
+    return [{ id: ids[i], ...message, traceparent }];
+  });
   if (messages.length === 0) return ids;
   if (messages.length === 1) {
     const i = ids.findIndex((id) => id !== undefined);
     const { urls } = items[i]!;
     // Two deliveries of one message to one URL (rare) number themselves in ENQUEUE.
     if (new Set(urls).size === urls.length) {
-      await enqueueOne(q, ids[i]!, items[i]!);
+      await enqueueOne(q, ids[i]!, items[i]!, messages[0]!.traceparent);
       return ids;
     }
   }
@@ -239,11 +254,18 @@ export async function enqueueMany(q: Queryable, items: Enqueue[]): Promise<(stri
     messages.map((m) => m.result ?? null),
     messages.map((m) => m.body),
     ...deliveryParams(deliveries),
+    // Tracing off: one null, not an array of them (unnest pads a missing array with nulls).
+    messages.some((m) => m.traceparent) ? messages.map((m) => m.traceparent) : null,
   ]);
   return ids;
 }
 
-async function enqueueOne(q: Queryable, id: string, item: Enqueue): Promise<void> {
+async function enqueueOne(
+  q: Queryable,
+  id: string,
+  item: Enqueue,
+  traceparent: string | null | undefined,
+): Promise<void> {
   const { message, urls, endpointIds, statuses, config } = item;
   await q.query(ENQUEUE_ONE, [
     id,
@@ -263,6 +285,7 @@ async function enqueueOne(q: Queryable, id: string, item: Enqueue): Promise<void
     config.retry_schedule_seconds,
     message.payloadVersion ?? FIRST_PAYLOAD_VERSION,
     urls,
+    traceparent ?? null,
   ]);
 }
 

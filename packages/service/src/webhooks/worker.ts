@@ -8,12 +8,14 @@ import type { Agent } from "undici";
 import { CONFIG_DEFAULTS } from "../config.js";
 import type { Db } from "../db/client.js";
 import type { Metrics } from "../metrics/metrics.js";
-import { attemptDelivery, createDeliveryAgent } from "./deliver.js";
+import { type AttemptInput, attemptDelivery, createDeliveryAgent } from "./deliver.js";
 import { type ClaimedDelivery, type DeliveryOutcome, deliveryRepo } from "./delivery.repo.js";
 import { nextState } from "./retry-policy.js";
 import { OUTBOX_CHANNEL, type OutboxSignal } from "./outbox.js";
 import type { ResolveAll } from "./ssrf.js";
 import { settlesWithin } from "../lifecycle.js";
+import { outsideTraces, tracingActive } from "../telemetry/trace-context.js";
+import { tracedAttempt } from "./attempt-span.js";
 
 const CLAIM_BATCH = 500;
 const MAX_IN_FLIGHT = 1024;
@@ -86,8 +88,11 @@ export class DeliveryWorker {
   readonly wake = (): void => {
     if (this.stopped) return;
     this.again = true;
-    if (this.claimers === 0) void this.claimLoop();
+    // Woken by a request's commit, the worker's claims and attempts are not that request's work.
+    if (this.claimers === 0) void outsideTraces(this.startClaimLoop);
   };
+
+  private readonly startClaimLoop = (): Promise<void> => this.claimLoop();
 
   private async claimLoop(): Promise<void> {
     this.claimers += 1;
@@ -100,7 +105,7 @@ export class DeliveryWorker {
         this.reserved += room;
         let batch: ClaimedDelivery[];
         try {
-          batch = await deliveryRepo.claim(this.db, room);
+          batch = await deliveryRepo.claim(this.db, room, { traceparent: tracingActive() });
         } finally {
           this.reserved -= room;
         }
@@ -125,7 +130,7 @@ export class DeliveryWorker {
 
   private async attempt(delivery: ClaimedDelivery, secrets: string[]): Promise<void> {
     const attemptedAt = new Date();
-    const outcome = await attemptDelivery(this.agent, {
+    const input: AttemptInput = {
       url: delivery.url,
       messageId: delivery.message_id,
       eventType: delivery.event_type,
@@ -136,7 +141,10 @@ export class DeliveryWorker {
       secrets,
       timeoutMs: delivery.timeout_seconds * 1000,
       allowPrivate: this.options.allowPrivate,
-    });
+    };
+    const outcome = tracingActive()
+      ? await tracedAttempt(delivery, () => attemptDelivery(this.agent, input))
+      : await attemptDelivery(this.agent, input);
     const next = nextState(delivery, outcome, new Date(), this.options.random);
     this.options.metrics.recordAttempt(next.status, outcome.latencyMs);
     this.outcomes.push({
