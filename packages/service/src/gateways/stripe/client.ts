@@ -6,6 +6,8 @@
  */
 import Stripe from "stripe";
 import { GatewayError, neverSent } from "../gateway-error.js";
+import { tracingActive } from "../../telemetry/trace-context.js";
+import { tracedStripeHttpClient } from "./traced-http-client.js";
 
 /** The Stripe API version svc is written against (the `stripe` package's own, 23.1.0). */
 export const STRIPE_API_VERSION = "2026-10-28.endive" as const;
@@ -25,6 +27,8 @@ export function stripeClient(
     host: base.hostname.replace(/^\[|\]$/g, ""),
     port: Number(base.port || (base.protocol === "https:" ? 443 : 80)),
     protocol: base.protocol === "http:" ? "http" : "https",
+    // While tracing runs, each call is a span and Stripe receives its traceparent.
+    ...(tracingActive() ? { httpClient: tracedStripeHttpClient() } : {}),
   });
 }
 
