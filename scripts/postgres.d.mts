@@ -6,4 +6,14 @@ export const DURABILITY_SETTINGS: readonly string[];
 export function startPostgres(
   bin: string,
   options?: { durable?: boolean },
-): Promise<{ url: string; stop(): void }>;
+): Promise<{
+  url: string;
+  stop(): void;
+  /** Fault tests: the server dies at once (pg_ctl stop -m immediate). */
+  crash(): void;
+  /** Fault tests: the server starts again on the same port and data. */
+  start(): void;
+  /** Fault tests: every server process is stopped (SIGSTOP); sockets stay open. */
+  freeze(): void;
+  thaw(): void;
+}>;

@@ -9,7 +9,7 @@
  * production runs it: a figure measured on a store that can lose committed data is not one.
  */
 import { spawnSync } from "node:child_process";
-import { chmodSync, existsSync, mkdtempSync, readdirSync, rmSync } from "node:fs";
+import { chmodSync, existsSync, mkdtempSync, readdirSync, readFileSync, rmSync } from "node:fs";
 import net from "node:net";
 import os from "node:os";
 import path from "node:path";
@@ -71,11 +71,46 @@ export async function startPostgres(bin, { durable = false } = {}) {
     "start",
   ]);
   if (r.status !== 0) throw new Error(`pg_ctl start failed: ${r.stderr}`);
+  const startArgs = [
+    "-D",
+    data,
+    "-l",
+    path.join(dir, "log"),
+    "-w",
+    "-o",
+    `-p ${port} -k ${dir} -c listen_addresses=127.0.0.1${durable ? "" : " -c fsync=off -c synchronous_commit=off"} -c max_connections=300${process.env.SVC_PG_OPTIONS ? ` ${process.env.SVC_PG_OPTIONS}` : ""}`,
+    "start",
+  ];
+  /** The server's processes: the postmaster (first line of postmaster.pid) and its children. */
+  const pids = () => {
+    const postmaster = readFileSync(path.join(data, "postmaster.pid"), "utf8").split("\n")[0].trim();
+    const children = spawnSync("pgrep", ["-P", postmaster], { encoding: "utf8" })
+      .stdout.split("\n")
+      .filter(Boolean);
+    return [postmaster, ...children];
+  };
   return {
     url: `postgres://svc@127.0.0.1:${port}/postgres`,
     stop() {
       asPgUser(path.join(bin, "pg_ctl"), ["-D", data, "-m", "immediate", "stop"]);
       rmSync(dir, { recursive: true, force: true });
+    },
+    /** Fault tests: the server dies at once, as in a crash (its clients' sockets are closed). */
+    crash() {
+      const r = asPgUser(path.join(bin, "pg_ctl"), ["-D", data, "-m", "immediate", "stop"]);
+      if (r.status !== 0) throw new Error(`pg_ctl stop failed: ${r.stderr}`);
+    },
+    /** Fault tests: the server starts again on the same port and data (crash recovery). */
+    start() {
+      const r = asPgUser(path.join(bin, "pg_ctl"), startArgs);
+      if (r.status !== 0) throw new Error(`pg_ctl start failed: ${r.stderr}`);
+    },
+    /** Fault tests: every server process stops answering, sockets stay open (a partition). */
+    freeze() {
+      for (const pid of pids()) process.kill(Number(pid), "SIGSTOP");
+    },
+    thaw() {
+      for (const pid of pids()) process.kill(Number(pid), "SIGCONT");
     },
   };
 }

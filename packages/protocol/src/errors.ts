@@ -44,6 +44,7 @@ export const ERROR_CATALOGUE = {
   gateway_credentials_unavailable: { status: 503, title: "The gateway setting's credentials cannot be used" },
   secrets_key_missing: { status: 503, title: "No secrets key is configured, so credentials cannot be saved" },
   rate_limited: { status: 429, title: "Too many requests" },
+  database_unavailable: { status: 503, title: "The service's database cannot be reached just now" },
   internal_error: { status: 500, title: "Internal error" },
 } as const satisfies Record<string, { status: number; title: string }>;
 

@@ -75,6 +75,8 @@ export interface AppDeps {
 }
 
 export const BODY_LIMIT_BYTES = 1024 * 1024;
+/** How long /readyz waits for the database before it says the process is not ready. */
+const READINESS_TIMEOUT_MS = 1_500;
 /** How often Node checks open connections against the request and headers timeouts. */
 const CONNECTION_CHECK_MS = 1_000;
 
@@ -235,13 +237,33 @@ export async function buildApp(config: ServiceConfig, deps: AppDeps): Promise<Fa
   });
 
   app.get("/healthz", { schema: { hide: true } }, async () => ({ status: "ok" }));
+  // Liveness is the process alone: an orchestrator must not restart healthy processes while the
+  // database fails over. Readiness is whether this process can serve: its database answers
+  // within READINESS_TIMEOUT_MS (a hung database is not ready either) and is migrated.
   app.get("/readyz", { schema: { hide: true } }, async (_request, reply) => {
+    let timer: NodeJS.Timeout | undefined;
+    const timedOut = new Promise<"timeout">((resolve) => {
+      timer = setTimeout(() => resolve("timeout"), READINESS_TIMEOUT_MS);
+    });
     try {
-      if (!(await migrationsApplied(deps.db)))
-        return reply.status(503).send({ status: "migrations_pending" });
+      const applied = await Promise.race([migrationsApplied(deps.db), timedOut]);
+      if (applied === "timeout")
+        return reply.status(503).send({
+          status: "database_unreachable",
+          reason: `the database did not answer within ${READINESS_TIMEOUT_MS} ms`,
+        });
+      if (!applied) return reply.status(503).send({ status: "migrations_pending" });
       return { status: "ready" };
-    } catch {
-      return reply.status(503).send({ status: "database_unreachable" });
+    } catch (error) {
+      // Why, without addresses: a probe's answer is public.
+      const code = (error as { code?: unknown }).code;
+      return reply.status(503).send({
+        status: "database_unreachable",
+        reason:
+          typeof code === "string" ? `the database connection failed (${code})` : "the database query failed",
+      });
+    } finally {
+      clearTimeout(timer);
     }
   });
   app.get("/openapi.json", { schema: { hide: true } }, async () => app.swagger());

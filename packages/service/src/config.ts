@@ -14,6 +14,10 @@ export const CONFIG_DEFAULTS = {
   webhookPollMs: 1_000,
   /** See {@link ServiceConfig.gatewayTimeoutMs}. */
   gatewayTimeoutMs: 10_000,
+  /** See {@link ServiceConfig.dbConnectTimeoutMs}. */
+  dbConnectTimeoutMs: 5_000,
+  /** See {@link ServiceConfig.dbStatementTimeoutMs}. */
+  dbStatementTimeoutMs: 10_000,
 } as const;
 
 export interface ServiceConfig {
@@ -33,6 +37,15 @@ export interface ServiceConfig {
   dataDir: string;
   /** PostgreSQL connection string; when set, PGlite is not used. */
   databaseUrl: string | undefined;
+  /**
+   * PostgreSQL only: a connection must be had within `dbConnectTimeoutMs` (5 s) and a statement
+   * must answer within `dbStatementTimeoutMs` (10 s: the server cancels it, the client gives up a
+   * second later if the server is not answering at all). Past either, the request answers 503
+   * `database_unavailable` with Retry-After instead of waiting to the request timeout. Migrations
+   * run without them. SVC_DB_CONNECT_TIMEOUT_MS, SVC_DB_STATEMENT_TIMEOUT_MS.
+   */
+  dbConnectTimeoutMs: number;
+  dbStatementTimeoutMs: number;
   /** Bearer token of the operator API (`/v1/admin/*`). Empty disables the operator API. */
   adminToken: string;
   /**
@@ -175,6 +188,20 @@ export function loadConfig(env: Env = process.env, overrides: Partial<ServiceCon
     gatewayNotificationSecret: env.SVC_GATEWAY_SECRET || "",
     dataDir: path.resolve(env.SVC_DATA_DIR || ".svc"),
     databaseUrl: env.SVC_DATABASE_URL || undefined,
+    dbConnectTimeoutMs: intFrom(
+      env,
+      "SVC_DB_CONNECT_TIMEOUT_MS",
+      CONFIG_DEFAULTS.dbConnectTimeoutMs,
+      100,
+      600_000,
+    ),
+    dbStatementTimeoutMs: intFrom(
+      env,
+      "SVC_DB_STATEMENT_TIMEOUT_MS",
+      CONFIG_DEFAULTS.dbStatementTimeoutMs,
+      100,
+      600_000,
+    ),
     adminToken: env.SVC_ADMIN_TOKEN || "",
     secretsKey: (env.SVC_SECRETS_KEY || "").trim(),
     secretsPreviousKeys: (env.SVC_SECRETS_PREVIOUS_KEYS || "")

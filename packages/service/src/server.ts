@@ -36,10 +36,27 @@ export async function startService(
 ): Promise<RunningService> {
   // PGlite keeps its data under the data dir, which need not exist yet.
   if (!options.db && !config.databaseUrl) await mkdir(config.dataDir, { recursive: true });
+  const timeouts = {
+    connectTimeoutMs: config.dbConnectTimeoutMs,
+    statementTimeoutMs: config.dbStatementTimeoutMs,
+  };
   const db =
     options.db ??
-    (await openDb({ databaseUrl: config.databaseUrl, dataDir: path.join(config.dataDir, "pgdata") }));
-  await migrate(db);
+    (await openDb({
+      databaseUrl: config.databaseUrl,
+      dataDir: path.join(config.dataDir, "pgdata"),
+      timeouts,
+    }));
+  // Migrations may rightly run longer than any request's statement (an index on a big table):
+  // on PostgreSQL they get a connection of their own without the statement timeout.
+  if (db.kind === "postgres" && config.databaseUrl && !options.db) {
+    const migrating = await openPostgres(config.databaseUrl, 1, { statementTimeoutMs: 0 });
+    try {
+      await migrate(migrating);
+    } finally {
+      await migrating.close();
+    }
+  } else await migrate(db);
   // On PostgreSQL (SVC_DATABASE_URL), the worker has a pool of its own whose commits do
   // not wait for their WAL flush: its claims and outcomes are at-least-once bookkeeping (a server
   // crash can only make it send a delivery again), and waiting on the disk for them put every
@@ -48,7 +65,7 @@ export async function startService(
     config.role === "api"
       ? undefined
       : db.kind === "postgres" && config.databaseUrl
-        ? await openPostgres(config.databaseUrl, WORKER_POOL_SIZE, { synchronousCommit: false })
+        ? await openPostgres(config.databaseUrl, WORKER_POOL_SIZE, { synchronousCommit: false, ...timeouts })
         : db;
   const keyring = createKeyring(config.secretsKey || undefined, config.secretsPreviousKeys);
   const gateways = createGatewayRegistry({

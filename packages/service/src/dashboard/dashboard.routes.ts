@@ -9,7 +9,8 @@
  */
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from "fastify";
 import type { ServiceConfig } from "../config.js";
-import { AppError } from "../http/problem.js";
+import { isDatabaseUnavailable } from "../db/client.js";
+import { AppError, RETRY_AFTER_SECONDS } from "../http/problem.js";
 import { DASHBOARD_CSS, DASHBOARD_FAVICON, DASHBOARD_JS } from "./assets.js";
 import { CSP, type DashboardContext, DashboardError, sendHtml } from "./context.js";
 import { allowedOrigins, csrfProblem } from "./csrf.js";
@@ -167,6 +168,10 @@ export function dashboardRoutes(
           });
         if (error.validation || error.statusCode === 400 || error.statusCode === 415)
           return errorPage(request, reply, 400, t.bad_request, { text: t.bad_request_body });
+        if (isDatabaseUnavailable(error)) {
+          reply.header("retry-after", String(RETRY_AFTER_SECONDS));
+          return errorPage(request, reply, 503, t.unavailable, { text: t.unavailable_body });
+        }
         request.log.error({ err: error }, "dashboard error");
         return errorPage(request, reply, 500, t.went_wrong, {
           text: format(t.went_wrong_body, { id: request.id }),

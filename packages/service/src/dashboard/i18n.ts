@@ -41,6 +41,9 @@ const EN = {
   back: "Back to the dashboard",
   went_wrong: "Something went wrong",
   went_wrong_body: "Something went wrong on our side. Quote request id {id} to support.",
+  unavailable: "Unavailable for a moment",
+  unavailable_body:
+    "The service cannot reach its database just now, so this did not complete. Try again in a few seconds.",
   bad_request: "Bad request",
   bad_request_body: "The request could not be read. Go back and submit the form again.",
   refused: "Request refused",
@@ -105,6 +108,8 @@ const AR: Messages = {
   back: "العودة إلى لوحة التحكم",
   went_wrong: "حدث خطأ ما",
   went_wrong_body: "حدث خطأ من جهتنا. اذكر معرّف الطلب {id} للدعم.",
+  unavailable: "الخدمة غير متاحة للحظات",
+  unavailable_body: "لا تستطيع الخدمة الوصول إلى قاعدة بياناتها الآن، فلم يكتمل هذا. حاول مرة أخرى بعد ثوانٍ.",
   bad_request: "طلب غير صالح",
   bad_request_body: "تعذّرت قراءة الطلب. ارجع وأرسل النموذج مرة أخرى.",
   refused: "رُفض الطلب",

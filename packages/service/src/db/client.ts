@@ -6,6 +6,7 @@
  */
 import { PGlite } from "@electric-sql/pglite";
 import pg from "pg";
+import { CONFIG_DEFAULTS } from "../config.js";
 
 export type Row = Record<string, unknown>;
 
@@ -19,8 +20,16 @@ export interface Db extends Queryable {
   tx<T>(fn: (q: Queryable) => Promise<T>): Promise<T>;
   /** Runs a script of several statements (migrations). */
   exec(sql: string): Promise<void>;
-  /** Subscribes to NOTIFY on `channel`; returns the unsubscribe function. */
-  listen(channel: string, onPayload: (payload: string) => void): Promise<() => Promise<void>>;
+  /**
+   * Subscribes to NOTIFY on `channel`; returns the unsubscribe function. `onLost` is called when
+   * notifications may have been missed (the connection was lost, and again once it is back): a
+   * subscriber that caches what notifications invalidate drops its cache then.
+   */
+  listen(
+    channel: string,
+    onPayload: (payload: string) => void,
+    onLost?: () => void,
+  ): Promise<() => Promise<void>>;
   /**
    * NOTIFY `channel` (empty payload) in a statement of its own. On PostgreSQL it uses a
    * connection of its own, so it never waits in the pool's queue behind the requests' queries.
@@ -99,7 +108,61 @@ function isStalePlan(error: unknown): boolean {
   return (error as { code?: string }).code === "0A000" && String(error).includes("cached plan");
 }
 
+/**
+ * Bounds on waiting for PostgreSQL (docs/operations.md, "When the database fails"): a connection
+ * must be had from the pool within `connectTimeoutMs` (a server that is down or refuses
+ * connections), and a statement must answer within `statementTimeoutMs` — enforced by the server
+ * (`statement_timeout`) and, a second later, by the client (a server that stopped answering
+ * without closing its sockets, a network partition). 0 turns one off (migrations).
+ */
+export const DB_TIMEOUT_DEFAULTS = {
+  connectTimeoutMs: CONFIG_DEFAULTS.dbConnectTimeoutMs,
+  statementTimeoutMs: CONFIG_DEFAULTS.dbStatementTimeoutMs,
+} as const;
+/** How much later the client gives up on a statement than the server's own timeout. */
+const CLIENT_GRACE_MS = 1_000;
+/** How soon a lost LISTEN connection is tried again, and how far that backs off. */
+const RELISTEN_MIN_MS = 100;
+const RELISTEN_MAX_MS = 5_000;
+
+/**
+ * True for an error that says the database cannot be reached or did not answer in time (the
+ * request may be tried again later), as opposed to an error in the statement itself.
+ */
+export function isDatabaseUnavailable(error: unknown): boolean {
+  for (let e: unknown = error; e instanceof Error; e = e.cause) {
+    const code = (e as { code?: unknown }).code;
+    if (typeof code === "string") {
+      // Connection exceptions (08…), shutdown / crash / starting up (57P01–57P03), too many
+      // connections (53300), a statement canceled by statement_timeout (57014).
+      if (/^08/.test(code) || ["57P01", "57P02", "57P03", "53300", "57014"].includes(code)) return true;
+      if (
+        [
+          "ECONNREFUSED",
+          "ECONNRESET",
+          "ETIMEDOUT",
+          "EPIPE",
+          "ENOTFOUND",
+          "EAI_AGAIN",
+          "EHOSTUNREACH",
+        ].includes(code)
+      )
+        return true;
+    }
+    if (
+      /Connection terminated|timeout exceeded when trying to connect|Query read timeout|not queryable|Connection ended unexpectedly|the database system is (starting up|shutting down|in recovery)/i.test(
+        e.message,
+      )
+    )
+      return true;
+  }
+  return false;
+}
+
 export interface PostgresOptions {
+  /** See {@link DB_TIMEOUT_DEFAULTS}. */
+  connectTimeoutMs?: number;
+  statementTimeoutMs?: number;
   /**
    * `false`: this pool's commits do not wait for their WAL flush (`synchronous_commit = off`).
    * For the delivery worker's pool only: a crash of the database server can lose its last
@@ -112,7 +175,11 @@ export interface PostgresOptions {
 export async function openPostgres(
   connectionString: string,
   poolSize = 10,
-  { synchronousCommit = true }: PostgresOptions = {},
+  {
+    synchronousCommit = true,
+    connectTimeoutMs = DB_TIMEOUT_DEFAULTS.connectTimeoutMs,
+    statementTimeoutMs = DB_TIMEOUT_DEFAULTS.statementTimeoutMs,
+  }: PostgresOptions = {},
 ): Promise<Db> {
   const types = {
     getTypeParser: ((oid: number, format?: string) =>
@@ -128,12 +195,22 @@ export async function openPostgres(
     max: poolSize,
     types,
     options: `-c plan_cache_mode=force_generic_plan${synchronousCommit ? "" : " -c synchronous_commit=off"}`,
+    connectionTimeoutMillis: connectTimeoutMs,
+    ...(statementTimeoutMs > 0
+      ? { statement_timeout: statementTimeoutMs, query_timeout: statementTimeoutMs + CLIENT_GRACE_MS }
+      : {}),
+    // Notices a peer that vanished (a failover, a partition) on idle sockets too.
+    keepAlive: true,
   });
   const prepared = new PreparedNames();
   // A dropped idle connection must not crash the process; the pool replaces it.
   pool.on("error", () => {});
+  // Nor one that breaks while it is checked out (a transaction, a statement in flight): node-postgres
+  // emits `error` on the client then, and without a listener that ends the process. The statement
+  // itself fails with the error, which is what the request sees.
+  pool.on("connect", (client) => client.on("error", () => {}));
   await pool.query("select 1");
-  const listeners: pg.PoolClient[] = [];
+  const listeners = new Set<{ stop(): Promise<void> }>();
   let notifier: Promise<pg.Client> | undefined;
   return {
     kind: "postgres",
@@ -149,6 +226,7 @@ export async function openPostgres(
     },
     tx: async (fn) => {
       const client = await pool.connect();
+      let broken = false;
       try {
         await client.query("begin");
         const result = await fn({
@@ -165,27 +243,75 @@ export async function openPostgres(
         await client.query("commit");
         return result;
       } catch (error) {
-        await client.query("rollback").catch(() => {});
+        // A connection that cannot even roll back is broken: it is destroyed, not reused.
+        broken = await client.query("rollback").then(
+          () => false,
+          () => true,
+        );
         throw error;
       } finally {
-        client.release();
+        client.release(broken);
       }
     },
     exec: async (sql) => {
       await pool.query(sql);
     },
-    listen: async (channel, onPayload) => {
-      const client = await pool.connect();
-      listeners.push(client);
-      client.on("notification", (msg) => {
-        if (msg.channel === channel) onPayload(msg.payload ?? "");
-      });
-      await client.query(`listen ${pg.escapeIdentifier(channel)}`);
-      return async () => {
-        await client.query(`unlisten ${pg.escapeIdentifier(channel)}`).catch(() => {});
-        listeners.splice(listeners.indexOf(client), 1);
-        client.release();
+    listen: async (channel, onPayload, onLost) => {
+      // A connection of its own, outside the pool, for as long as the subscription lasts. When it
+      // is lost (the server restarted, a failover, a partition) it is made again with backoff, and
+      // `onLost` tells the subscriber that notifications may have been missed meanwhile.
+      let client: pg.Client | undefined;
+      let stopped = false;
+      let delayMs = RELISTEN_MIN_MS;
+      const subscribe = async (): Promise<pg.Client> => {
+        const c = new pg.Client({
+          connectionString,
+          connectionTimeoutMillis: connectTimeoutMs,
+          keepAlive: true,
+        });
+        c.on("error", () => {});
+        c.on("notification", (msg) => {
+          if (msg.channel === channel) onPayload(msg.payload ?? "");
+        });
+        try {
+          await c.connect();
+          await c.query(`listen ${pg.escapeIdentifier(channel)}`);
+        } catch (error) {
+          await c.end().catch(() => {});
+          throw error;
+        }
+        c.once("end", () => {
+          if (stopped) return;
+          client = undefined;
+          onLost?.();
+          void resubscribe();
+        });
+        return c;
       };
+      const resubscribe = async (): Promise<void> => {
+        while (!stopped && !client) {
+          await new Promise((resolve) => setTimeout(resolve, delayMs).unref());
+          if (stopped) return;
+          try {
+            client = await subscribe();
+            delayMs = RELISTEN_MIN_MS;
+            onLost?.(); // anything sent while it was away: the subscriber catches up now
+          } catch {
+            delayMs = Math.min(RELISTEN_MAX_MS, delayMs * 2);
+          }
+        }
+      };
+      client = await subscribe();
+      const handle = { stop: async () => {} };
+      handle.stop = async () => {
+        stopped = true;
+        listeners.delete(handle);
+        const c = client;
+        client = undefined;
+        await c?.end().catch(() => {});
+      };
+      listeners.add(handle);
+      return handle.stop;
     },
     notify: async (channel) => {
       notifier ??= (async () => {
@@ -205,7 +331,7 @@ export async function openPostgres(
       }
     },
     close: async () => {
-      for (const client of listeners.splice(0)) client.release();
+      await Promise.all([...listeners].map((l) => l.stop()));
       const current = notifier;
       notifier = undefined;
       await current?.then((c) => c.end()).catch(() => {});
@@ -218,6 +344,9 @@ export async function openPostgres(
 export function openDb(options: {
   databaseUrl?: string | undefined;
   dataDir?: string | undefined;
+  timeouts?: Pick<PostgresOptions, "connectTimeoutMs" | "statementTimeoutMs">;
 }): Promise<Db> {
-  return options.databaseUrl ? openPostgres(options.databaseUrl) : openPglite(options.dataDir);
+  return options.databaseUrl
+    ? openPostgres(options.databaseUrl, 10, options.timeouts)
+    : openPglite(options.dataDir);
 }

@@ -83,7 +83,13 @@ export function registerAuth(
   const keyCache = new Map<string, KeyPrincipal & { until: number }>();
   let unlisten: (() => Promise<void>) | undefined;
   app.addHook("onReady", async () => {
-    unlisten = await db.listen(API_KEYS_CHANNEL, (hash) => keyCache.delete(hash));
+    // Revocations missed while the connection was lost: forget every cached key (they are
+    // looked up again), so a key revoked meanwhile stops working here too.
+    unlisten = await db.listen(
+      API_KEYS_CHANNEL,
+      (hash) => keyCache.delete(hash),
+      () => keyCache.clear(),
+    );
   });
   app.addHook("onClose", async () => unlisten?.());
 

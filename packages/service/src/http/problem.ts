@@ -4,6 +4,7 @@
  */
 import { ERROR_CATALOGUE, type ErrorCode, PROBLEM_TYPE_BASE, type Problem } from "@svc/protocol";
 import type { FastifyError, FastifyReply, FastifyRequest } from "fastify";
+import { isDatabaseUnavailable } from "../db/client.js";
 
 export class AppError extends Error {
   readonly code: ErrorCode;
@@ -142,6 +143,9 @@ export function sendProblem(reply: FastifyReply, error: AppError): FastifyReply 
   return reply.status(error.status).type("application/problem+json").send(error.toProblem());
 }
 
+/** What a 503 asks the client to wait before trying again. */
+export const RETRY_AFTER_SECONDS = 2;
+
 /** Fastify's error handler: known errors map to their codes, anything else is a bare 500. */
 export function errorHandler(
   error: FastifyError,
@@ -178,6 +182,18 @@ export function errorHandler(
       new AppError("invalid_json", `The body is not valid JSON: ${error.message}. Send a JSON object.`, {
         status: 400,
       }),
+    );
+  }
+  // The database is down, restarting or not answering: the request did not happen; try again soon.
+  if (isDatabaseUnavailable(error)) {
+    request.log.warn({ err: error }, "database unavailable");
+    reply.header("retry-after", String(RETRY_AFTER_SECONDS));
+    return sendProblem(
+      reply,
+      new AppError(
+        "database_unavailable",
+        `The service cannot reach its database just now, so the request did not complete. Retry in ${RETRY_AFTER_SECONDS} s with the same Idempotency-Key: whatever it had started is finished, never done twice.`,
+      ),
     );
   }
   request.log.error({ err: error }, "unhandled error");

@@ -73,7 +73,8 @@ export class DeliveryWorker {
   }
 
   async start(): Promise<void> {
-    this.unlisten = await this.db.listen(OUTBOX_CHANNEL, this.wake);
+    // Messages committed while the LISTEN connection was lost: the claim on reconnect finds them.
+    this.unlisten = await this.db.listen(OUTBOX_CHANNEL, this.wake, this.wake);
     this.options.signal?.on("committed", this.wake);
     this.timer = setInterval(this.wake, this.options.fallbackPollMs ?? CONFIG_DEFAULTS.webhookPollMs);
     this.timer.unref();
