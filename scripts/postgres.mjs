@@ -60,17 +60,6 @@ export async function startPostgres(bin, { durable = false } = {}) {
     "--no-sync",
   ]);
   if (r.status !== 0) throw new Error(`initdb failed: ${r.stderr}`);
-  r = asPgUser(path.join(bin, "pg_ctl"), [
-    "-D",
-    data,
-    "-l",
-    path.join(dir, "log"),
-    "-w",
-    "-o",
-    `-p ${port} -k ${dir} -c listen_addresses=127.0.0.1${durable ? "" : " -c fsync=off -c synchronous_commit=off"} -c max_connections=300${process.env.SVC_PG_OPTIONS ? ` ${process.env.SVC_PG_OPTIONS}` : ""}`,
-    "start",
-  ]);
-  if (r.status !== 0) throw new Error(`pg_ctl start failed: ${r.stderr}`);
   const startArgs = [
     "-D",
     data,
@@ -81,6 +70,8 @@ export async function startPostgres(bin, { durable = false } = {}) {
     `-p ${port} -k ${dir} -c listen_addresses=127.0.0.1${durable ? "" : " -c fsync=off -c synchronous_commit=off"} -c max_connections=300${process.env.SVC_PG_OPTIONS ? ` ${process.env.SVC_PG_OPTIONS}` : ""}`,
     "start",
   ];
+  r = asPgUser(path.join(bin, "pg_ctl"), startArgs);
+  if (r.status !== 0) throw new Error(`pg_ctl start failed: ${r.stderr}`);
   /** The server's processes: the postmaster (first line of postmaster.pid) and its children. */
   const pids = () => {
     const postmaster = readFileSync(path.join(data, "postmaster.pid"), "utf8").split("\n")[0].trim();
