@@ -53,6 +53,10 @@ const KEEP_ALIVE_MS = 30_000;
  */
 export const KNET_ABANDONED_AFTER_MS = 30 * 60_000;
 
+/** A request svc refuses to send to KNET: nothing left, so its outcome is known. */
+const refused = (message: string) =>
+  new GatewayError("gateway_request_rejected", message, { outcomeUnknown: false });
+
 /** svc's attempt id as KNET's track id: the same characters without what KNET refuses (≤ 40 alphanumerics). */
 export function trackIdOf(attemptId: string): string {
   return attemptId.replace(/[^A-Za-z0-9]/g, "").slice(0, 40);
@@ -82,18 +86,8 @@ export class KnetGatewayAdapter implements GatewayAdapter {
 
   /** No call to KNET: the customer's browser takes the encrypted trandata to KNET's page. */
   async pay(request: GatewayPaymentRequest): Promise<GatewayPaymentResult> {
-    if (request.currency !== KNET_CURRENCY_CODE)
-      throw new GatewayError("gateway_request_rejected", `KNET takes KWD only, not ${request.currency}.`, {
-        outcomeUnknown: false,
-      });
-    if (request.operation !== "purchase")
-      throw new GatewayError(
-        "gateway_request_rejected",
-        "KNET's authorisation is not enabled: use purchase.",
-        {
-          outcomeUnknown: false,
-        },
-      );
+    if (request.currency !== "KWD") throw refused(`KNET takes KWD only, not ${request.currency}.`);
+    if (request.operation !== "purchase") throw refused("KNET's authorisation is not enabled: use purchase.");
     const trackId = trackIdOf(request.attemptId);
     // KNET wants response and error URLs without a query string (its sample kit, 3.5.4).
     const errorUrl = request.returnUrl.split("?")[0]!;
@@ -124,9 +118,7 @@ export class KnetGatewayAdapter implements GatewayAdapter {
   }
 
   async confirmOtp(): Promise<GatewayPaymentResult> {
-    throw new GatewayError("gateway_request_rejected", "KNET has no one-time codes.", {
-      outcomeUnknown: false,
-    });
+    throw refused("KNET has no one-time codes.");
   }
 
   /** KNET's inquiry, by track id with the original amount. */
@@ -194,10 +186,7 @@ export class KnetGatewayAdapter implements GatewayAdapter {
   }
 
   async operate(request: GatewayOperationRequest): Promise<GatewayOperationResult> {
-    if (request.operation !== "refund")
-      throw new GatewayError("gateway_request_rejected", `KNET does not support ${request.operation}.`, {
-        outcomeUnknown: false,
-      });
+    if (request.operation !== "refund") throw refused(`KNET does not support ${request.operation}.`);
     const answer = await tranPipe(
       this.pool,
       this.basePath,
@@ -230,8 +219,6 @@ export class KnetGatewayAdapter implements GatewayAdapter {
     await this.pool.close();
   }
 }
-
-const KNET_CURRENCY_CODE = "KWD";
 
 /** The registry's factory for KNET settings. */
 export function createKnetAdapter(
