@@ -44,6 +44,8 @@ const SPECIAL = [
   "0000-01-01T00:00:00Z",
   "+010000-01-01T00:00:00Z",
   "9999-12-31T23:59:59Z",
+  // The last day: a dashboard "to" filter ends it at 10000-01-01, which PGlite could not take.
+  "9999-12-31",
   "-1",
   "0",
   "1e309",

@@ -4,8 +4,8 @@ import { PARENT_STATES } from "@svc/protocol";
 import type { FastifyInstance } from "fastify";
 import { merchantOf } from "../http/auth.js";
 import { PRIVATE_SECURITY } from "../http/openapi.js";
-import { validationError } from "../http/problem.js";
 import { stringEnum, typed } from "../http/schema.js";
+import { apiFilterTime } from "../http/time-filter.js";
 import type { PaymentsService } from "./payments.service.js";
 
 const tags = ["Payment Status"];
@@ -52,8 +52,8 @@ export function paymentsRoutes(fastify: FastifyInstance, payments: PaymentsServi
           search: query.q,
           state: query.state,
           pgCode: query.pg_code,
-          from: timeOf(query.since, "since"),
-          to: timeOf(query.until, "until"),
+          from: apiFilterTime(query.since, "since"),
+          to: apiFilterTime(query.until, "until"),
         },
         query.cursor,
         query.limit ?? 25,
@@ -85,11 +85,3 @@ const ListQuery = Type.Object(
   },
   { additionalProperties: false },
 );
-
-function timeOf(value: string | undefined, field: string): Date | undefined {
-  if (value === undefined) return undefined;
-  const at = /^\d{4}-\d{2}-\d{2}/.test(value) ? new Date(value) : new Date(Number.NaN);
-  if (Number.isNaN(at.getTime()) || at.getUTCFullYear() < 1970 || at.getUTCFullYear() > 9999)
-    throw validationError({ [field]: ["must be an ISO 8601 time such as 2026-11-21T10:00:00Z"] });
-  return at;
-}

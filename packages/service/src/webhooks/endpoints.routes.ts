@@ -6,9 +6,9 @@ import { Type } from "@sinclair/typebox";
 import type { FastifyInstance } from "fastify";
 import { merchantOf } from "../http/auth.js";
 import { PRIVATE_SECURITY } from "../http/openapi.js";
-import { validationError } from "../http/problem.js";
 import { type EndpointsService, MAX_HEADERS, SUBSCRIBABLE } from "./endpoints.service.js";
 import { typed } from "../http/schema.js";
+import { apiFilterTime } from "../http/time-filter.js";
 
 const tags = ["Webhooks"];
 const security = PRIVATE_SECURITY;
@@ -65,14 +65,6 @@ const ReplayBody = Type.Object(
   },
   { additionalProperties: false },
 );
-
-function sinceOf(value: string | undefined): Date | undefined {
-  if (value === undefined) return undefined;
-  const at = /^\d{4}-\d{2}-\d{2}/.test(value) ? new Date(value) : new Date(Number.NaN);
-  if (Number.isNaN(at.getTime()) || at.getUTCFullYear() < 1970 || at.getUTCFullYear() > 9999)
-    throw validationError({ since: ["must be an ISO 8601 time such as 2026-11-21T10:00:00Z"] });
-  return at;
-}
 
 export function endpointsRoutes(fastify: FastifyInstance, endpoints: EndpointsService): void {
   const app = typed(fastify);
@@ -149,6 +141,7 @@ export function endpointsRoutes(fastify: FastifyInstance, endpoints: EndpointsSe
         body: Type.Optional(ReplayBody),
       },
     },
-    async (request) => endpoints.replay(merchantOf(request), request.params.id, sinceOf(request.body?.since)),
+    async (request) =>
+      endpoints.replay(merchantOf(request), request.params.id, apiFilterTime(request.body?.since, "since")),
   );
 }

@@ -3,8 +3,8 @@ import { Type } from "@sinclair/typebox";
 import type { FastifyInstance } from "fastify";
 import { merchantOf } from "../http/auth.js";
 import { PRIVATE_SECURITY } from "../http/openapi.js";
-import { validationError } from "../http/problem.js";
 import { stringEnum, typed } from "../http/schema.js";
+import { apiFilterTime } from "../http/time-filter.js";
 import { DEFAULT_PAGE, type MessagesService } from "./messages.service.js";
 
 const tags = ["Webhooks"];
@@ -12,18 +12,6 @@ const security = PRIVATE_SECURITY;
 const config = { auth: "private" as const, permission: "webhooks.manage" as const };
 const STATUSES = ["pending", "retrying", "succeeded", "failed"] as const;
 const MAX_PAGE = 200;
-
-/** An ISO 8601 time from 1970 to 9999 (what every store holds and `toISOString` writes plainly). */
-function sinceOf(value: string | undefined, field = "since"): Date | undefined {
-  if (value === undefined) return undefined;
-  const at = /^\d{4}-\d{2}-\d{2}/.test(value) ? new Date(value) : new Date(Number.NaN);
-  const year = at.getUTCFullYear();
-  if (Number.isNaN(at.getTime()) || year < 1970 || year > 9999)
-    throw validationError({
-      [field]: ["must be an ISO 8601 time from 1970 to 9999, such as 2026-11-21T10:00:00Z"],
-    });
-  return at;
-}
 
 export function messagesRoutes(fastify: FastifyInstance, messages: MessagesService): void {
   const app = typed(fastify);
@@ -58,8 +46,8 @@ export function messagesRoutes(fastify: FastifyInstance, messages: MessagesServi
       return messages.list(merchantOf(request), {
         status: query.status,
         sessionId: query.session_id,
-        since: sinceOf(query.since),
-        until: sinceOf(query.until, "until"),
+        since: apiFilterTime(query.since, "since"),
+        until: apiFilterTime(query.until, "until"),
         limit: query.limit ?? DEFAULT_PAGE,
       });
     },
@@ -105,8 +93,8 @@ export function messagesRoutes(fastify: FastifyInstance, messages: MessagesServi
       return reply.status(202).send(
         await messages.replayMany(merchantOf(request), {
           status: body.status,
-          since: sinceOf(body.since),
-          until: sinceOf(body.until, "until"),
+          since: apiFilterTime(body.since, "since"),
+          until: apiFilterTime(body.until, "until"),
         }),
       );
     },

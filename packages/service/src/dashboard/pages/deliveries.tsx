@@ -16,6 +16,7 @@ import {
   pathParam,
 } from "../context.js";
 import type { VNode } from "../../pages/jsx.js";
+import { dayField } from "../date-filter.js";
 import { type DashboardLanguage, dashboardLanguage, format, isolate } from "../i18n.js";
 import { label } from "../labels.js";
 import { Badge, Field, PAGE_PERMISSIONS, PostForm, SelectField, Time } from "../ui.js";
@@ -160,19 +161,6 @@ const EXCERPT_CHARS = 300;
 type Message = Awaited<
   ReturnType<ReturnType<DashboardContext["services"]>["messages"]["list"]>
 >["messages"][number];
-
-function dayStart(value: string | undefined): Date | undefined {
-  if (!value || !/^\d{4}-\d{2}-\d{2}$/.test(value)) return undefined;
-  const d = new Date(`${value}T00:00:00Z`);
-  // Years outside 1970–9999 are no filter any store can take: ignored like a malformed date.
-  return Number.isNaN(d.getTime()) || d.getUTCFullYear() < 1970 ? undefined : d;
-}
-
-/** The end of a date filter: the start of the next day, so "until 2026-11-21" includes that day. */
-function dayEnd(value: string | undefined): Date | undefined {
-  const start = dayStart(value);
-  return start && new Date(start.getTime() + 24 * 3600 * 1000);
-}
 
 function Excerpt({ text }: { text: string | null }): VNode | string {
   if (!text) return "—";
@@ -376,13 +364,23 @@ export function deliveryPages(scope: FastifyInstance, ctx: DashboardContext): vo
     const q = queryOf(request);
     const status = STATUSES.includes(q.status as Status) ? (q.status as Status) : undefined;
     const sessionId = q.session_id?.trim() || undefined;
-    const since = dayStart(q.since);
-    const until = dayEnd(q.until);
-    const { messages } = await ctx
-      .services()
-      .messages.list(session.merchantId, { status, sessionId, since, until, limit: LOG_PAGE_SIZE });
+    const lang = dashboardLanguage(request);
+    // "until 2026-11-21" includes that day; a date no filter can take is shown as an error, and
+    // nothing is read with half a filter.
+    const since = dayField(q.since, lang);
+    const until = dayField(q.until, lang);
+    const refused = Boolean(since.error || until.error);
+    const { messages } = refused
+      ? { messages: [] }
+      : await ctx.services().messages.list(session.merchantId, {
+          status,
+          sessionId,
+          since: since.start,
+          until: until.end,
+          limit: LOG_PAGE_SIZE,
+        });
     const filtering = Boolean(status || sessionId || q.since || q.until);
-    const w = WORDS[dashboardLanguage(request)];
+    const w = WORDS[lang];
     const service = ctx.services().messages;
     const others = await Promise.all(
       messages.map((m) =>
@@ -419,8 +417,8 @@ export function deliveryPages(scope: FastifyInstance, ctx: DashboardContext): vo
               ]}
             />
             <Field name="session_id" label={w.session} value={sessionId} hint={w.session_hint} />
-            <Field name="since" label={w.since} type="date" value={q.since} />
-            <Field name="until" label={w.until} type="date" value={q.until} />
+            <Field name="since" label={w.since} type="date" value={q.since} error={since.error} />
+            <Field name="until" label={w.until} type="date" value={q.until} error={until.error} />
             <div class="field">
               <button type="submit">{w.filter}</button>
             </div>
@@ -457,6 +455,7 @@ export function deliveryPages(scope: FastifyInstance, ctx: DashboardContext): vo
           <p role="status">{w.none}</p>
         )}
       </>,
+      refused ? 422 : 200,
     );
   });
 
@@ -495,12 +494,24 @@ export function deliveryPages(scope: FastifyInstance, ctx: DashboardContext): vo
 
   scope.post("/deliveries/replay", { config }, async (request, reply) => {
     const form = formOf(request);
+    const lang = dashboardLanguage(request);
+    const since = dayField(form.failed_since, lang);
+    const until = dayField(form.failed_until, lang);
+    // A bad date must not widen the replay to every failed delivery: refused, with what to send.
+    const w = WORDS[lang];
+    const refused = since.error
+      ? `${w.failed_from}: ${since.error}`
+      : until.error && `${w.failed_until}: ${until.error}`;
+    if (refused)
+      return redirectWithFlash(ctx, request, reply, "/dashboard/deliveries", {
+        kind: "error",
+        text: refused,
+      });
     const { replayed } = await ctx.services().messages.replayMany(sessionOf(request).merchantId, {
       status: "failed",
-      since: dayStart(form.failed_since),
-      until: dayEnd(form.failed_until),
+      since: since.start,
+      until: until.end,
     });
-    const w = WORDS[dashboardLanguage(request)];
     return redirectWithFlash(ctx, request, reply, "/dashboard/deliveries", {
       kind: replayed ? "success" : "info",
       text: replayed ? format(replayed === 1 ? w.many_one : w.many, { n: replayed }) : w.many_none,

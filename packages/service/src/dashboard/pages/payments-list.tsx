@@ -6,9 +6,11 @@
 import { Readable } from "node:stream";
 import type { FastifyInstance, FastifyRequest } from "fastify";
 import { merchantsRepo } from "../../merchants/merchants.repo.js";
-import { type DashboardContext, queryOf, render, sessionOf } from "../context.js";
+import type { PaymentsService } from "../../payments/payments.service.js";
+import { type DashboardContext, DashboardError, queryOf, render, sessionOf } from "../context.js";
+import { dayField } from "../date-filter.js";
 import { query } from "../html.js";
-import { type DashboardLanguage, dashboardLanguage, format } from "../i18n.js";
+import { type DashboardLanguage, dashboardLanguage, format, messages } from "../i18n.js";
 import { label } from "../labels.js";
 import { Badge, can, Field, PAGE_PERMISSIONS, SelectField, Time } from "../ui.js";
 
@@ -77,27 +79,28 @@ const WORDS = {
 
 export const PAGE_SIZE = 25;
 const STATES = ["created", "pending", "attempted", "authorized", "paid", "failed", "canceled", "expired"];
-const DATE = /^\d{4}-\d{2}-\d{2}$/;
+/** What the page shows while a date filter is refused: nothing is read with half a filter. */
+const NOTHING: Awaited<ReturnType<PaymentsService["list"]>> = { items: [], hasMore: false };
+const NO_SUMMARY: Awaited<ReturnType<PaymentsService["summary"]>> = { count: 0, currencies: [] };
 
-function day(value: string | undefined, plusDays = 0): Date | undefined {
-  if (!value || !DATE.test(value)) return undefined;
-  const d = new Date(`${value}T00:00:00Z`);
-  // Years outside 1970–9999 are no filter any store can take: ignored like a malformed date.
-  if (Number.isNaN(d.getTime()) || d.getUTCFullYear() < 1970) return undefined;
-  return new Date(d.getTime() + plusDays * 86_400_000);
-}
-
-/** The list's filter from the query string (what the page and the export share). */
+/**
+ * The list's filter from the query string (what the page and the export share); `to` includes
+ * its day. A date no filter can take (year 10000, 2026-02-30) is an error, not ignored.
+ */
 function filterOf(request: FastifyRequest) {
   const q = queryOf(request);
+  const lang = dashboardLanguage(request);
+  const from = dayField(q.from, lang);
+  const to = dayField(q.to, lang);
   return {
     q,
+    errors: from.error || to.error ? { from: from.error, to: to.error } : undefined,
     filter: {
       search: q.q,
       state: STATES.includes(q.state ?? "") ? q.state : undefined,
       pgCode: q.pg_code || undefined,
-      from: day(q.from),
-      to: day(q.to, 1),
+      from: from.start,
+      to: to.end,
     },
   };
 }
@@ -109,7 +112,13 @@ export function paymentsListPages(scope: FastifyInstance, ctx: DashboardContext)
     { config: { dashboard: { permission: PAGE_PERMISSIONS.payments } } },
     async (request, reply) => {
       const session = sessionOf(request);
-      const { filter } = filterOf(request);
+      const { filter, errors } = filterOf(request);
+      if (errors) {
+        const lang = dashboardLanguage(request);
+        const w = WORDS[lang];
+        const text = errors.from ? `${w.from}: ${errors.from}` : `${w.to}: ${errors.to ?? ""}`;
+        throw new DashboardError(422, messages(lang).refused, text, true);
+      }
       const name = `payments-${ctx.now().toISOString().slice(0, 10)}.csv`;
       return reply
         .type("text/csv; charset=utf-8")
@@ -123,13 +132,15 @@ export function paymentsListPages(scope: FastifyInstance, ctx: DashboardContext)
     { config: { dashboard: { permission: PAGE_PERMISSIONS.payments } } },
     async (request, reply) => {
       const session = sessionOf(request);
-      const { q, filter } = filterOf(request);
+      const { q, filter, errors } = filterOf(request);
       const page = Math.max(1, Math.min(10_000, Number.parseInt(q.page ?? "1", 10) || 1));
       const { payments, db } = ctx.services();
       const [result, gateways, summary] = await Promise.all([
-        payments.list(session.merchantId, filter, { limit: PAGE_SIZE, offset: (page - 1) * PAGE_SIZE }),
+        errors
+          ? NOTHING
+          : payments.list(session.merchantId, filter, { limit: PAGE_SIZE, offset: (page - 1) * PAGE_SIZE }),
         merchantsRepo.listGateways(db, session.merchantId),
-        payments.summary(session.merchantId, filter),
+        errors ? NO_SUMMARY : payments.summary(session.merchantId, filter),
       ]);
       const lang = dashboardLanguage(request);
       const w = WORDS[lang];
@@ -181,8 +192,8 @@ export function paymentsListPages(scope: FastifyInstance, ctx: DashboardContext)
                   ...gateways.map((g) => ({ value: g.pg_code, text: `${g.name} (${g.pg_code})` })),
                 ]}
               />
-              <Field name="from" label={w.from} type="date" value={q.from} />
-              <Field name="to" label={w.to} type="date" value={q.to} />
+              <Field name="from" label={w.from} type="date" value={q.from} error={errors?.from} />
+              <Field name="to" label={w.to} type="date" value={q.to} error={errors?.to} />
               <div class="field">
                 <button type="submit">{w.filter}</button>
               </div>
@@ -262,6 +273,7 @@ export function paymentsListPages(scope: FastifyInstance, ctx: DashboardContext)
             )}
           </nav>
         </>,
+        errors ? 422 : 200,
       );
     },
   );
