@@ -1,6 +1,7 @@
 /**
  * Which process owns a loopback TCP connection (Linux /proc): lets a receiver in the test process
- * tell which of several service processes an HTTP request came from.
+ * tell which of several service processes an HTTP request came from, and a connection-hygiene
+ * test tell whether the service still holds a descriptor of a socket it should have closed.
  */
 import { readdirSync, readFileSync, readlinkSync } from "node:fs";
 
@@ -33,6 +34,24 @@ function socketInode(localPort: number, remotePort: number): string | undefined 
   return undefined;
 }
 
+/** Whether process `pid` has a descriptor open on the socket `target` ("socket:[inode]"). */
+function pidHolds(pid: number, target: string): boolean {
+  let fds: string[];
+  try {
+    fds = readdirSync(`/proc/${pid}/fd`);
+  } catch {
+    return false;
+  }
+  for (const fd of fds) {
+    try {
+      if (readlinkSync(`/proc/${pid}/fd/${fd}`) === target) return true;
+    } catch {
+      // Closed meanwhile.
+    }
+  }
+  return false;
+}
+
 /**
  * The key of `groups` (label → process group id) whose process holds the client end of the
  * connection from 127.0.0.1:clientPort to 127.0.0.1:serverPort, or undefined when none does.
@@ -46,21 +65,19 @@ export function connectionOwner(
   if (!inode) return undefined;
   const target = `socket:[${inode}]`;
   for (const [label, pgid] of Object.entries(groups)) {
-    for (const pid of pidsOfGroup(pgid)) {
-      let fds: string[];
-      try {
-        fds = readdirSync(`/proc/${pid}/fd`);
-      } catch {
-        continue;
-      }
-      for (const fd of fds) {
-        try {
-          if (readlinkSync(`/proc/${pid}/fd/${fd}`) === target) return label;
-        } catch {
-          // Closed meanwhile.
-        }
-      }
-    }
+    for (const pid of pidsOfGroup(pgid)) if (pidHolds(pid, target)) return label;
   }
   return undefined;
+}
+
+/**
+ * Whether process `pid` (default: this one) still holds a file descriptor of the server end of
+ * the loopback connection from 127.0.0.1:clientPort to 127.0.0.1:serverPort: what a socket the
+ * server never closes costs it. A socket the server closed may linger in the kernel (FIN-WAIT-2)
+ * but belongs to no descriptor.
+ */
+export function serverHolds(serverPort: number, clientPort: number, pid = process.pid): boolean {
+  const inode = socketInode(serverPort, clientPort);
+  // Inode 0: the kernel keeps the closed socket a while but no process owns it any more.
+  return inode !== undefined && inode !== "0" && pidHolds(pid, `socket:[${inode}]`);
 }

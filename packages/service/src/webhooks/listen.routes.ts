@@ -16,9 +16,18 @@ const security = PRIVATE_SECURITY;
 const config = { auth: "private" as const, permission: "webhooks.manage" as const };
 /** How often a stream looks for due deliveries besides being woken by a commit (retries coming due). */
 const STREAM_POLL_MS = 500;
-/** A comment line this often keeps proxies from closing an idle stream. */
+/** A comment line at least this often keeps proxies from closing an idle stream. */
 const KEEP_ALIVE_MS = 15_000;
 const STREAM_BATCH = 20;
+
+/**
+ * How often a stream sends its comment line: every KEEP_ALIVE_MS, or twice within the server's
+ * idle-socket timeout (SVC_IDLE_TIMEOUT_MS, `server.timeout`) when that is shorter, so a quiet
+ * stream is never taken for a silent socket and cut.
+ */
+function heartbeatMs(idleTimeoutMs: number): number {
+  return idleTimeoutMs > 0 ? Math.min(KEEP_ALIVE_MS, Math.floor(idleTimeoutMs / 2)) : KEEP_ALIVE_MS;
+}
 
 const ListenBody = Type.Object(
   {
@@ -125,7 +134,7 @@ export function listenRoutes(fastify: FastifyInstance, listen: ListenService, ou
       const wake = () => void pump();
       outbox.on("committed", wake);
       const poll = setInterval(wake, STREAM_POLL_MS);
-      const keepAlive = setInterval(() => res.write(": keep-alive\n\n"), KEEP_ALIVE_MS);
+      const keepAlive = setInterval(() => res.write(": keep-alive\n\n"), heartbeatMs(fastify.server.timeout));
       // The response's close: the client went away (the request's own 'close' comes once it is read).
       res.on("close", () => {
         closed = true;
