@@ -9,6 +9,7 @@ export const EXAMPLE_FORMS = {
   svcPG: { en: "Card page", ar: "صفحة البطاقة", forms: ["svcPG"] },
   tokenPay: { en: "Saved cards", ar: "البطاقات المحفوظة", forms: ["tokenPay"] },
   redirect: { en: "Bank page", ar: "صفحة البنك", forms: ["redirect"] },
+  knet: { en: "KNET (local stand-in)", ar: "كي نت (بديل محلي)", forms: ["redirect"] },
 } as const;
 export type ExampleForms = keyof typeof EXAMPLE_FORMS;
 

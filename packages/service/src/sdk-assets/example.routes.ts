@@ -55,7 +55,11 @@ export function exampleRoutes(fastify: FastifyInstance, config: ServiceConfig, a
         headers: { authorization: `Api-Key ${credentials.private_key}`, "content-type": "application/json" },
         payload: {
           type: "e_commerce",
-          pg_codes: [credentials.pg_codes.sandbox, credentials.pg_codes.ndebit],
+          // KNET's page through `svc dev`'s KNET stand-in, when there is one; else the sandbox's.
+          pg_codes:
+            forms === "knet" && credentials.pg_codes.knet
+              ? [credentials.pg_codes.knet]
+              : [credentials.pg_codes.sandbox, credentials.pg_codes.ndebit],
           amount: EXAMPLE_AMOUNT,
           currency_code: EXAMPLE_CURRENCY,
           order_no: `example-${Date.now()}`,
