@@ -79,16 +79,27 @@ export interface SandboxLedgerOperation {
   status: string;
 }
 
+/** One payment as the sandbox gateway recorded it: its own totals and operations. */
+export interface SandboxLedgerPayment {
+  session_id: string;
+  /** What the gateway refunded in all, e.g. "1.250". */
+  refunded: string;
+  operations: SandboxLedgerOperation[];
+}
+
+/** Every payment the sandbox gateway recorded (its own dashboard's listing). */
+export async function sandboxPayments(stack: { gatewayUrl: string }): Promise<SandboxLedgerPayment[]> {
+  const r = await fetch(`${stack.gatewayUrl}/dashboard/payments`);
+  if (r.status !== 200) throw new Error(`sandbox listing: ${r.status}`);
+  return ((await r.json()) as { payments: SandboxLedgerPayment[] }).payments;
+}
+
 /** The operations the sandbox gateway itself recorded on the payment of svc's `sessionId`. */
 export async function sandboxLedger(
   stack: { gatewayUrl: string },
   sessionId: string,
 ): Promise<SandboxLedgerOperation[]> {
-  const r = await fetch(`${stack.gatewayUrl}/dashboard/payments`);
-  if (r.status !== 200) throw new Error(`sandbox listing: ${r.status}`);
-  const { payments } = (await r.json()) as {
-    payments: { session_id: string; operations: SandboxLedgerOperation[] }[];
-  };
+  const payments = await sandboxPayments(stack);
   const payment = payments.find((p) => p.session_id === sessionId);
   if (!payment) throw new Error(`the sandbox has no payment for ${sessionId}`);
   return payment.operations;
