@@ -72,8 +72,11 @@ describe("svc listen across a dropped stream", () => {
     stack.service.app.server.closeAllConnections();
     for (let i = 0; i < 3; i++) expect((await refund(parent.session_id)).status).toBe(200);
     await expect.poll(() => printed, { timeout: 10_000 }).toMatch(/reconnecting in \d+ ms/);
-    await expect.poll(() => got.length, { timeout: 15_000 }).toBe(4);
-    expect(got.map((g) => g.sequence)).toEqual(["1", "2", "3", "4"]);
+    // At least once: a delivery whose report back was cut with the stream may come again (the
+    // same sequence); what counts is each one arriving, first arrivals in order.
+    const firstArrivals = () => [...new Set(got.map((g) => g.sequence))];
+    await expect.poll(() => firstArrivals().length, { timeout: 15_000 }).toBe(4);
+    expect(firstArrivals()).toEqual(["1", "2", "3", "4"]);
     expect(got.every((g) => g.session === parent.session_id && g.result === "success")).toBe(true);
 
     await handle.stop();

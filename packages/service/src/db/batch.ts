@@ -11,6 +11,8 @@
  * const finish = batcher((items: Finish[]) => repo.finishMany(db, items), { maxInFlight: 2 });
  * const done = await finish({ sessionId, state }); // this item's result
  */
+import { isDatabaseUnavailable } from "./client.js";
+
 export interface BatcherOptions {
   /** Batches running at once. 1 keeps one process's batches from ever waiting on each other. */
   maxInFlight: number;
@@ -47,7 +49,8 @@ export function batcher<I, O>(
       const results = await runChecked(batch.map((w) => w.item));
       batch.forEach((w, i) => w.resolve(results[i]!));
     } catch (error) {
-      if (batch.length === 1) return batch[0]!.reject(error);
+      // Alone, each item would only meet the same unreachable database again, once per item.
+      if (batch.length === 1 || isDatabaseUnavailable(error)) return batch.forEach((w) => w.reject(error));
       // Alone, each item gets its own result or its own error.
       await Promise.all(
         batch.map((w) =>

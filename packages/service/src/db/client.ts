@@ -243,11 +243,15 @@ export async function openPostgres(
         await client.query("commit");
         return result;
       } catch (error) {
-        // A connection that cannot even roll back is broken: it is destroyed, not reused.
-        broken = await client.query("rollback").then(
-          () => false,
-          () => true,
-        );
+        // A connection that failed for the database's sake, or cannot even roll back, is broken:
+        // it is destroyed, not reused (the server rolls back what it held). No rollback is sent
+        // on it: on a server that stopped answering, that would wait out the timeout again.
+        broken =
+          isDatabaseUnavailable(error) ||
+          (await client.query("rollback").then(
+            () => false,
+            () => true,
+          ));
         throw error;
       } finally {
         client.release(broken);

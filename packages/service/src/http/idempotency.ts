@@ -271,14 +271,24 @@ export function registerIdempotency(
     if (!claim) return payload;
     request.idempotencyKey = undefined;
     if (reply.statusCode >= 500) {
-      // The outcome is unknown: a key with a recovery point stays claimed (released at once, so
-      // the retry recovers it); one without (nothing was started) is freed.
-      await releaseKey(db, claim);
+      // The outcome is unknown: a key with a recovery point stays claimed (released, so the retry
+      // recovers it); one without (nothing was started) is freed. Not awaited: a 5xx is often the
+      // database failing, and the answer must not wait on it too; if the release fails, the
+      // key's lease runs out and a retry takes it over then.
+      void releaseKey(db, claim).catch((err: unknown) =>
+        request.log.warn({ err }, "idempotency key not released; its lease will lapse"),
+      );
       return payload;
     }
     const text = typeof payload === "string" ? payload : Buffer.isBuffer(payload) ? payload.toString() : "";
     const type = String(reply.getHeader("content-type") ?? "application/json");
-    await finishKey(db, claim, { status: reply.statusCode, type, text });
+    try {
+      await finishKey(db, claim, { status: reply.statusCode, type, text });
+    } catch (err) {
+      // The answer stands (it is what happened); a retry waits out the lease, then finds what
+      // the request started through its recovery point, or runs again if it started nothing.
+      request.log.warn({ err }, "idempotency key's answer not stored; its lease will lapse");
+    }
     return payload;
   });
 }
