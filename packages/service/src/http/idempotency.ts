@@ -192,6 +192,9 @@ export async function finishKey(
   );
 }
 
+/** How long a 5xx answer waits for its key's release (see the onSend hook). */
+const RELEASE_WAIT_MS = 1_000;
+
 /**
  * Releases a claimed key whose request ended without an answer to keep (a 5xx): with a recovery
  * point it stays claimed but free, so the next retry recovers at once; without one it is deleted.
@@ -272,12 +275,16 @@ export function registerIdempotency(
     request.idempotencyKey = undefined;
     if (reply.statusCode >= 500) {
       // The outcome is unknown: a key with a recovery point stays claimed (released, so the retry
-      // recovers it); one without (nothing was started) is freed. Not awaited: a 5xx is often the
-      // database failing, and the answer must not wait on it too; if the release fails, the
-      // key's lease runs out and a retry takes it over then.
-      void releaseKey(db, claim).catch((err: unknown) =>
+      // recovers it); one without (nothing was started) is freed. Awaited, so a retry that
+      // follows the answer finds the key free, but for at most RELEASE_WAIT_MS: a 5xx is often
+      // the database failing, and the answer must not wait out its timeouts too; if the release
+      // is late or fails, the key's lease runs out and a retry takes it over then.
+      const released = releaseKey(db, claim).catch((err: unknown) =>
         request.log.warn({ err }, "idempotency key not released; its lease will lapse"),
       );
+      let timer: NodeJS.Timeout | undefined;
+      await Promise.race([released, new Promise((r) => (timer = setTimeout(r, RELEASE_WAIT_MS)))]);
+      clearTimeout(timer);
       return payload;
     }
     const text = typeof payload === "string" ? payload : Buffer.isBuffer(payload) ? payload.toString() : "";
