@@ -29,6 +29,8 @@ declare module "fastify" {
   }
   interface FastifyRequest {
     idempotencyKey?: IdempotencyClaim;
+    /** Set when the request failed because the database could not be reached (problem.ts). */
+    databaseUnavailable?: boolean;
   }
 }
 
@@ -192,7 +194,7 @@ export async function finishKey(
   );
 }
 
-/** How long a 5xx answer waits for its key's release (see the onSend hook). */
+/** How long a 5xx answer waits at most for its key's release (see the onSend hook). */
 const RELEASE_WAIT_MS = 1_000;
 
 /**
@@ -276,15 +278,18 @@ export function registerIdempotency(
     if (reply.statusCode >= 500) {
       // The outcome is unknown: a key with a recovery point stays claimed (released, so the retry
       // recovers it); one without (nothing was started) is freed. Awaited, so a retry that
-      // follows the answer finds the key free, but for at most RELEASE_WAIT_MS: a 5xx is often
-      // the database failing, and the answer must not wait out its timeouts too; if the release
-      // is late or fails, the key's lease runs out and a retry takes it over then.
+      // follows the answer finds the key free (a KNET refund's 504 is answered the same on
+      // every retry) — unless the request failed because the database could not be reached:
+      // then the release would only wait out the same timeouts, and the answer goes at once. A
+      // release that is late or fails leaves the key to its lease; a retry takes it over then.
       const released = releaseKey(db, claim).catch((err: unknown) =>
         request.log.warn({ err }, "idempotency key not released; its lease will lapse"),
       );
-      let timer: NodeJS.Timeout | undefined;
-      await Promise.race([released, new Promise((r) => (timer = setTimeout(r, RELEASE_WAIT_MS)))]);
-      clearTimeout(timer);
+      if (!request.databaseUnavailable) {
+        let timer: NodeJS.Timeout | undefined;
+        await Promise.race([released, new Promise((r) => (timer = setTimeout(r, RELEASE_WAIT_MS)))]);
+        clearTimeout(timer);
+      }
       return payload;
     }
     const text = typeof payload === "string" ? payload : Buffer.isBuffer(payload) ? payload.toString() : "";

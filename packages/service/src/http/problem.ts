@@ -187,6 +187,7 @@ export function errorHandler(
   // The database is down, restarting or not answering: the request did not happen; try again soon.
   if (isDatabaseUnavailable(error)) {
     request.log.warn({ err: error }, "database unavailable");
+    request.databaseUnavailable = true;
     reply.header("retry-after", String(RETRY_AFTER_SECONDS));
     return sendProblem(
       reply,
