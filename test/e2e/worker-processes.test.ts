@@ -197,6 +197,7 @@ describe.skipIf(!POSTGRES)("two delivery worker processes on one PostgreSQL", ()
       5,
     );
     const victimGoneAt = Date.now();
+    const RECEIVER_READ_SLACK_MS = 200;
     // The attempts the victim held end only by its connections closing under them.
     await pollUntil(
       "the victim's held attempts to end",
@@ -272,8 +273,11 @@ describe.skipIf(!POSTGRES)("two delivery worker processes on one PostgreSQL", ()
     if (orphans.length)
       console.log(`workers: ${orphans.length} attempt(s) reached the receiver after their sender died`);
     for (const r of orphans) {
+      // The receiver stamps a request when its event loop reads it: bytes the victim wrote just
+      // before it died may be read a few milliseconds after it was gone on a busy machine (seen:
+      // 6 ms), never later than that slack.
       expect(r.startedAt, "an attempt from no known worker, after the kill").toBeLessThanOrEqual(
-        victimGoneAt,
+        victimGoneAt + RECEIVER_READ_SLACK_MS,
       );
       const later = attempts.filter(
         (x) => x.headers["webhook-id"] === r.headers["webhook-id"] && x.startedAt > r.startedAt,

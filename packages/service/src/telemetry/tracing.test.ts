@@ -123,7 +123,7 @@ describe.each(STORES)("tracing a refund on %s", (store) => {
         /from unnest\(\$1::text\[\][\s\S]*transactions/, // the parent, its gateway and routing
         /insert into operations/, // the reservation
         /^update operations/, // the finish …
-        /insert into webhook_messages/, // … and its webhook, in one transaction
+        /insert into webhook_deliveries/, // … and its webhook, in one transaction
         /^commit$/,
       ])
         expect(

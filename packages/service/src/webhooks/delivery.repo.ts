@@ -7,6 +7,8 @@
  * recorded, so a queued notice always reaches a URL before its final result.
  */
 import type { Queryable } from "../db/client.js";
+import { FIRST_PAYLOAD_VERSION } from "./outbox.js";
+import { DEFAULT_RETRY_SCHEDULE_SECONDS } from "./retry-policy.js";
 
 /** Extra lease beyond the attempt's timeout before another worker may take the delivery over. */
 export const LEASE_MARGIN_SECONDS = 30;
@@ -14,6 +16,11 @@ export const LEASE_MARGIN_SECONDS = 30;
 export interface ClaimedDelivery {
   id: string;
   message_id: string;
+  /** Where the claimed row version is (its ctid): its outcome is recorded there, no index needed. */
+  tid: string;
+  parent_session_id: string;
+  /** The delivery's place in the queue (global order), for the ordering push-back of a retry. */
+  seq: number;
   url: string;
   tries: number;
   timeout_seconds: number;
@@ -39,10 +46,37 @@ export interface ClaimedDelivery {
 // While tracing runs, the claim also reads each message's traceparent (one more primary-key probe
 // per row); tracing off, the statement is as it was.
 const TRACEPARENT_COLUMN = `,
-                 (select m.traceparent from webhook_messages m where m.id = d.message_id) as traceparent`;
+                 case when d.position = 1 then d.traceparent
+                      else (select f.traceparent from webhook_deliveries f
+                             where f.message_id = d.message_id and f.position = 1) end as traceparent`;
+
+/**
+ * A delivery's sequence number (`svc-sequence`), given when it is first claimed: after the highest
+ * its (parent, URL) has. Deliveries of one (parent, URL) are claimed one at a time, in order (the
+ * claim's ordering rule), so no two take a number at once and the numbers run 1, 2, 3… as they
+ * are sent; a retry or a replay keeps its number. `d` is the row being claimed.
+ */
+export const NEXT_SEQUENCE = `select coalesce(max(s.sequence), 0) + 1 from webhook_deliveries s
+                               where s.parent_session_id = d.parent_session_id and s.url = d.url`;
+
+/** A delivery's payload version: null on the row stands for the first one (the common case, unwritten). */
+export const PAYLOAD_VERSION_COLUMN = `coalesce(d.payload_version, '${FIRST_PAYLOAD_VERSION}')`;
+
+/** A delivery's retry schedule: null on the row stands for the default one (the common case, unwritten). */
+export const RETRY_SCHEDULE_COLUMN = `coalesce(d.retry_schedule_seconds, '{${DEFAULT_RETRY_SCHEDULE_SECONDS.join(",")}}'::int4[])`;
+
+/** A delivery's body: on its own row for a message's first destination, else on that row. */
+export const BODY_COLUMN = `coalesce(d.body, (select f.body from webhook_deliveries f
+                                               where f.message_id = d.message_id and f.position = 1))`;
 
 export interface DeliveryOutcome {
   id: string;
+  /** The claim's row version (`ClaimedDelivery.tid`) and what guards it: the message and the tries. */
+  tid: string;
+  messageId: string;
+  parentSessionId: string;
+  url: string;
+  seq: number;
   /** The endpoint the delivery is for, whose health the outcome moves (null: a seed destination). */
   endpointId?: string | null | undefined;
   tries: number;
@@ -68,10 +102,13 @@ export const deliveryRepo = {
    * The shape is chosen so the plan does not depend on table statistics (a prepared statement
    * keeps its plan, and a new or never-analysed table has tiny estimates):
    * - the ordering check is a correlated subquery (`offset 0` keeps PostgreSQL from turning it
-   *   into an anti-join): one probe of the (url, parent, seq) index per candidate. As a join,
-   *   small estimates made it a scan of every pending row per candidate.
-   * - the locked rows are updated by ctid, and each body is read by a primary-key probe; a join
-   *   back by id or with the messages let the planner hash a whole table.
+   *   into an anti-join): one probe of the parent's hash index per candidate (a parent has a
+   *   handful of deliveries). As a join, small estimates made it a scan of every pending row per
+   *   candidate.
+   * - the locked rows are updated by ctid, and a body is on the row itself (a message's first
+   *   destination) or read from its first row by the message's hash index; a join back let the
+   *   planner hash a whole table.
+   * - a delivery claimed for the first time takes its sequence number here (NEXT_SEQUENCE).
    */
   async claim(
     q: Queryable,
@@ -85,7 +122,7 @@ export const deliveryRepo = {
             and (c.lease_until is null or c.lease_until < now())
             and not exists (
               select 1 from webhook_deliveries e
-               where e.url = c.url and e.parent_session_id = c.parent_session_id and e.seq < c.seq
+               where e.parent_session_id = c.parent_session_id and e.url = c.url and e.seq < c.seq
                  and e.status in ('pending', 'retrying')
               offset 0)
           order by c.next_attempt_at, c.seq
@@ -93,11 +130,13 @@ export const deliveryRepo = {
           for update of c skip locked)
        update webhook_deliveries d
           set lease_until = now() + make_interval(secs => d.timeout_seconds + ${LEASE_MARGIN_SECONDS}),
-              tries = d.tries + 1, updated_at = now()
+              tries = d.tries + 1, updated_at = now(),
+              sequence = coalesce(d.sequence, (${NEXT_SEQUENCE}))
         where d.ctid = any(array(select tid from due))
-       returning d.id, d.message_id, d.url, d.tries, d.timeout_seconds, d.retry_schedule_seconds, d.sequence, d.event_type,
-                 d.endpoint_id, d.payload_version, d.last_attempt_at is not null as kept_attempt,
-                 (select m.body from webhook_messages m where m.id = d.message_id) as body,
+       returning d.id, d.message_id, d.ctid::text as tid, d.parent_session_id, d.seq, d.url, d.tries, d.timeout_seconds,
+                 ${RETRY_SCHEDULE_COLUMN} as retry_schedule_seconds, d.sequence, d.event_type,
+                 d.endpoint_id, ${PAYLOAD_VERSION_COLUMN} as payload_version, d.last_attempt_at is not null as kept_attempt,
+                 ${BODY_COLUMN} as body,
                  case when d.endpoint_id is not null
                       then (select e.headers from webhook_endpoints e where e.id = d.endpoint_id) end as headers,
                  array(select s.secret from webhook_secrets s
@@ -119,19 +158,24 @@ export const deliveryRepo = {
    */
   async record(q: Queryable, outcomes: DeliveryOutcome[]): Promise<void> {
     if (outcomes.length === 0) return;
-    const ids = new Array<string>(outcomes.length);
-    const tries = new Array<number>(outcomes.length);
-    const kept = new Array<boolean>(outcomes.length);
-    const statuses = new Array<string>(outcomes.length);
-    const nextAt = new Array<string | null>(outcomes.length);
-    const codes = new Array<number | null>(outcomes.length);
-    const errors = new Array<string | null>(outcomes.length);
-    const attemptedAt = new Array<string>(outcomes.length);
-    const latencies = new Array<number>(outcomes.length);
-    const bodies = new Array<string | null>(outcomes.length);
-    for (let i = 0; i < outcomes.length; i++) {
+    const n = outcomes.length;
+    const ids = new Array<string>(n);
+    const tids = new Array<string>(n);
+    const messageIds = new Array<string>(n);
+    const tries = new Array<number>(n);
+    const kept = new Array<boolean>(n);
+    const statuses = new Array<string>(n);
+    const nextAt = new Array<string | null>(n);
+    const codes = new Array<number | null>(n);
+    const errors = new Array<string | null>(n);
+    const attemptedAt = new Array<string>(n);
+    const latencies = new Array<number>(n);
+    const bodies = new Array<string | null>(n);
+    for (let i = 0; i < n; i++) {
       const o = outcomes[i]!;
       ids[i] = o.id;
+      tids[i] = o.tid;
+      messageIds[i] = o.messageId;
       tries[i] = o.tries;
       kept[i] = o.keptAttempt;
       statuses[i] = o.status;
@@ -142,21 +186,21 @@ export const deliveryRepo = {
       latencies[i] = o.latencyMs;
       bodies[i] = o.responseBody;
     }
-    // Each row is found through the primary key (one probe per outcome, in a correlated
-    // subquery the planner cannot turn into a join) and updated by its ctid. Joined by id, the
-    // planner hashed the whole table whenever a batch was a few percent of it.
+    // Each row is updated where its claim left it (the claimed version's ctid), guarded by its
+    // message id, delivery id and tries: a row updated since (another worker took the lease over,
+    // its endpoint was disabled) has moved on, and the outcome leaves it alone. No index is read.
     // A delivery ended meanwhile (its endpoint disabled or deleted) is left alone; the condition
     // is written `status not in (the ended ones)` — the same rows under the status check
-    // constraint — because `status in ('pending', 'retrying')` is the predicate of the partial
-    // indexes, and with it the planner read a partial index (every pending row) instead of the
-    // ctid list: the drain of 30,000 messages fell from ~5,400 to ~3,200 msg/s (2026-11-24).
+    // constraint — because `status in ('pending', 'retrying')` is the predicate of the due index,
+    // and with it the planner read that index (every pending row) instead of the ctid list: the
+    // drain of 30,000 messages fell from ~5,400 to ~3,200 msg/s (2026-11-24).
     // The earlier attempt is read from the row as it was before this statement (every part of a
-    // statement sees the same snapshot), probed by primary key only for the rows that have one.
+    // statement sees the same snapshot), at the same ctid, only for the rows that have one.
     await q.query(
       `with r as (
          select * from unnest($1::text[], $2::int[], $3::text[], $4::timestamptz[], $5::int[], $6::text[],
-                              $7::timestamptz[], $8::int[], $9::text[], $10::boolean[])
-           as r(id, tries, status, next_at, code, err, attempted_at, latency_ms, response_body, kept)),
+                              $7::timestamptz[], $8::int[], $9::text[], $10::boolean[], $11::tid[], $12::text[])
+           as r(id, tries, status, next_at, code, err, attempted_at, latency_ms, response_body, kept, tid, message_id)),
        outcome as (
          update webhook_deliveries d
             set status = r.status, next_attempt_at = coalesce(r.next_at, d.next_attempt_at), lease_until = null,
@@ -165,31 +209,33 @@ export const deliveryRepo = {
                 last_attempt_at = r.attempted_at, last_attempt_status_code = r.code, last_attempt_latency_ms = r.latency_ms,
                 last_attempt_error = r.err, last_attempt_response_body = r.response_body
            from r
-          where d.ctid = any(array(select (select x.ctid from webhook_deliveries x where x.id = r.id) from r))
-            and d.id = r.id and d.tries = r.tries and d.status not in ('succeeded', 'failed', 'stream')
+          where d.ctid = any(array(select tid from r)) and d.ctid = r.tid and d.message_id = r.message_id and d.id = r.id
+            and d.tries = r.tries and d.status not in ('succeeded', 'failed', 'stream')
          returning d.id)
        insert into webhook_attempts (delivery_id, attempted_at, status_code, latency_ms, error, response_body)
        select p.id, p.last_attempt_at, p.last_attempt_status_code, p.last_attempt_latency_ms, p.last_attempt_error,
               p.last_attempt_response_body
-         from r cross join lateral (select * from webhook_deliveries x where x.id = r.id limit 1) p
+         from r cross join lateral (select * from webhook_deliveries x where x.ctid = r.tid and x.id = r.id limit 1) p
         where r.kept and p.last_attempt_at is not null and exists (select 1 from outcome o where o.id = r.id)
        union all
        select r.id, r.attempted_at, r.code, r.latency_ms, r.err, r.response_body
          from r where not exists (select 1 from outcome o where o.id = r.id)`,
-      [ids, tries, statuses, nextAt, codes, errors, attemptedAt, latencies, bodies, kept],
+      [ids, tries, statuses, nextAt, codes, errors, attemptedAt, latencies, bodies, kept, tids, messageIds],
     );
     const retrying = outcomes.filter((o) => o.status === "retrying");
     if (retrying.length > 0)
       // Later messages for the same URL and parent wait for this one (ordering): not due before it.
       await q.query(
         `update webhook_deliveries l set next_attempt_at = greatest(l.next_attempt_at, d.next_at)
-           from (select r.next_at, x.url, x.parent_session_id, x.seq
-                   from unnest($1::text[], $2::timestamptz[]) as r(id, next_at)
-                  cross join lateral (select url, parent_session_id, seq from webhook_deliveries
-                                       where id = r.id limit 1) x) d
-          where l.url = d.url and l.parent_session_id = d.parent_session_id and l.seq > d.seq
+           from unnest($1::text[], $2::text[], $3::int8[], $4::timestamptz[]) as d(parent_session_id, url, seq, next_at)
+          where l.parent_session_id = d.parent_session_id and l.url = d.url and l.seq > d.seq
             and l.status in ('pending', 'retrying')`,
-        [retrying.map((o) => o.id), retrying.map((o) => o.nextAttemptAt!.toISOString())],
+        [
+          retrying.map((o) => o.parentSessionId),
+          retrying.map((o) => o.url),
+          retrying.map((o) => String(o.seq)),
+          retrying.map((o) => o.nextAttemptAt!.toISOString()),
+        ],
       );
     const forEndpoints = outcomes.filter((o) => o.endpointId);
     if (forEndpoints.length > 0) await recordEndpointHealth(q, forEndpoints);

@@ -4,6 +4,7 @@
  * to them is retrying or failed in the range) with their last error.
  */
 import type { Queryable } from "../db/client.js";
+import { MERCHANT_MESSAGES_IN_RANGE } from "./messages.repo.js";
 
 export interface WebhookHealth {
   attempts: number;
@@ -21,15 +22,19 @@ export async function webhookHealth(
   since: Date,
   until: Date,
 ): Promise<WebhookHealth> {
-  // Attempts are found through the merchant's messages of the range (indexed by merchant and time).
+  // Attempts are found through the merchant's messages of the range (MERCHANT_MESSAGES_IN_RANGE).
   const [totals] = await q.query<{ attempts: number; succeeded: number; p95: number | null }>(
-    `select count(*)::int4 as attempts,
+    `with ranged as (
+       select d.id, d.last_attempt_at, d.last_attempt_status_code, d.last_attempt_latency_ms
+         from webhook_deliveries d where d.message_id in (${MERCHANT_MESSAGES_IN_RANGE}))
+     select count(*)::int4 as attempts,
             count(*) filter (where a.status_code between 200 and 299)::int4 as succeeded,
             percentile_disc(0.95) within group (order by a.latency_ms) as p95
-       from webhook_messages m
-       join webhook_deliveries d on d.message_id = m.id
-       join webhook_delivery_attempts a on a.delivery_id = d.id
-      where m.merchant_id = $1 and m.created_at >= $2 and m.created_at < $3`,
+       from (select d.last_attempt_status_code as status_code, d.last_attempt_latency_ms as latency_ms
+               from ranged d where d.last_attempt_at is not null
+             union all
+             select w.status_code, w.latency_ms from webhook_attempts w
+              where w.delivery_id in (select id from ranged)) a`,
     [merchantId, since, until],
   );
   const failing = await q.query<{
@@ -41,10 +46,11 @@ export async function webhookHealth(
   }>(
     `select d.url, count(*) filter (where d.status = 'failed')::int4 as failed,
             count(*) filter (where d.status = 'retrying')::int4 as retrying,
-            (array_agg(d.last_error order by d.updated_at desc))[1] as last_error, max(d.updated_at) as last_at
-       from webhook_messages m join webhook_deliveries d on d.message_id = m.id
-      where m.merchant_id = $1 and m.created_at >= $2 and m.created_at < $3 and d.status in ('failed', 'retrying')
-      group by d.url order by max(d.updated_at) desc limit 10`,
+            (array_agg(d.last_error order by coalesce(d.updated_at, d.created_at) desc))[1] as last_error,
+            max(coalesce(d.updated_at, d.created_at)) as last_at
+       from webhook_deliveries d
+      where d.message_id in (${MERCHANT_MESSAGES_IN_RANGE}) and d.status in ('failed', 'retrying')
+      group by d.url order by max(coalesce(d.updated_at, d.created_at)) desc limit 10`,
     [merchantId, since, until],
   );
   const attempts = Number(totals?.attempts ?? 0);

@@ -15,6 +15,12 @@ import { VERSION_HEADER } from "@svc/webhooks/sign";
 import type { Db } from "../db/client.js";
 import { AppError } from "../http/problem.js";
 
+import {
+  BODY_COLUMN,
+  NEXT_SEQUENCE,
+  PAYLOAD_VERSION_COLUMN,
+  RETRY_SCHEDULE_COLUMN,
+} from "./delivery.repo.js";
 import { type EndpointsService, endpointView } from "./endpoints.service.js";
 import { endpointsRepo } from "./endpoints.repo.js";
 import { settingsRepo } from "./settings.repo.js";
@@ -78,10 +84,11 @@ export function createListenService(db: Db, deps: { endpoints: EndpointsService;
             order by c.seq limit $2
             for update of c skip locked)
          update webhook_deliveries d
-            set lease_until = now() + make_interval(secs => ${STREAM_LEASE_SECONDS}), tries = d.tries + 1, updated_at = now()
+            set lease_until = now() + make_interval(secs => ${STREAM_LEASE_SECONDS}), tries = d.tries + 1, updated_at = now(),
+                sequence = coalesce(d.sequence, (${NEXT_SEQUENCE}))
           where d.ctid = any(array(select tid from due))
-         returning d.id, d.message_id, d.tries, d.sequence, d.event_type, d.payload_version,
-                   (select m.body from webhook_messages m where m.id = d.message_id) as body,
+         returning d.id, d.message_id, d.tries, d.sequence, d.event_type, ${PAYLOAD_VERSION_COLUMN} as payload_version,
+                   ${BODY_COLUMN} as body,
                    array(select s.secret from webhook_secrets s
                           where s.merchant_id = d.merchant_id and (s.expires_at is null or s.expires_at > now())
                           order by s.created_at desc, s.id desc) as secrets`,
@@ -142,7 +149,7 @@ export function createListenService(db: Db, deps: { endpoints: EndpointsService;
       },
     ) {
       const rows = await db.query<{ tries: number; retry_schedule_seconds: number[]; status: string }>(
-        `select d.tries, d.retry_schedule_seconds, d.status from webhook_deliveries d
+        `select d.tries, ${RETRY_SCHEDULE_COLUMN} as retry_schedule_seconds, d.status from webhook_deliveries d
           where d.id = $1 and d.endpoint_id = $2 and d.merchant_id = $3`,
         [deliveryId, endpointId, merchantId],
       );

@@ -1,5 +1,6 @@
 /** SQL of the messages API (messages with their deliveries and attempts, replays) and of where a message went. */
 import type { Queryable } from "../db/client.js";
+import { PAYLOAD_VERSION_COLUMN } from "./delivery.repo.js";
 import type { WebhookConfig } from "./settings.repo.js";
 
 export interface MessageFilter {
@@ -47,6 +48,22 @@ interface AttemptRow {
   response_body: string | null;
 }
 
+/** A message's fields from its row (position 1), as the webhook_messages view gives them. */
+const MESSAGE_COLUMNS = `m.message_id as id, coalesce(m.kind, split_part(m.event_type, '.', 1)) as kind, m.event_type,
+  m.parent_session_id, m.child_session_id, m.reference_number, m.result, m.body, m.created_at`;
+
+/**
+ * The ids of a merchant's messages created in [$2, $3) ($1: the merchant), through the merchant
+ * and time index for the messages no longer due and the due queue for the others.
+ */
+export const MERCHANT_MESSAGES_IN_RANGE = `select m.message_id from webhook_deliveries m
+   where m.position = 1 and m.status not in ('pending', 'retrying')
+     and m.merchant_id = $1 and m.created_at >= $2 and m.created_at < $3
+  union all
+  select m.message_id from webhook_deliveries m
+   where m.position = 1 and m.status in ('pending', 'retrying')
+     and m.merchant_id = $1 and m.created_at >= $2 and m.created_at < $3`;
+
 export const messagesRepo = {
   async list(q: Queryable, merchantId: string, f: MessageFilter): Promise<MessageRow[]> {
     const params: unknown[] = [merchantId];
@@ -66,14 +83,20 @@ export const messagesRepo = {
     if (f.status) {
       params.push(f.status);
       where.push(
-        `exists (select 1 from webhook_deliveries d where d.message_id = m.id and d.status = $${params.length})`,
+        `exists (select 1 from webhook_deliveries d where d.message_id = m.message_id and d.status = $${params.length})`,
       );
     }
     params.push(f.limit);
+    const limit = `$${params.length}`;
+    // A message is its first delivery's row. Those no longer due are indexed by merchant and time;
+    // those still due are the due queue (what is in flight), read on their own: each part sorted
+    // and cut to the page, then merged.
+    const part = (due: boolean) =>
+      `(select ${MESSAGE_COLUMNS} from webhook_deliveries m
+         where m.position = 1 and m.status ${due ? "in" : "not in"} ('pending', 'retrying') and ${where.join(" and ")}
+         order by m.created_at desc, m.message_id desc limit ${limit})`;
     return q.query<MessageRow>(
-      `select m.id, m.kind, m.event_type, m.parent_session_id, m.child_session_id, m.reference_number, m.result, m.body, m.created_at
-         from webhook_messages m where ${where.join(" and ")}
-        order by m.created_at desc, m.id desc limit $${params.length}`,
+      `select * from (${part(false)} union all ${part(true)}) x order by created_at desc, id desc limit ${limit}`,
       params,
     );
   },
@@ -88,17 +111,27 @@ export const messagesRepo = {
   async deliveries(q: Queryable, messageIds: string[]): Promise<DeliveryRow[]> {
     if (messageIds.length === 0) return [];
     return q.query<DeliveryRow>(
-      `select id, message_id, url, endpoint_id, payload_version, status, tries, next_attempt_at, last_error, last_status_code, created_at, completed_at
-         from webhook_deliveries where message_id = any($1) order by seq`,
+      `select id, message_id, url, endpoint_id, ${PAYLOAD_VERSION_COLUMN} as payload_version, status, tries, next_attempt_at,
+              last_error, last_status_code, created_at, completed_at
+         from webhook_deliveries d where message_id = any($1) order by seq`,
       [messageIds],
     );
   },
-  async attempts(q: Queryable, deliveryIds: string[]): Promise<AttemptRow[]> {
-    if (deliveryIds.length === 0) return [];
+  /**
+   * Every attempt of these deliveries: the earlier ones of a retried delivery (webhook_attempts,
+   * by delivery id) and each delivery's latest (on its row, found through its message).
+   */
+  async attempts(q: Queryable, deliveries: { id: string; message_id: string }[]): Promise<AttemptRow[]> {
+    if (deliveries.length === 0) return [];
     return q.query<AttemptRow>(
       `select delivery_id, attempted_at, status_code, latency_ms, error, response_body
-         from webhook_delivery_attempts where delivery_id = any($1) order by attempted_at`,
-      [deliveryIds],
+         from webhook_attempts where delivery_id = any($1)
+       union all
+       select id, last_attempt_at, last_attempt_status_code, last_attempt_latency_ms, last_attempt_error,
+              last_attempt_response_body
+         from webhook_deliveries where message_id = any($2) and id = any($1) and last_attempt_at is not null
+        order by attempted_at`,
+      [deliveries.map((d) => d.id), [...new Set(deliveries.map((d) => d.message_id))]],
     );
   },
   /**

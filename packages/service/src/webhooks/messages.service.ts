@@ -14,10 +14,7 @@ export function createMessagesService(db: Db, deps: { outbox: OutboxSignal }) {
       db,
       messages.map((m) => m.id),
     );
-    const attempts = await messagesRepo.attempts(
-      db,
-      deliveries.map((d) => d.id),
-    );
+    const attempts = await messagesRepo.attempts(db, deliveries);
     return messages.map((m) => {
       const own = deliveries.filter((d) => d.message_id === m.id);
       return {

@@ -13,6 +13,7 @@ import { newId } from "@svc/protocol";
 import { PAYLOAD_VERSIONS, type PayloadVersion } from "@svc/webhooks/sign";
 import type { Db, Queryable } from "../db/client.js";
 import { activeTraceparent } from "../telemetry/trace-context.js";
+import { DEFAULT_RETRY_SCHEDULE_SECONDS } from "./retry-policy.js";
 import type { WebhookConfig } from "./settings.repo.js";
 
 /** The NOTIFY channel workers LISTEN on. */
@@ -136,67 +137,58 @@ export interface Enqueue {
   config: Pick<WebhookConfig, "timeout_seconds" | "retry_schedule_seconds">;
 }
 
-// Messages and their deliveries in one statement: the outbox costs the operation one round trip
-// however many messages a batch of operations writes. Deliveries are inserted in the order given,
-// so `seq` orders the messages of one (URL, parent) as they were enqueued, and each takes the next
-// `sequence` of its (parent, URL) from webhook_sequences: the upsert holds that counter's row
-// until the caller commits, so two producers of one parent number their messages one after the
-// other, and a rollback gives the numbers back (no gap).
-const ENQUEUE = `with message as (
-    insert into webhook_messages (id, merchant_id, kind, event_type, parent_session_id, child_session_id, reference_number, result, body,
-                                  traceparent)
-    select * from unnest($1::text[], $2::text[], $3::text[], $4::text[], $5::text[], $6::text[], $7::text[], $8::text[], $9::text[],
-                         $26::text[])
-    returning id),
-  counters as (
-    insert into webhook_sequences as s (parent_session_id, url, last)
-    select * from unnest($18::text[], $19::text[], $20::int8[])
-    on conflict (parent_session_id, url) do update set last = s.last + excluded.last
-    returning parent_session_id, url, last),
-  deliveries as (
-    insert into webhook_deliveries (id, message_id, merchant_id, parent_session_id, url, status, timeout_seconds,
-                                    retry_schedule_seconds, event_type, sequence, endpoint_id, payload_version,
-                                    last_error, completed_at)
-    select d.id, d.message_id, d.merchant_id, d.parent_session_id, d.url, d.status, d.timeout_seconds,
-           d.schedule::int4[], d.event_type, counters.last - d.count + d.k, d.endpoint_id, d.payload_version,
-           case when d.status = 'failed' then 'endpoint disabled: not sent' end,
-           case when d.status = 'failed' then now() end
-      from unnest($10::text[], $11::text[], $12::text[], $13::text[], $14::text[], $15::int4[], $16::text[], $17::text[],
-                  $21::int8[], $22::int8[], $23::text[], $24::text[], $25::text[]) with ordinality
-           as d(id, message_id, merchant_id, parent_session_id, url, timeout_seconds, schedule, event_type, k, count,
-                endpoint_id, payload_version, status, n)
-      join message on message.id = d.message_id
-      join counters on counters.parent_session_id = d.parent_session_id and counters.url = d.url
-     order by d.n)
-  select count(*) from message`;
+// The columns of a delivery row. The row at position 1 is the message (its fields and body);
+// rows at position 2, 3… are its other destinations, with the delivery's columns only.
+const COLUMNS = `id, message_id, position, merchant_id, kind, event_type, parent_session_id, child_session_id,
+                 reference_number, result, body, traceparent, url, endpoint_id, status, timeout_seconds,
+                 retry_schedule_seconds, payload_version, last_error, completed_at`;
 
-// ENQUEUE for the common case, one message: its fields as scalars and only its destinations as
-// arrays. Measured on durable PostgreSQL with 20 producers (2026-11-25), a one-message enqueue in
-// its own transaction commits ~40 % more per second this way: ENQUEUE's 25 array parameters
-// cost more to encode, send and unnest than the three writes themselves. With distinct URLs
-// each counter moves by one; they come sorted ($10) so every producer locks
-// counter rows in the same order, and the deliveries keep the caller's order ($11…, with $17
-// the URL of each). A message with a URL twice takes ENQUEUE, which numbers both.
-const ENQUEUE_ONE = `with message as (
-    insert into webhook_messages (id, merchant_id, kind, event_type, parent_session_id, child_session_id, reference_number, result, body,
-                                  traceparent)
-    values ($1, $2, $3, $4, $5, $6, $7, $8, $9, $18)
-    returning id),
-  counters as (
-    insert into webhook_sequences as s (parent_session_id, url, last)
-    select $5, u, 1 from unnest($10::text[]) u
-    on conflict (parent_session_id, url) do update set last = s.last + 1
-    returning url, last)
-  insert into webhook_deliveries (id, message_id, merchant_id, parent_session_id, url, status, timeout_seconds,
-                                  retry_schedule_seconds, event_type, sequence, endpoint_id, payload_version,
-                                  last_error, completed_at)
-  select d.id, message.id, $2, $5, d.url, d.status, $14, $15::int4[], $4, counters.last, d.endpoint_id, $16,
-         case when d.status = 'failed' then 'endpoint disabled: not sent' end,
-         case when d.status = 'failed' then now() end
-    from unnest($11::text[], $17::text[], $12::text[], $13::text[]) with ordinality as d(id, url, endpoint_id, status, n)
-    cross join message
-    join counters on counters.url = d.url
+// A delivery written `failed` (its endpoint is disabled) says why and is over at once.
+const DISABLED_ERROR = (status: string) =>
+  `case when ${status} = 'failed' then 'endpoint disabled: not sent' end`;
+const DISABLED_AT = (status: string) => `case when ${status} = 'failed' then now() end`;
+
+// The common case, one message to one URL: one row, one statement, scalar parameters. The
+// producer writes nothing else: no message row apart from it, no sequence counter (a delivery is
+// numbered when it is first claimed, see delivery.repo.ts).
+const ENQUEUE_SINGLE = `insert into webhook_deliveries (${COLUMNS})
+  values ($1, $2, 1, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14::text, $15, $16::int4[], $17,
+          ${DISABLED_ERROR("$14::text")}, ${DISABLED_AT("$14::text")})`;
+
+// One message to several URLs: its fields as scalars, its destinations as arrays, in the order
+// given (seq orders them so).
+const ENQUEUE_ONE = `insert into webhook_deliveries (${COLUMNS})
+  select d.id, $1, d.n, $2, case when d.n = 1 then $3 end, $4, $5, case when d.n = 1 then $6 end,
+         case when d.n = 1 then $7 end, case when d.n = 1 then $8 end, case when d.n = 1 then $9 end,
+         case when d.n = 1 then $10 end, d.url, d.endpoint_id, d.status, $11, $12::int4[], $13,
+         ${DISABLED_ERROR("d.status")}, ${DISABLED_AT("d.status")}
+    from unnest($14::text[], $15::text[], $16::text[], $17::text[]) with ordinality as d(id, url, endpoint_id, status, n)
    order by d.n`;
+
+// Many messages in one statement (a batch of operations): a row per delivery, in the order given.
+const ENQUEUE = `insert into webhook_deliveries (${COLUMNS})
+  select d.id, d.message_id, d.position, d.merchant_id, d.kind, d.event_type, d.parent_session_id, d.child_session_id,
+         d.reference_number, d.result, d.body, d.traceparent, d.url, d.endpoint_id, d.status, d.timeout_seconds,
+         d.schedule::int4[], d.payload_version, ${DISABLED_ERROR("d.status")}, ${DISABLED_AT("d.status")}
+    from unnest($1::text[], $2::text[], $3::int2[], $4::text[], $5::text[], $6::text[], $7::text[], $8::text[],
+                $9::text[], $10::text[], $11::text[], $12::text[], $13::text[], $14::text[], $15::text[], $16::int4[],
+                $17::text[], $18::text[]) with ordinality
+         as d(id, message_id, position, merchant_id, kind, event_type, parent_session_id, child_session_id,
+              reference_number, result, body, traceparent, url, endpoint_id, status, timeout_seconds, schedule,
+              payload_version, n)
+   order by d.n`;
+
+// What the common row leaves out (docs/webhooks.md, Storage): a kind its event type names, the
+// first payload version, the default retry schedule. Null on the row stands for each
+// (delivery.repo.ts reads them back so; the webhook_messages view derives the kind).
+const storedKind = (m: NewMessage) => (m.eventType.split(".")[0] === m.kind ? null : m.kind);
+const storedVersion = (m: NewMessage) =>
+  m.payloadVersion === undefined || m.payloadVersion === FIRST_PAYLOAD_VERSION ? null : m.payloadVersion;
+const storedSchedule = (schedule: number[]) =>
+  schedule.length === DEFAULT_RETRY_SCHEDULE_SECONDS.length &&
+  schedule.every((s, i) => s === DEFAULT_RETRY_SCHEDULE_SECONDS[i])
+    ? null
+    : schedule;
 
 /**
  * Inserts a message with one delivery per URL (none when `urls` is empty: nothing is stored).
@@ -214,48 +206,52 @@ export async function enqueue(
 /** {@link enqueue} of many messages in one statement; the result at each position is that message's id. */
 export async function enqueueMany(q: Queryable, items: Enqueue[]): Promise<(string | undefined)[]> {
   const ids = items.map(({ urls }) => (urls.length === 0 ? undefined : newId("msg")));
+  const stored = items.flatMap((item, i) => (ids[i] ? [i] : []));
+  if (stored.length === 0) return ids;
   const active = activeTraceparent();
-  const messages = items.flatMap(({ message }, i) => {
-    if (!ids[i]) return [];
-    const traceparent = message.traceparent === undefined ? active : message.traceparent;
-    return [{ id: ids[i], ...message, traceparent }];
-  });
-  if (messages.length === 0) return ids;
-  if (messages.length === 1) {
-    const i = ids.findIndex((id) => id !== undefined);
-    const { urls } = items[i]!;
-    // Two deliveries of one message to one URL (rare) number themselves in ENQUEUE.
-    if (new Set(urls).size === urls.length) {
-      await enqueueOne(q, ids[i]!, items[i]!, messages[0]!.traceparent);
-      return ids;
-    }
+  const traceparentOf = (m: NewMessage) => (m.traceparent === undefined ? active : m.traceparent) ?? null;
+  if (stored.length === 1) {
+    const i = stored[0]!;
+    await enqueueOne(q, ids[i]!, items[i]!, traceparentOf(items[i]!.message));
+    return ids;
   }
-  const deliveries = items.flatMap(({ message, urls, endpointIds, statuses, config }, i) =>
-    urls.map((url, u): NewDelivery => ({
-      messageId: ids[i]!,
-      merchantId: message.merchantId,
-      parentSessionId: message.parentSessionId,
+  const rows = stored.flatMap((i) => {
+    const { message, urls, endpointIds, statuses, config } = items[i]!;
+    const traceparent = traceparentOf(message);
+    return urls.map((url, u) => ({
+      id: ids[i]!,
+      message,
       url,
+      u,
       config,
-      eventType: message.eventType,
-      endpointId: endpointIds?.[u] ?? null,
-      payloadVersion: message.payloadVersion ?? FIRST_PAYLOAD_VERSION,
-      status: statuses?.[u] ?? "pending",
-    })),
-  );
+      traceparent,
+      endpointIds,
+      statuses,
+    }));
+  });
+  const first = <T>(r: (typeof rows)[number], value: T): T | null => (r.u === 0 ? value : null);
   await q.query(ENQUEUE, [
-    messages.map((m) => m.id),
-    messages.map((m) => m.merchantId),
-    messages.map((m) => m.kind),
-    messages.map((m) => m.eventType),
-    messages.map((m) => m.parentSessionId),
-    messages.map((m) => m.childSessionId ?? null),
-    messages.map((m) => m.referenceNumber ?? null),
-    messages.map((m) => m.result ?? null),
-    messages.map((m) => m.body),
-    ...deliveryParams(deliveries),
-    // Tracing off: one null, not an array of them (unnest pads a missing array with nulls).
-    messages.some((m) => m.traceparent) ? messages.map((m) => m.traceparent) : null,
+    rows.map(() => newId("dlv")),
+    rows.map((r) => r.id),
+    rows.map((r) => r.u + 1),
+    rows.map((r) => r.message.merchantId),
+    rows.map((r) => first(r, storedKind(r.message))),
+    rows.map((r) => r.message.eventType),
+    rows.map((r) => r.message.parentSessionId),
+    rows.map((r) => first(r, r.message.childSessionId ?? null)),
+    rows.map((r) => first(r, r.message.referenceNumber ?? null)),
+    rows.map((r) => first(r, r.message.result ?? null)),
+    rows.map((r) => first(r, r.message.body)),
+    rows.map((r) => first(r, r.traceparent)),
+    rows.map((r) => r.url),
+    rows.map((r) => r.endpointIds?.[r.u] ?? null),
+    rows.map((r) => r.statuses?.[r.u] ?? "pending"),
+    rows.map((r) => r.config.timeout_seconds),
+    rows.map((r) => {
+      const schedule = storedSchedule(r.config.retry_schedule_seconds);
+      return schedule && `{${schedule.join(",")}}`;
+    }),
+    rows.map((r) => storedVersion(r.message)),
   ]);
   return ids;
 }
@@ -264,66 +260,55 @@ async function enqueueOne(
   q: Queryable,
   id: string,
   item: Enqueue,
-  traceparent: string | null | undefined,
+  traceparent: string | null,
 ): Promise<void> {
   const { message, urls, endpointIds, statuses, config } = item;
-  await q.query(ENQUEUE_ONE, [
-    id,
+  const fields = [
     message.merchantId,
-    message.kind,
+    storedKind(message),
     message.eventType,
     message.parentSessionId,
     message.childSessionId ?? null,
     message.referenceNumber ?? null,
     message.result ?? null,
     message.body,
-    [...urls].sort(),
+    traceparent,
+  ];
+  const payloadVersion = storedVersion(message);
+  const schedule = storedSchedule(config.retry_schedule_seconds);
+  if (urls.length === 1) {
+    await q.query(ENQUEUE_SINGLE, [
+      newId("dlv"),
+      id,
+      ...fields,
+      urls[0],
+      endpointIds?.[0] ?? null,
+      statuses?.[0] ?? "pending",
+      config.timeout_seconds,
+      schedule,
+      payloadVersion,
+    ]);
+    return;
+  }
+  await q.query(ENQUEUE_ONE, [
+    id,
+    ...fields,
+    config.timeout_seconds,
+    schedule,
+    payloadVersion,
     urls.map(() => newId("dlv")),
+    urls,
     urls.map((_, u) => endpointIds?.[u] ?? null),
     urls.map((_, u) => statuses?.[u] ?? "pending"),
-    config.timeout_seconds,
-    config.retry_schedule_seconds,
-    message.payloadVersion ?? FIRST_PAYLOAD_VERSION,
-    urls,
-    traceparent ?? null,
   ]);
-}
-
-/** A delivery of a message to one URL, before it is numbered. */
-interface NewDelivery {
-  messageId: string;
-  merchantId: string;
-  parentSessionId: string;
-  url: string;
-  config: Pick<WebhookConfig, "timeout_seconds" | "retry_schedule_seconds">;
-  eventType: string;
-  endpointId: string | null;
-  payloadVersion: string;
-  status: DeliveryStart;
 }
 
 export type DeliveryStart = "pending" | "failed" | "stream";
 
-// ENQUEUE's deliveries without the message (it exists): its parameters from $10 are $1 here.
-const ADD_DELIVERIES = `with counters as (
-    insert into webhook_sequences as s (parent_session_id, url, last)
-    select * from unnest($9::text[], $10::text[], $11::int8[])
-    on conflict (parent_session_id, url) do update set last = s.last + excluded.last
-    returning parent_session_id, url, last)
-  insert into webhook_deliveries (id, message_id, merchant_id, parent_session_id, url, status, timeout_seconds,
-                                  retry_schedule_seconds, event_type, sequence, endpoint_id, payload_version)
-  select d.id, d.message_id, d.merchant_id, d.parent_session_id, d.url, d.status, d.timeout_seconds,
-         d.schedule::int4[], d.event_type, counters.last - d.count + d.k, d.endpoint_id, d.payload_version
-    from unnest($1::text[], $2::text[], $3::text[], $4::text[], $5::text[], $6::int4[], $7::text[], $8::text[],
-                $12::int8[], $13::int8[], $14::text[], $15::text[], $16::text[]) with ordinality
-         as d(id, message_id, merchant_id, parent_session_id, url, timeout_seconds, schedule, event_type, k, count,
-              endpoint_id, payload_version, status, n)
-    join counters on counters.parent_session_id = d.parent_session_id and counters.url = d.url
-   order by d.n`;
-
 /**
  * A stored message sent to one more URL (a merchant sending an old message to the URL configured
- * now): a new delivery, numbered after everything its (parent, URL) got before.
+ * now): a new delivery after the message's others, numbered when it is first sent, after
+ * everything its (parent, URL) got before.
  */
 export async function addDelivery(
   q: Queryable,
@@ -340,46 +325,22 @@ export async function addDelivery(
   },
 ): Promise<void> {
   await q.query(
-    ADD_DELIVERIES,
-    deliveryParams([{ ...d, status: d.endpointKind === "cli" ? "stream" : "pending" }]),
+    `insert into webhook_deliveries (id, message_id, position, merchant_id, event_type, parent_session_id, url,
+                                     endpoint_id, status, timeout_seconds, retry_schedule_seconds, payload_version)
+     select $1, $2, (select max(position) + 1 from webhook_deliveries where message_id = $2), $3, $4, $5, $6, $7, $8, $9,
+            $10::int4[], $11`,
+    [
+      newId("dlv"),
+      d.messageId,
+      d.merchantId,
+      d.eventType,
+      d.parentSessionId,
+      d.url,
+      d.endpointId,
+      d.endpointKind === "cli" ? "stream" : "pending",
+      d.config.timeout_seconds,
+      d.config.retry_schedule_seconds,
+      d.payloadVersion,
+    ],
   );
-}
-
-/** Parameters $10… of ENQUEUE (ADD_DELIVERIES: $1…): the deliveries and their counters. */
-function deliveryParams(input: NewDelivery[]): unknown[] {
-  const deliveries = input.map((d) => ({ ...d, id: newId("dlv"), k: 0, count: 0 }));
-  // Sequence numbers: each (parent, URL) of the batch moves its counter by how many deliveries it
-  // has here; each delivery (its place k among them, from 1) takes counter − count + k (the
-  // batch's order is the commit order).
-  const groups = new Map<string, { parent: string; url: string; count: number }>();
-  for (const d of deliveries) {
-    const key = `${d.parentSessionId}\n${d.url}`;
-    const group = groups.get(key) ?? { parent: d.parentSessionId, url: d.url, count: 0 };
-    groups.set(key, group);
-    d.k = ++group.count;
-  }
-  for (const d of deliveries) d.count = groups.get(`${d.parentSessionId}\n${d.url}`)!.count;
-  // Counter rows are locked in one order (parent, then URL) by every producer, so two batches
-  // that share parents wait for each other instead of deadlocking.
-  const counters = [...groups.values()].sort((a, b) =>
-    a.parent === b.parent ? (a.url < b.url ? -1 : 1) : a.parent < b.parent ? -1 : 1,
-  );
-  return [
-    deliveries.map((d) => d.id),
-    deliveries.map((d) => d.messageId),
-    deliveries.map((d) => d.merchantId),
-    deliveries.map((d) => d.parentSessionId),
-    deliveries.map((d) => d.url),
-    deliveries.map((d) => d.config.timeout_seconds),
-    deliveries.map((d) => `{${d.config.retry_schedule_seconds.join(",")}}`),
-    deliveries.map((d) => d.eventType),
-    counters.map((c) => c.parent),
-    counters.map((c) => c.url),
-    counters.map((c) => c.count),
-    deliveries.map((d) => d.k),
-    deliveries.map((d) => d.count),
-    deliveries.map((d) => d.endpointId),
-    deliveries.map((d) => d.payloadVersion),
-    deliveries.map((d) => d.status),
-  ];
 }

@@ -89,6 +89,12 @@ describe.each(STORES)("event types and sequence numbers on %s", (store) => {
     expect(got.map((r) => r.headers["svc-sequence"])).toEqual(["1", "2"]);
   });
 
+  // Sent to the receiver at `path`, for the messages of `parent`: [webhook-id, svc-sequence] in arrival order.
+  const sequences = (path: string, parent: string) =>
+    receiver.requests
+      .filter((r) => r.path === path && (r.json as { parent?: string } | undefined)?.parent === parent)
+      .map((r) => [r.headers["webhook-id"], r.headers["svc-sequence"]]);
+
   it("one statement writing several messages of one parent numbers them in order, per URL", async () => {
     const parent = `sess_batch_${store}_${Date.now()}`;
     const config = { timeout_seconds: 2, retry_schedule_seconds: [1] };
@@ -97,10 +103,10 @@ describe.each(STORES)("event types and sequence numbers on %s", (store) => {
       kind: "operation" as const,
       eventType: "operation" as const,
       parentSessionId: parent,
-      body: `{"n":${n}}`,
+      body: JSON.stringify({ parent, n }),
     });
-    const a = "http://127.0.0.1:9/a";
-    const b = "http://127.0.0.1:9/b";
+    const a = `${receiver.url}/a`;
+    const b = `${receiver.url}/b`;
     const ids = await stack.db.tx((q) =>
       enqueueMany(q, [
         { message: message(1), urls: [a, b], config },
@@ -108,24 +114,22 @@ describe.each(STORES)("event types and sequence numbers on %s", (store) => {
         { message: message(3), urls: [a, b], config },
       ]),
     );
-    await stack.db.tx((q) => enqueueMany(q, [{ message: message(4), urls: [b], config }]));
-    const rows = await stack.db.query<{ message_id: string; url: string; sequence: number }>(
-      "select message_id, url, sequence::int as sequence from webhook_deliveries where parent_session_id = $1 order by seq",
-      [parent],
-    );
-    expect(rows.filter((r) => r.url === a).map((r) => [r.message_id, r.sequence])).toEqual([
-      [ids[0], 1],
-      [ids[1], 2],
-      [ids[2], 3],
+    const [fourth] = await stack.db.tx((q) => enqueueMany(q, [{ message: message(4), urls: [b], config }]));
+    stack.service.app.services.outbox.committed();
+    await expect.poll(() => sequences("/a", parent).length + sequences("/b", parent).length).toBe(6);
+    expect(sequences("/a", parent)).toEqual([
+      [ids[0], "1"],
+      [ids[1], "2"],
+      [ids[2], "3"],
     ]);
-    expect(rows.filter((r) => r.url === b).map((r) => r.sequence)).toEqual([1, 2, 3]);
-    // Nothing is delivered to port 9: leave no pending rows behind for the worker.
-    await stack.db.query("update webhook_deliveries set status = 'failed' where parent_session_id = $1", [
-      parent,
+    expect(sequences("/b", parent)).toEqual([
+      [ids[0], "1"],
+      [ids[2], "2"],
+      [fourth, "3"],
     ]);
   });
 
-  it("one message to several URLs (its own statement): each URL numbered, the caller's order kept, a URL given twice numbered twice", async () => {
+  it("one message to several URLs (its own statement): each URL numbered as it is sent, the caller's order kept, a URL given twice numbered twice", async () => {
     const parent = `sess_one_${store}_${Date.now()}`;
     const config = { timeout_seconds: 2, retry_schedule_seconds: [1] };
     const message = (n: number) => ({
@@ -133,11 +137,12 @@ describe.each(STORES)("event types and sequence numbers on %s", (store) => {
       kind: "operation" as const,
       eventType: "operation" as const,
       parentSessionId: parent,
-      body: `{"n":${n}}`,
+      body: JSON.stringify({ parent, n }),
     });
-    const [a, b, c] = ["http://127.0.0.1:9/a", "http://127.0.0.1:9/b", "http://127.0.0.1:9/c"];
-    // Twenty producers of one parent at once, each one message to c, a, b (not sorted): the
-    // counters are locked in one order, so none deadlocks and each URL gets 1…20 with no gap.
+    const [a, b, c] = ["/a", "/b", "/c"].map((p) => `${receiver.url}${p}`) as [string, string, string];
+    // Twenty producers of one parent at once, each one message to c, a, b (not sorted), c and b
+    // written failed (a disabled endpoint's): nothing serialises them, and a gets 1…20 with no
+    // gap as they are sent; c and b, never sent, take no number.
     const first = await Promise.all(
       Array.from({ length: 20 }, (_, n) =>
         stack.db.tx((q) =>
@@ -155,25 +160,33 @@ describe.each(STORES)("event types and sequence numbers on %s", (store) => {
     );
     expect(first.every(([id]) => typeof id === "string")).toBe(true);
     const twice = await stack.db.tx((q) => enqueueMany(q, [{ message: message(99), urls: [a, a], config }]));
-    const rows = await stack.db.query<{ message_id: string; url: string; sequence: number; status: string }>(
-      "select message_id, url, sequence::int as sequence, status from webhook_deliveries where parent_session_id = $1 order by seq",
+    stack.service.app.services.outbox.committed();
+    await expect.poll(() => sequences("/a", parent).length).toBe(22);
+    expect(sequences("/a", parent).map(([, n]) => n)).toEqual(
+      Array.from({ length: 22 }, (_, i) => String(i + 1)),
+    );
+    expect(sequences("/a", parent).slice(20)).toEqual([
+      [twice[0], "21"],
+      [twice[0], "22"],
+    ]);
+    const rows = await stack.db.query<{
+      message_id: string;
+      url: string;
+      sequence: number | null;
+      status: string;
+    }>(
+      "select message_id, url, sequence, status from webhook_deliveries where parent_session_id = $1 order by seq",
       [parent],
     );
-    for (const url of [a, b, c])
-      expect(rows.filter((r) => r.url === url).map((r) => r.sequence)).toEqual(
-        Array.from({ length: url === a ? 22 : 20 }, (_, i) => i + 1),
-      );
     // Per message, its deliveries in the caller's order with the status given for each.
     const one = rows.filter((r) => r.message_id === first[0]![0]);
-    expect(one.map((r) => [r.url, r.status])).toEqual([
-      [c, "failed"],
-      [a, "pending"],
-      [b, "failed"],
+    expect(one.map((r) => [r.url, r.status, r.sequence])).toEqual([
+      [c, "failed", null],
+      [a, "succeeded", one[1]!.sequence],
+      [b, "failed", null],
     ]);
-    expect(rows.filter((r) => r.message_id === twice[0]).map((r) => r.sequence)).toEqual([21, 22]);
-    await stack.db.query("update webhook_deliveries set status = 'failed' where parent_session_id = $1", [
-      parent,
-    ]);
+    expect(sequences("/b", parent)).toEqual([]);
+    expect(sequences("/c", parent)).toEqual([]);
   });
 
   it("a retry and a replay resend the same number", async () => {

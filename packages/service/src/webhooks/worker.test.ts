@@ -108,6 +108,11 @@ describe.each(STORES)("delivery workers on %s", (store) => {
       deliveryRepo.record(q, [
         {
           id: claimed!.id,
+          tid: claimed!.tid,
+          messageId: claimed!.message_id,
+          parentSessionId: claimed!.parent_session_id,
+          url: claimed!.url,
+          seq: claimed!.seq,
           tries: claimed!.tries,
           keptAttempt: claimed!.kept_attempt,
           status: "failed",

@@ -150,6 +150,11 @@ export class DeliveryWorker {
     this.options.metrics.recordAttempt(next.status, outcome.latencyMs);
     this.outcomes.push({
       id: delivery.id,
+      tid: delivery.tid,
+      messageId: delivery.message_id,
+      parentSessionId: delivery.parent_session_id,
+      url: delivery.url,
+      seq: delivery.seq,
       endpointId: delivery.endpoint_id,
       tries: delivery.tries,
       keptAttempt: delivery.kept_attempt,
