@@ -104,7 +104,11 @@ export const deliveryRepo = {
    * - the ordering check is a correlated subquery (`offset 0` keeps PostgreSQL from turning it
    *   into an anti-join): one probe of the parent's hash index per candidate (a parent has a
    *   handful of deliveries). As a join, small estimates made it a scan of every pending row per
-   *   candidate.
+   *   candidate. Its status test is written `not in (the ended ones)` (the same rows under the
+   *   status check constraint) so that it does not imply the due index's predicate: with
+   *   `in ('pending', 'retrying')` the planner ANDed the parent's probe with a scan of the due
+   *   index for `seq < c.seq` — half the queue per candidate (a 30,000-message drain's claims took
+   *   75 ms each, 2026-11-26).
    * - the locked rows are updated by ctid, and a body is on the row itself (a message's first
    *   destination) or read from its first row by the message's hash index; a join back let the
    *   planner hash a whole table.
@@ -123,7 +127,7 @@ export const deliveryRepo = {
             and not exists (
               select 1 from webhook_deliveries e
                where e.parent_session_id = c.parent_session_id and e.url = c.url and e.seq < c.seq
-                 and e.status in ('pending', 'retrying')
+                 and e.status not in ('succeeded', 'failed', 'stream')
               offset 0)
           order by c.next_attempt_at, c.seq
           limit $1
