@@ -19,9 +19,9 @@ export function toHex(bytes: Uint8Array): string {
  * Compares two strings in time that depends only on their lengths, never on where they differ,
  * so an attacker cannot find a valid signature one character at a time.
  */
-export function timingSafeEqual(a: string, b: string, from = 0): boolean {
-  if (a.length - from !== b.length) return false;
+export function timingSafeEqual(a: string, b: string): boolean {
+  if (a.length !== b.length) return false;
   let diff = 0;
-  for (let i = 0; i < b.length; i++) diff |= a.charCodeAt(from + i) ^ b.charCodeAt(i);
+  for (let i = 0; i < b.length; i++) diff |= a.charCodeAt(i) ^ b.charCodeAt(i);
   return diff === 0;
 }

@@ -3,8 +3,9 @@ import type { OperationKind, TxnState } from "./types.js";
 /** {@link normaliseTxnState} of any value: false for a non-string. */
 export const childState = (value: unknown) => typeof value === "string" && normaliseTxnState(value);
 
-// Every TxnState: the three final states, and `<operation>_queued` / `<operation>_rejected`.
-const TXN_STATE = /^(paid|refunded|voided|(capture|refund|void)_(queued|rejected))$/;
+// Every TxnState: the three final states, and `<operation>_queued` / `<operation>_rejected`,
+// here also with the hyphen the source document writes.
+const TXN_STATE = /^(paid|refunded|voided|(capture|refund|void)[-_](queued|rejected))$/;
 
 /**
  * The canonical spelling of a child transaction state, or undefined if it is not one. The
@@ -17,8 +18,10 @@ const TXN_STATE = /^(paid|refunded|voided|(capture|refund|void)_(queued|rejected
  * normaliseTxnState("bogus");         // => undefined
  */
 export function normaliseTxnState(state: string): TxnState | undefined {
-  const canonical = state === "captured" ? "paid" : state.replaceAll("-", "_");
-  return TXN_STATE.test(canonical) ? (canonical as TxnState) : undefined;
+  const canonical = state === "captured" ? "paid" : state;
+  // Tested first, then spelled with an underscore: a state has at most one hyphen, and this costs
+  // less than replacing every hyphen of every string before the test.
+  return TXN_STATE.test(canonical) ? (canonical.replace("-", "_") as TxnState) : undefined;
 }
 
 /**

@@ -112,6 +112,9 @@ const KINDS: Record<string, [(value: unknown) => unknown, string]> = {
   x: [childState, "a child state like refunded"],
 };
 
+/** Each string rule's kind (test, wording) and limit (NaN: none), parsed on first use. */
+const LEAVES = new Map<string, [(value: unknown) => unknown, string, number]>();
+
 const TIME = /^\d{4}-(0[1-9]|1[0-2])-(0[1-9]|[12]\d|3[01]) ([01]\d|2[0-3])(:[0-5]\d){2}$/;
 
 /**
@@ -137,13 +140,14 @@ const join = (at: string, key: string | number) =>
 function check(issues: Issues, value: unknown, rule: Rule, at: string, key: string | number): void {
   let expected: string | undefined;
   if (typeof rule === "string") {
-    const kind = KINDS[rule[0]!]!;
-    // Limits count characters (code points); only a string longer in UTF-16 units can exceed.
-    if (!kind[0](value)) {
-      if (value !== null || !rule.endsWith("~")) expected = kind[1];
-    } else if (rule[1]! < "A") {
-      const max = parseInt(rule.slice(1));
-      const length = (value as string).length > max ? [...(value as string)].length : 0;
+    let leaf = LEAVES.get(rule);
+    if (!leaf) LEAVES.set(rule, (leaf = [...KINDS[rule[0]!]!, parseInt(rule.slice(1))]));
+    const max = leaf[2];
+    if (!leaf[0](value)) {
+      if (value !== null || !rule.endsWith("~")) expected = leaf[1];
+    } else if ((value as string).length > max) {
+      // Limits count characters (code points); only a string longer in UTF-16 units can exceed.
+      const length = [...(value as string)].length;
       if (length > max) issues.push(`${join(at, key)}: at most ${max} characters, got ${length}`);
     }
   } else if (typeof rule[0] === "string") {
