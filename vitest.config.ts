@@ -3,6 +3,8 @@ import { defineConfig } from "vitest/config";
 // One runner for the whole repo. Test files run in forked processes (PGlite is WebAssembly and
 // wants its own process); two at a time on this 2-core machine.
 export default defineConfig({
+  // @svc/webhooks' "#mac" (its package.json "imports") resolves to its sources, Node's HMAC.
+  ssr: { resolve: { conditions: ["svc-source", "module", "node", "development|production"] } },
   test: {
     include: [
       "packages/*/src/**/*.test.ts",

@@ -1,7 +1,7 @@
 // Every error code, raised the way a merchant meets it, with a message that says what to do.
 import { afterEach, describe, expect, it, vi } from "vitest";
 import { operationPayload, OTHER_SECRET, SECRET } from "../test/fixtures.js";
-import { forceWebCrypto } from "./hmac.js";
+import { forceWebCrypto } from "../test/web-crypto.js";
 import { verifyWebhook, type WebhookErrorCode, WebhookVerificationError } from "./index.js";
 import { checkWebhookVersion } from "./sequence.js";
 import { generateTestHeaders, signPayload, signWebhook } from "./signing.js";

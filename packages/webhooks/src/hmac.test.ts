@@ -1,8 +1,10 @@
 // The node:crypto path computes HMAC-SHA256 itself (RFC 2104 on the one-shot `hash`): it must
 // give createHmac's bytes for every key length, message shape and size.
-import { createHmac, randomBytes } from "node:crypto";
+import crypto, { createHmac, randomBytes } from "node:crypto";
 import { afterAll, describe, expect, it } from "vitest";
-import { forceWebCrypto, macFor } from "./hmac.js";
+import { macFor } from "./hmac.js";
+import { createMac } from "./mac-node.js";
+import { forceWebCrypto } from "../test/web-crypto.js";
 
 /** A secret as receivers configure it, for `key`: `whsec_` + base64, or bare base64. */
 const secretOf = (key: Buffer, bare = false) => (bare ? "" : "whsec_") + key.toString("base64");
@@ -64,5 +66,23 @@ describe("HMAC on the node:crypto path", () => {
     const fast = secrets.map((s) => macFor(s)(body, "base64", "msg_1.2.") as string);
     forceWebCrypto(true);
     expect(await Promise.all(secrets.map((s) => macFor(s)(body, "base64", "msg_1.2.")))).toEqual(fast);
+  });
+});
+
+describe("HMAC where node:crypto has no one-shot hash (Node 18)", () => {
+  it("falls back to createHmac: the same bytes", () => {
+    const hash = crypto.hash;
+    const key = randomBytes(100);
+    const fast = createMac(key);
+    // @ts-expect-error: what Node 18's node:crypto lacks.
+    delete crypto.hash;
+    try {
+      const mac = createMac(key);
+      for (const text of ["", sample(10), sample(1000)])
+        for (const encoding of ["hex", "base64"] as const)
+          expect(mac(text, encoding, "msg_1.2.")).toBe(fast(text, encoding, "msg_1.2."));
+    } finally {
+      crypto.hash = hash;
+    }
   });
 });

@@ -1,7 +1,7 @@
 import { Webhook } from "standardwebhooks";
 import { afterAll, afterEach, describe, expect, it, vi } from "vitest";
 import { OTHER_SECRET, operationPayload, SECRET } from "../test/fixtures.js";
-import { forceWebCrypto } from "./hmac.js";
+import { forceWebCrypto } from "../test/web-crypto.js";
 import { verifyWebhook, verifyWebhookHeaders, WebhookVerificationError } from "./index.js";
 import { generateSecret, generateTestHeaders, signPayload, signWebhook } from "./signing.js";
 

@@ -1,7 +1,17 @@
 import { canonicalJson } from "./canonical-json.js";
 import { toBase64, toHex } from "./encoding.js";
-import { webCrypto } from "./hmac.js";
 import { signPayload, signWebhook, toUnixSeconds } from "./sign.js";
+
+/**
+ * Web Crypto for random ids: the global `crypto`, or, on Node 18 (no global `crypto` without a
+ * flag), node:crypto's `webcrypto`, imported on first use. The specifier is computed so that
+ * bundlers targeting browsers neither resolve nor warn about it.
+ */
+const webCrypto = (): Crypto | Promise<Crypto> =>
+  globalThis.crypto ??
+  import(/* webpackIgnore: true */ /* @vite-ignore */ ["node", "crypto"].join(":")).then(
+    (m: { webcrypto: Crypto }) => m.webcrypto,
+  );
 
 /**
  * Options of {@link generateTestHeaders}.

@@ -84,7 +84,7 @@ console.log(JSON.stringify({ type: event.type, ref: event.payload.reference_numb
     });
   });
 
-  it("signs and verifies without process.getBuiltinModule and global crypto, as on Node 18", async () => {
+  it("signs and verifies without node:crypto's hash and global crypto, as on Node 18 (createHmac)", async () => {
     const dir = await project("node18", {
       "package.json": JSON.stringify({ name: "node18-sample", private: true, type: "module" }),
       "index.js": `
@@ -94,13 +94,21 @@ const secret = "${SECRET}";
 const { body, headers } = await generateTestHeaders(${JSON.stringify(operationPayload())}, secret);
 const event = await verifyWebhook(body, headers, secret);
 const tampered = await verifyWebhook(body.replace("REF-7Q2K9", "REF-0"), headers, secret).catch((e) => e.code);
-console.log(JSON.stringify({ ref: event.payload.reference_number, tampered, crypto: typeof crypto }));
+const hash = typeof (await import("node:crypto")).default.hash;
+console.log(JSON.stringify({ ref: event.payload.reference_number, tampered, crypto: typeof crypto, hash }));
 `,
     });
-    // What Node 18 lacks: the global crypto (without a flag) and process.getBuiltinModule.
-    const node18 = "data:text/javascript,delete globalThis.crypto; delete process.getBuiltinModule;";
+    // What Node 18 lacks: the global crypto (without a flag), process.getBuiltinModule and
+    // node:crypto's one-shot hash.
+    const node18 =
+      'data:text/javascript,import c from "node:crypto"; delete c.hash; delete globalThis.crypto; delete process.getBuiltinModule;';
     const out = JSON.parse(run(process.execPath, ["--import", node18, "index.js"], dir));
-    expect(out).toEqual({ ref: "REF-7Q2K9", tampered: "signature_mismatch", crypto: "undefined" });
+    expect(out).toEqual({
+      ref: "REF-7Q2K9",
+      tampered: "signature_mismatch",
+      crypto: "undefined",
+      hash: "undefined",
+    });
   });
 
   it("loads with require() in a CommonJS project where Node loads ES modules that way", async () => {
