@@ -116,7 +116,9 @@ describe.each(STORES)("event types and sequence numbers on %s", (store) => {
     );
     const [fourth] = await stack.db.tx((q) => enqueueMany(q, [{ message: message(4), urls: [b], config }]));
     stack.service.app.services.outbox.committed();
-    await expect.poll(() => sequences("/a", parent).length + sequences("/b", parent).length).toBe(6);
+    await expect
+      .poll(() => sequences("/a", parent).length + sequences("/b", parent).length, { timeout: 10_000 })
+      .toBe(6);
     expect(sequences("/a", parent)).toEqual([
       [ids[0], "1"],
       [ids[1], "2"],
@@ -161,7 +163,7 @@ describe.each(STORES)("event types and sequence numbers on %s", (store) => {
     expect(first.every(([id]) => typeof id === "string")).toBe(true);
     const twice = await stack.db.tx((q) => enqueueMany(q, [{ message: message(99), urls: [a, a], config }]));
     stack.service.app.services.outbox.committed();
-    await expect.poll(() => sequences("/a", parent).length).toBe(22);
+    await expect.poll(() => sequences("/a", parent).length, { timeout: 10_000 }).toBe(22);
     expect(sequences("/a", parent).map(([, n]) => n)).toEqual(
       Array.from({ length: 22 }, (_, i) => String(i + 1)),
     );
