@@ -1,7 +1,9 @@
 /**
  * The operations bench's client, in its own process: keeps IN_FLIGHT refunds in flight against
- * the service for a warm-up and a measured window, then reports {ok, failed, seconds}.
- * Input (IPC): {url, key, sessions, inFlight, warmupSeconds, seconds}.
+ * the service for a warm-up and a measured window, then reports {ok, failed, seconds, cpuUs}.
+ * Input (IPC): {url, key, sessions, inFlight, warmupSeconds, seconds, idempotencyKeys?}. It sends
+ * "measuring" when the measured window starts, so the bench can read its counters then.
+ * With `idempotencyKeys`, each request carries an `Idempotency-Key` of its own.
  *
  * Like wrk, it writes prebuilt HTTP/1.1 requests on keep-alive sockets and reads only the status
  * line and the framing of each answer: the client shares the machine's two cores with the
@@ -17,6 +19,7 @@ interface Job {
   inFlight: number;
   warmupSeconds: number;
   seconds: number;
+  idempotencyKeys?: boolean;
 }
 
 /** One keep-alive connection sending a request, waiting for its whole answer, and so on. */
@@ -67,14 +70,21 @@ class Lane {
 
 process.once("message", async (job: Job) => {
   const url = new URL(job.url);
-  // Each session's request, built once.
+  // Each session's request, built once (its head and body around the key, with keys).
   const requests = job.sessions.map((sessionId) => {
     const body = JSON.stringify({ operation: "refund", session_id: sessionId, amount: "0.001" });
-    return Buffer.from(
+    const head =
       `POST /v1/operations HTTP/1.1\r\nHost: ${url.host}\r\nContent-Type: application/json\r\n` +
-        `Authorization: Api-Key ${job.key}\r\nContent-Length: ${Buffer.byteLength(body)}\r\n\r\n${body}`,
-    );
+      `Authorization: Api-Key ${job.key}\r\nContent-Length: ${Buffer.byteLength(body)}\r\n`;
+    return { whole: Buffer.from(`${head}\r\n${body}`), head, tail: `\r\n${body}` };
   });
+  let sent = 0;
+  const request = (i: number) => {
+    const r = requests[i % requests.length]!;
+    return job.idempotencyKeys
+      ? Buffer.from(`${r.head}Idempotency-Key: bench-${process.pid}-${sent++}\r\n${r.tail}`)
+      : r.whole;
+  };
   const lanes = Array.from({ length: job.inFlight }, () => new Lane(url));
   await Promise.all(lanes.map((lane) => lane.ready));
   let ok = 0;
@@ -85,7 +95,7 @@ process.once("message", async (job: Job) => {
       lanes.map(async (lane, index) => {
         let i = index;
         while (performance.now() < untilMs) {
-          const { status, body } = await lane.send(requests[i++ % requests.length]!);
+          const { status, body } = await lane.send(request(i++));
           if (!count) continue;
           if (status === 200) ok += 1;
           else {
@@ -96,10 +106,14 @@ process.once("message", async (job: Job) => {
       }),
     );
   await run(performance.now() + job.warmupSeconds * 1000, false);
+  process.send?.("measuring");
+  const cpuAtStart = process.cpuUsage();
   const started = performance.now();
   await run(started + job.seconds * 1000, true);
   const seconds = (performance.now() - started) / 1000;
+  const cpu = process.cpuUsage(cpuAtStart);
   for (const lane of lanes) lane.close();
-  process.send?.({ ok, failed, seconds, firstFailure });
+  // Its own CPU over the window (µs): the bench reads the other processes' from /proc.
+  process.send?.({ ok, failed, seconds, firstFailure, cpuUs: cpu.user + cpu.system });
   process.exit(0);
 });
