@@ -20,6 +20,7 @@
 import { createHash } from "node:crypto";
 import { canonicalJson } from "@svc/webhooks";
 import type { FastifyInstance, FastifyRequest } from "fastify";
+import { batcher } from "../db/batch.js";
 import type { Db, Queryable } from "../db/client.js";
 import { AppError } from "./problem.js";
 
@@ -124,18 +125,74 @@ export type KeyClaim =
   | { kind: "reused" }
   | { kind: "in_use" };
 
+/** A key a request wants to claim: whose it is, and the request's fingerprint. */
+export interface KeyRequest {
+  merchantId: string;
+  credential: string;
+  key: string;
+  requestHash: string;
+}
+
+type KeyOptions = { ttlSeconds: number; leaseSeconds: number };
+
+// A new key, or one whose time is over (kept `ttlSeconds`): either is claimed by one statement.
+// An expired key is replaced in place, every column as a new key's, as if it had been deleted
+// and inserted. A key that exists and is not expired is left as it is (and returns nothing):
+// the caller then reads it under its row lock (claimExisting). Many keys go in one statement
+// (a batch of requests; a key twice in one batch is sent once, see claimNewKeys).
+const CLAIM_NEW = `insert into idempotency_keys as k (merchant_id, credential, key, request_hash, status, locked_until)
+  select v.merchant_id, v.credential, v.key, v.request_hash, 'in_progress', now() + make_interval(secs => $5)
+    from unnest($1::text[], $2::text[], $3::text[], $4::text[]) as v(merchant_id, credential, key, request_hash)
+  on conflict (merchant_id, credential, key) do update
+     set request_hash = excluded.request_hash, status = 'in_progress', locked_until = excluded.locked_until,
+         response_status = null, response_type = null, response_text = null, recovery_id = null, created_at = now()
+   where k.created_at < now() - make_interval(secs => $6)
+  returning k.merchant_id, k.credential, k.key`;
+
+const keyId = (k: { merchantId: string; credential: string; key: string }) =>
+  `${k.merchantId}\n${k.credential}\n${k.key}`;
+
 /**
- * Claims `key` for a request with fingerprint `requestHash`: a new key, or one whose holder is
- * gone (lease lapsed or released: taken over with its recovery point) is this request's; a
- * finished one gives its stored answer. Also used by the dashboard's operation forms.
+ * Claims each new (or expired) key in one statement; true at each position whose key is now
+ * that request's. A key that came twice is claimed for its first request only (the other
+ * finds it held, as if it had come a moment later).
  */
-export async function claimKey(
+async function claimNewKeys(q: Queryable, items: KeyRequest[], options: KeyOptions): Promise<boolean[]> {
+  const first = new Map<string, number>();
+  items.forEach((k, i) => {
+    if (!first.has(keyId(k))) first.set(keyId(k), i);
+  });
+  // In one order (by key), so two batches that share keys take their row locks in the same order.
+  const sent = [...first.entries()]
+    .sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))
+    .map(([, i]) => items[i]!);
+  const rows = await q.query<{ merchant_id: string; credential: string; key: string }>(CLAIM_NEW, [
+    sent.map((k) => k.merchantId),
+    sent.map((k) => k.credential),
+    sent.map((k) => k.key),
+    sent.map((k) => k.requestHash),
+    options.leaseSeconds,
+    options.ttlSeconds,
+  ]);
+  const claimed = new Set(
+    rows.map((r) => keyId({ merchantId: r.merchant_id, credential: r.credential, key: r.key })),
+  );
+  return items.map((k, i) => first.get(keyId(k)) === i && claimed.has(keyId(k)));
+}
+
+/**
+ * A key that exists: read under its row lock, so of two retries only one takes it over. It is
+ * taken over when no live request holds it (its lease lapsed or was released), with its
+ * recovery point; otherwise its stored answer, or the refusal.
+ */
+async function claimExisting(
   db: Db,
-  k: { merchantId: string; credential: string; key: string; requestHash: string },
-  { ttlSeconds, leaseSeconds }: { ttlSeconds: number; leaseSeconds: number },
+  k: KeyRequest,
+  { ttlSeconds, leaseSeconds }: KeyOptions,
 ): Promise<KeyClaim> {
   const where = [k.merchantId, k.credential, k.key];
   const found = await db.tx(async (q) => {
+    // It may have expired or been freed since it was found (the statement before this one).
     await q.query(
       `delete from idempotency_keys where merchant_id = $1 and credential = $2 and key = $3
          and created_at < now() - make_interval(secs => $4)`,
@@ -148,8 +205,6 @@ export async function claimKey(
       [...where, k.requestHash, leaseSeconds],
     );
     if (inserted.length > 0) return undefined;
-    // Taken over when no live request holds it (its lease lapsed or was released); row-locked,
-    // so of two retries only one takes it.
     const rows = await q.query<StoredKey>(
       `select request_hash, status, locked_until is not null and locked_until > now() as held,
               response_status, response_type, response_text, recovery_id
@@ -180,18 +235,58 @@ export async function claimKey(
   };
 }
 
+/**
+ * Claims `key` for a request with fingerprint `requestHash`: a new key, or one whose holder is
+ * gone (lease lapsed or released: taken over with its recovery point) is this request's; a
+ * finished one gives its stored answer. A new key costs one statement (`claimNew`: the batched
+ * one of registerIdempotency, or one of its own); an existing one a transaction that reads it.
+ */
+export async function claimKey(
+  db: Db,
+  k: KeyRequest,
+  options: KeyOptions,
+  claimNew: (k: KeyRequest) => Promise<boolean> = async (one) => (await claimNewKeys(db, [one], options))[0]!,
+): Promise<KeyClaim> {
+  if (await claimNew(k))
+    return {
+      kind: "claimed",
+      claim: { merchantId: k.merchantId, credential: k.credential, key: k.key, recoveryId: undefined },
+    };
+  return claimExisting(db, k, options);
+}
+
+/** What a request answered, stored with its key. */
+export interface KeyAnswer {
+  status: number;
+  type: string;
+  text: string;
+}
+
+// The answers of many keys in one statement (a batch of requests).
+const FINISH_KEYS = `update idempotency_keys k
+    set status = 'done', response_status = v.status, response_type = v.type, response_text = v.text, locked_until = null
+   from unnest($1::text[], $2::text[], $3::text[], $4::int4[], $5::text[], $6::text[])
+        as v(merchant_id, credential, key, status, type, text)
+  where k.merchant_id = v.merchant_id and k.credential = v.credential and k.key = v.key`;
+
+/** Stores each claimed key's answer, in one statement; a key that came twice keeps the later answer. */
+async function finishKeys(q: Queryable, items: { claim: IdempotencyClaim; answer: KeyAnswer }[]) {
+  const last = new Map(items.map((item) => [keyId(item.claim), item]));
+  const sent = [...last.values()];
+  await q.query(FINISH_KEYS, [
+    sent.map((f) => f.claim.merchantId),
+    sent.map((f) => f.claim.credential),
+    sent.map((f) => f.claim.key),
+    sent.map((f) => f.answer.status),
+    sent.map((f) => f.answer.type),
+    sent.map((f) => f.answer.text),
+  ]);
+  return items.map(() => undefined);
+}
+
 /** Stores the answer of a claimed key; from now on a retry gets it. */
-export async function finishKey(
-  db: Queryable,
-  claim: IdempotencyClaim,
-  answer: { status: number; type: string; text: string },
-): Promise<void> {
-  await db.query(
-    `update idempotency_keys set status = 'done', response_status = $4, response_type = $5, response_text = $6,
-            locked_until = null
-      where merchant_id = $1 and credential = $2 and key = $3`,
-    [claim.merchantId, claim.credential, claim.key, answer.status, answer.type, answer.text],
-  );
+export async function finishKey(db: Queryable, claim: IdempotencyClaim, answer: KeyAnswer): Promise<void> {
+  await finishKeys(db, [{ claim, answer }]);
 }
 
 /** How long a 5xx answer waits at most for its key's release (see the onSend hook). */
@@ -229,11 +324,13 @@ function credentialOf(request: FastifyRequest): { merchantId: string; credential
  * `ttlSeconds`: how long a key is remembered; `leaseSeconds`: how long a request holds its key
  * (after it, the request is taken for dead and a retry takes the key over).
  */
-export function registerIdempotency(
-  app: FastifyInstance,
-  db: Db,
-  { ttlSeconds, leaseSeconds }: { ttlSeconds: number; leaseSeconds: number },
-): void {
+export function registerIdempotency(app: FastifyInstance, db: Db, options: KeyOptions): void {
+  // New keys and answers of concurrent requests go in one statement each (db/batch.ts): a key
+  // costs a busy API two statements per batch of requests, not two transactions per request.
+  const claimNew = batcher((items: KeyRequest[]) => claimNewKeys(db, items, options), { maxInFlight: 2 });
+  const finish = batcher((items: { claim: IdempotencyClaim; answer: KeyAnswer }[]) => finishKeys(db, items), {
+    maxInFlight: 2,
+  });
   // A preHandler: it runs after authentication (onRequest), body validation and the route's
   // permission check (auth's preHandler, registered before this one).
   app.addHook("preHandler", async (request, reply) => {
@@ -250,7 +347,7 @@ export function registerIdempotency(
     const owner = credentialOf(request);
     if (!owner) return;
     const requestHash = requestFingerprint(request.method, request.url, request.body);
-    const found = await claimKey(db, { ...owner, key, requestHash }, { ttlSeconds, leaseSeconds });
+    const found = await claimKey(db, { ...owner, key, requestHash }, options, claimNew);
     if (found.kind === "claimed") {
       request.idempotencyKey = found.claim;
       return;
@@ -295,7 +392,7 @@ export function registerIdempotency(
     const text = typeof payload === "string" ? payload : Buffer.isBuffer(payload) ? payload.toString() : "";
     const type = String(reply.getHeader("content-type") ?? "application/json");
     try {
-      await finishKey(db, claim, { status: reply.statusCode, type, text });
+      await finish({ claim, answer: { status: reply.statusCode, type, text } });
     } catch (err) {
       // The answer stands (it is what happened); a retry waits out the lease, then finds what
       // the request started through its recovery point, or runs again if it started nothing.

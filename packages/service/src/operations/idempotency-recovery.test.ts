@@ -159,6 +159,45 @@ describe.each(STORES)("idempotency and recovery on %s", (store) => {
     expect(await gatewayDone(parent)).toHaveLength(1);
   });
 
+  it("a key past its 24 h is a new key: claimed afresh, another body accepted, a new operation", async () => {
+    const parent = (await paidParent(stack, m)).session_id;
+    const key = newId("key");
+    const first = await refund(stack, parent, key);
+    expect(first.status).toBe(200);
+    // Within its time, another body with the key is refused…
+    expect((await refund(stack, parent, key, { amount: "2.000" })).json.code).toBe("idempotency_key_reused");
+    // … and past it, the key is as good as new.
+    await stack.db.query(
+      "update idempotency_keys set created_at = now() - interval '25 hours' where merchant_id = $1 and key = $2",
+      [m.id, key],
+    );
+    const later = await refund(stack, parent, key, { amount: "2.000" });
+    expect(later.status, later.text).toBe(200);
+    expect(later.headers.get("idempotent-replayed")).toBeNull();
+    expect(later.json.reference_number).not.toBe(first.json.reference_number);
+    const [row] = await keyRows(key);
+    expect(row).toMatchObject({ status: "done", recovery_id: later.json.txn.session_id });
+    expect(await gatewayDone(parent)).toHaveLength(2);
+    // The replay is now the second answer.
+    const again = await refund(stack, parent, key, { amount: "2.000" });
+    expect(again.headers.get("idempotent-replayed")).toBe("true");
+    expect(again.text).toBe(later.text);
+  });
+
+  it("requests sent together with one key (one claim batch) refund once; the others are 409 or the replay", async () => {
+    const parent = (await paidParent(stack, m)).session_id;
+    const key = newId("key");
+    const answers = await Promise.all(Array.from({ length: 6 }, () => refund(stack, parent, key)));
+    const done = answers.filter((a) => a.status === 200);
+    expect(done.length).toBeGreaterThanOrEqual(1);
+    expect(done.filter((a) => a.headers.get("idempotent-replayed") === null)).toHaveLength(1);
+    for (const a of done) expect(a.text).toBe(done[0]!.text);
+    for (const a of answers.filter((a) => a.status !== 200))
+      expect(a.json.code).toBe("idempotency_key_in_use");
+    expect(await gatewayDone(parent)).toHaveLength(1);
+    expect(await children(parent)).toHaveLength(1);
+  });
+
   it("a key belongs to its credential: the same key from another credential is another request", async () => {
     const parent = (await paidParent(stack, m)).session_id;
     const key = newId("key");
