@@ -200,21 +200,23 @@ export function createOperationsService(db: Db, deps: OperationsDeps) {
    * (a retry that took the key over reserved first): that one is finished instead.
    */
   async function reserve(input: PerformInput): Promise<Reserved | { recoveryId: string }> {
-    for (let i = 0; i <= OPTIMISTIC_TRIES; i++) {
-      const locked = i === OPTIMISTIC_TRIES;
-      const reserved = locked
-        ? await db.tx((q) => tryReserve(q, input, true))
-        : await tryReserve(db, input, false);
+    for (let i = 0; i < OPTIMISTIC_TRIES; i++) {
+      const reserved = await tryReserve(db, input, false);
       if (reserved) return reserved;
-      if (input.idempotency) {
-        const recoveryId = await idempotencyRepo.recoveryOf(db, input.idempotency);
-        if (recoveryId) return { recoveryId };
-        if (locked)
-          throw new AppError(
-            "idempotency_key_in_use",
-            "Another request with this Idempotency-Key has just finished; retry to get its answer.",
-          );
-      }
+      // Nearly always the parent's version moved (another operation on it). The key's recovery
+      // point is not asked about here: if a retry linked one meanwhile, the locked try below
+      // cannot link the key either and asks then (the same answer, one statement fewer per
+      // lost race).
+    }
+    const reserved = await db.tx((q) => tryReserve(q, input, true));
+    if (reserved) return reserved;
+    if (input.idempotency) {
+      const recoveryId = await idempotencyRepo.recoveryOf(db, input.idempotency);
+      if (recoveryId) return { recoveryId };
+      throw new AppError(
+        "idempotency_key_in_use",
+        "Another request with this Idempotency-Key has just finished; retry to get its answer.",
+      );
     }
     // Locked, the insert cannot lose a race (its reference and session ids are fresh).
     throw new Error("the locked reservation inserted nothing");
