@@ -81,14 +81,30 @@ export function registerAuth(
   type KeyPrincipal = { kind: "private" | "public"; merchantId: string; credential: string };
   // Known keys only: an unknown key always costs a lookup, so guessing gains nothing.
   const keyCache = new Map<string, KeyPrincipal & { until: number }>();
+  // Lookups in flight, by hash: the requests that find a key missing or expired at the same
+  // moment (all of a busy client's, every 5 s) share one lookup instead of sending one each.
+  const lookups = new Map<string, Promise<KeyPrincipal | undefined>>();
+  // Moves on with every revocation this process hears of: a lookup that started before one
+  // answers its requests but is not cached (it may have read the key before it was revoked).
+  let generation = 0;
+  const forget = (hash?: string) => {
+    generation += 1;
+    if (hash === undefined) {
+      keyCache.clear();
+      lookups.clear();
+    } else {
+      keyCache.delete(hash);
+      lookups.delete(hash);
+    }
+  };
   let unlisten: (() => Promise<void>) | undefined;
   app.addHook("onReady", async () => {
     // Revocations missed while the connection was lost: forget every cached key (they are
     // looked up again), so a key revoked meanwhile stops working here too.
     unlisten = await db.listen(
       API_KEYS_CHANNEL,
-      (hash) => keyCache.delete(hash),
-      () => keyCache.clear(),
+      (hash) => forget(hash),
+      () => forget(),
     );
   });
   app.addHook("onClose", async () => unlisten?.());
@@ -97,9 +113,20 @@ export function registerAuth(
     const kind = keyKindOf(key);
     if (!kind) return undefined;
     const hash = hashApiKey(key);
-    const now = Date.now();
     const cached = keyCache.get(hash);
-    if (cached && cached.until > now) return cached;
+    if (cached && cached.until > Date.now()) return cached;
+    let lookup = lookups.get(hash);
+    if (!lookup) {
+      lookup = lookUpKey(hash).finally(() => {
+        if (lookups.get(hash) === lookup) lookups.delete(hash);
+      });
+      lookups.set(hash, lookup);
+    }
+    return lookup;
+  }
+
+  async function lookUpKey(hash: string): Promise<KeyPrincipal | undefined> {
+    const started = generation;
     const rows = await db.query<{ merchant_id: string; kind: "private" | "public" }>(
       "select merchant_id, kind from api_keys where key_hash = $1 and revoked_at is null",
       [hash],
@@ -109,13 +136,14 @@ export function registerAuth(
       keyCache.delete(hash);
       return undefined;
     }
-    if (keyCache.size >= KEY_CACHE_MAX) keyCache.clear();
     const entry = {
       kind: row.kind,
       merchantId: row.merchant_id,
       credential: `key:${hash}`,
-      until: now + KEY_CACHE_MS,
+      until: Date.now() + KEY_CACHE_MS,
     };
+    if (started !== generation) return entry;
+    if (keyCache.size >= KEY_CACHE_MAX) keyCache.clear();
     keyCache.set(hash, entry);
     return entry;
   }
@@ -242,7 +270,7 @@ export function registerAuth(
     const permissionOf = request.routeOptions.config.permissionOf;
     if (permissionOf) assertPermission(request, permissionOf(request.body));
   });
-  return { forgetKey: (keyHash) => keyCache.delete(keyHash) };
+  return { forgetKey: (keyHash) => forget(keyHash) };
 }
 
 /** A dashboard user must hold `permission`; API keys hold every permission of their merchant. */
