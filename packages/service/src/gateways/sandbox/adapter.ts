@@ -3,7 +3,7 @@
  * (keep-alive pool, timeouts, signed notifications), pointed at startSandboxGateway's server.
  */
 import type { SandboxGatewayKind } from "@svc/protocol";
-import { Pool } from "undici";
+import { type Dispatcher, Pool } from "undici";
 import {
   type GatewayAdapter,
   type GatewayNotification,
@@ -51,6 +51,49 @@ interface Reply {
   statusCode: number;
   json: unknown;
   text: string;
+}
+
+const JSON_ACCEPT = { accept: "application/json" };
+const JSON_BODY = { accept: "application/json", "content-type": "application/json" };
+
+/**
+ * Reads one answer through undici's low-level dispatch callbacks: no body stream, async
+ * iterator or end-of-stream machinery per call (`request()` and `body.text()` cost a gateway
+ * call ~20 µs more CPU, measured 2026-11-26). The same timeouts apply (headers and body, each
+ * `timeoutMs`) and the same errors come out (undici's own, for `neverSent`). The text is read as
+ * `body.text()` reads it: UTF-8, without a leading byte order mark.
+ */
+class ReplyHandler implements Dispatcher.DispatchHandler {
+  private statusCode = 0;
+  private readonly chunks: Buffer[] = [];
+
+  constructor(
+    private readonly resolve: (reply: { statusCode: number; text: string }) => void,
+    private readonly reject: (error: Error) => void,
+  ) {}
+
+  onConnect(): void {}
+
+  onHeaders(statusCode: number): boolean {
+    // 1xx informational answers come first; the final status is the last one.
+    this.statusCode = statusCode;
+    return true;
+  }
+
+  onData(chunk: Buffer): boolean {
+    this.chunks.push(chunk);
+    return true;
+  }
+
+  onComplete(): void {
+    const body = this.chunks.length === 1 ? this.chunks[0]! : Buffer.concat(this.chunks);
+    const bom = body.length >= 3 && body[0] === 0xef && body[1] === 0xbb && body[2] === 0xbf;
+    this.resolve({ statusCode: this.statusCode, text: body.toString("utf8", bom ? 3 : 0) });
+  }
+
+  onError(error: Error): void {
+    this.reject(error);
+  }
 }
 
 function instrumentToWire(instrument: PaymentInstrument): Record<string, unknown> {
@@ -240,19 +283,19 @@ export class SandboxGatewayAdapter implements GatewayAdapter {
     let statusCode: number;
     let text: string;
     try {
-      const response = await this.pool.request({
-        method,
-        path: this.basePath + path,
-        headers:
-          body === undefined
-            ? { accept: "application/json" }
-            : { accept: "application/json", "content-type": "application/json" },
-        body: body === undefined ? undefined : JSON.stringify(body),
-        headersTimeout: this.timeoutMs,
-        bodyTimeout: this.timeoutMs,
-      });
-      statusCode = response.statusCode;
-      text = await response.body.text();
+      ({ statusCode, text } = await new Promise<{ statusCode: number; text: string }>((resolve, reject) => {
+        this.pool.dispatch(
+          {
+            method,
+            path: this.basePath + path,
+            headers: body === undefined ? JSON_ACCEPT : JSON_BODY,
+            body: body === undefined ? undefined : JSON.stringify(body),
+            headersTimeout: this.timeoutMs,
+            bodyTimeout: this.timeoutMs,
+          },
+          new ReplyHandler(resolve, reject),
+        );
+      }));
     } catch (error) {
       const reason = error instanceof Error ? error.message : String(error);
       throw new GatewayError(
