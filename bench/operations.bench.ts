@@ -9,15 +9,17 @@
  * then with the operation webhook on, delivered by the same service process (`SVC_ROLE=all`) to
  * a receiver in its own process, as a merchant running one svc process would have it. After the
  * second window the bench waits for every webhook to be delivered and prints how long that took.
+ * A third window sends an `Idempotency-Key` with every refund (another merchant, fresh parents,
+ * no webhook): `refunds_with_key_per_s`.
  *
  * On PostgreSQL each window also counts, per refund, the statements and round trips the service
  * sent through its requests' pool, their commits, and the WAL every pool wrote (the delivery
  * worker's included). `SVC_BENCH_PROFILE=1` adds the wall time of each Fastify hook, of the
- * handler and of the gateway calls, each statement's count and time, a window with an
- * `Idempotency-Key` on every refund, and the statements of single refunds in order
- * (support/refund-profile.ts). `SVC_BENCH_CPU_PROFILE=<dir>` writes each window's V8 CPU profile
- * of the service's process there. `SVC_BENCH_FRESH_PARENTS=1` gives the webhook window parents of
- * its own (by default it refunds the parents the first window already refunded).
+ * handler and of the gateway calls, each statement's count and time, and the statements of
+ * single refunds in order (support/refund-profile.ts). `SVC_BENCH_CPU_PROFILE=<dir>` writes each
+ * window's V8 CPU profile of the service's process there. `SVC_BENCH_FRESH_PARENTS=1` gives the
+ * webhook window parents of its own (by default it refunds the parents the first window already
+ * refunded, whose children's sums cost more to read).
  */
 import { type ChildProcess, fork } from "node:child_process";
 import { readFile } from "node:fs/promises";
@@ -93,7 +95,7 @@ export default async function operationsBench(): Promise<BenchResult[]> {
       // The test helpers only need the service's URL and database.
       const stack = { url: service.url, gatewayUrl, db, service } as unknown as Stack;
       try {
-        const m = await createMerchant(stack);
+        let m = await createMerchant(stack);
         let sessions: string[] = [];
         const newParents = async () => {
           sessions = [];
@@ -251,12 +253,6 @@ export default async function operationsBench(): Promise<BenchResult[]> {
           ...(store.kind === "postgres" ? { target: "≥ 1000" } : {}),
         });
         results.push(...countsOf("", alone));
-        if (PROFILE) {
-          const keyed = await refundsPerSecond("keyed", true);
-          console.error(
-            `  ${store.kind}: ${keyed.perSecond} refunds/s with Idempotency-Keys${describe(keyed)}`,
-          );
-        }
         await singleRefunds("without a webhook");
 
         if (process.env.SVC_BENCH_FRESH_PARENTS === "1") await newParents();
@@ -294,6 +290,22 @@ export default async function operationsBench(): Promise<BenchResult[]> {
         } finally {
           receiver.stop();
         }
+
+        // An Idempotency-Key on every refund, as merchants are told to send: a merchant of its
+        // own with parents of its own and no webhook, so only the key differs from the first window.
+        m = await createMerchant(stack);
+        await newParents();
+        const withKey = await refundsPerSecond("with-key", true);
+        console.error(
+          `  ${store.kind}: ${withKey.perSecond} refunds/s with Idempotency-Keys${describe(withKey)}`,
+        );
+        results.push({
+          name: `operations.${store.kind}.refunds_with_key_per_s`,
+          value: withKey.perSecond,
+          unit: "refund/s",
+          vs: { name: `operations.${store.kind}.refunds_per_s`, value: alone.perSecond },
+        });
+        results.push(...countsOf("_with_key", withKey));
       } finally {
         await service.close();
         await db.close();
