@@ -209,14 +209,23 @@ export default async function operationsBench(): Promise<BenchResult[]> {
               }).then((res) => res.text());
             await send();
             await new Promise((resolve) => setTimeout(resolve, 100));
+            hooks?.reset();
             counting.startLog();
+            const started = performance.now();
             await send();
+            const ms = performance.now() - started;
             await new Promise((resolve) => setTimeout(resolve, 100));
             const log = counting.stopLog();
             console.error(
-              `  one refund ${label}${key ? ", with an Idempotency-Key" : ""}: ${log.length} entries`,
+              `  one refund ${label}${key ? ", with an Idempotency-Key" : ""}: ${ms.toFixed(1)} ms at the client; ` +
+                "its statements (ms after it was sent, ms each took):",
             );
-            for (const line of log) console.error(`    ${line.replace(/\s+/g, " ").slice(0, 240)}`);
+            for (const { at, ms: took, text } of log)
+              console.error(
+                `    +${at.toFixed(2)} (${took.toFixed(2)}) ${text.replace(/\s+/g, " ").slice(0, 200)}`,
+              );
+            console.error("  its hooks, handler and gateway call:");
+            console.table(timingTable(hooks!.timings, 1));
           }
         };
         const countsOf = (name: string, r: Awaited<ReturnType<typeof refundsPerSecond>>) =>

@@ -34,20 +34,36 @@ export interface StatementStats {
   inTx: number;
 }
 
-/** A `Db` that counts what goes through it; `log` (when set) gets every statement in order. */
+/** One entry of {@link countingDb}'s log: when it started (ms after the log did), how long it took. */
+export interface LogEntry {
+  at: number;
+  ms: number;
+  text: string;
+}
+
+/** A `Db` that counts what goes through it, and (while a log runs) records each statement in order. */
 export function countingDb(db: Db, options: { detail?: boolean } = {}) {
   const counts: DbCounts = { statements: 0, roundTrips: 0, commits: 0 };
   const bySql = new Map<string, StatementStats>();
-  let log: string[] | undefined;
+  let log: { started: number; entries: LogEntry[] } | undefined;
+  /** Logs `text` now; the returned function records its end. */
+  const logged = (text: string) => {
+    if (!log) return () => {};
+    const entry = { at: performance.now() - log.started, ms: 0, text };
+    log.entries.push(entry);
+    const started = performance.now();
+    return () => void (entry.ms = performance.now() - started);
+  };
   const run = async <T>(q: Queryable, sql: string, params: readonly unknown[] | undefined, inTx: boolean) => {
     counts.statements += 1;
     counts.roundTrips += 1;
-    log?.push(`${inTx ? "  " : ""}${sql}`);
-    if (!options.detail) return q.query<T>(sql, params);
+    const done = logged(`${inTx ? "  " : ""}${sql}`);
+    if (!options.detail) return q.query<T>(sql, params).finally(done);
     const started = performance.now();
     try {
       return await q.query<T>(sql, params);
     } finally {
+      done();
       const s = bySql.get(sql) ?? { count: 0, ms: 0, inTx: 0 };
       s.count += 1;
       s.ms += performance.now() - started;
@@ -64,17 +80,15 @@ export function countingDb(db: Db, options: { detail?: boolean } = {}) {
     tx: (fn) => {
       counts.commits += 1;
       counts.roundTrips += 2;
-      log?.push("begin");
-      return db
-        .tx((q) => fn({ query: (sql, params) => run(q, sql, params, true) }))
-        .finally(() => log?.push("commit"));
+      // The whole transaction: from its begin to its commit's answer.
+      const done = logged("begin … commit");
+      return db.tx((q) => fn({ query: (sql, params) => run(q, sql, params, true) })).finally(done);
     },
     exec: (sql) => db.exec(sql),
     listen: (channel, onPayload, onLost) => db.listen(channel, onPayload, onLost),
     notify: (channel) => {
       counts.roundTrips += 1;
-      log?.push(`notify ${channel}`);
-      return db.notify(channel);
+      return db.notify(channel).finally(logged(`notify ${channel}`));
     },
     close: () => db.close(),
   };
@@ -83,9 +97,9 @@ export function countingDb(db: Db, options: { detail?: boolean } = {}) {
     snapshot: (): DbCounts => ({ ...counts }),
     statements: bySql,
     /** Records every statement from now on, until {@link stopLog} returns them. */
-    startLog: () => void (log = []),
-    stopLog: (): string[] => {
-      const out = log ?? [];
+    startLog: () => void (log = { started: performance.now(), entries: [] }),
+    stopLog: (): LogEntry[] => {
+      const out = log?.entries ?? [];
       log = undefined;
       return out;
     },
