@@ -4,7 +4,7 @@ import { defineConfig } from "vitest/config";
 // wants its own process); two at a time on this 2-core machine.
 export default defineConfig({
   // @svc/webhooks' "#mac" (its package.json "imports") resolves to its sources, Node's HMAC.
-  ssr: { resolve: { conditions: ["svc-source", "module", "node", "development|production"] } },
+  ssr: { resolve: { conditions: ["svc-source", "node", "development|production"] } },
   test: {
     include: [
       "packages/*/src/**/*.test.ts",
