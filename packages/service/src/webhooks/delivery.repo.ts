@@ -158,7 +158,7 @@ export const deliveryRepo = {
    * whose delivery was ended meanwhile (its endpoint disabled or deleted), leaves the delivery
    * alone, and its attempt goes to webhook_attempts. When some outcomes are retries, a second
    * statement pushes later deliveries for the same URL and parent back: run it in a transaction
-   * then (`needsTransaction`). Attempts are read through the `webhook_delivery_attempts` view.
+   * then (`needsTransaction`). Attempts are read through their message (messagesRepo.attempts).
    */
   async record(q: Queryable, outcomes: DeliveryOutcome[]): Promise<void> {
     if (outcomes.length === 0) return;
