@@ -75,4 +75,33 @@ describe("batcher", () => {
     expect(results.map((x) => x.status)).toEqual(["rejected", "rejected"]);
     expect(String((results[0] as PromiseRejectedResult).reason)).toMatch(/a batch of 1 returned 0 results/);
   });
+  it("an unreachable database fails the batch and every call queued behind it at once, not one timeout after another", async () => {
+    let release!: () => void;
+    const stuck = new Promise<void>((resolve) => (release = resolve));
+    let down = true;
+    const batches: number[][] = [];
+    const call = batcher(
+      async (items: number[]) => {
+        batches.push(items);
+        if (!down) return items.map(String);
+        await stuck;
+        throw new Error("Query read timeout");
+      },
+      { maxInFlight: 1 },
+    );
+    const first = Promise.allSettled([1, 2].map(call));
+    await new Promise((resolve) => setImmediate(resolve)); // [1, 2] now waits on the database
+    const queued = Promise.allSettled([3, 4].map(call));
+    release();
+    const all = [...(await first), ...(await queued)];
+    expect(all.map((r) => (r.status === "rejected" ? String(r.reason) : r.status))).toEqual(
+      Array(4).fill("Error: Query read timeout"),
+    );
+    // The queued calls were never sent: they would have met the same database.
+    expect(batches).toEqual([[1, 2]]);
+    // Once the database answers, the batcher runs calls again.
+    down = false;
+    expect(await call(5)).toBe("5");
+    expect(batches).toEqual([[1, 2], [5]]);
+  });
 });

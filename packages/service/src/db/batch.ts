@@ -5,7 +5,9 @@
  * the end of the current event-loop turn. (Group commit, done in the application.)
  *
  * A batch that fails is run again one item at a time, so one item's error (or a deadlock
- * between two processes' batches) reaches only the callers it concerns.
+ * between two processes' batches) reaches only the callers it concerns. A batch that fails
+ * because the database is unreachable fails its callers and every call queued behind it at once,
+ * so no call waits for the database longer than one statement's timeouts.
  *
  * @example
  * const finish = batcher((items: Finish[]) => repo.finishMany(db, items), { maxInFlight: 2 });
@@ -49,8 +51,17 @@ export function batcher<I, O>(
       const results = await runChecked(batch.map((w) => w.item));
       batch.forEach((w, i) => w.resolve(results[i]!));
     } catch (error) {
-      // Alone, each item would only meet the same unreachable database again, once per item.
-      if (batch.length === 1 || isDatabaseUnavailable(error)) return batch.forEach((w) => w.reject(error));
+      if (isDatabaseUnavailable(error)) {
+        // Alone, each item would only meet the same unreachable database again, once per item.
+        // The calls queued meanwhile fail now too: sent after this batch, each would wait out its
+        // own timeouts on top of the time they waited for it (a request would answer its 503 after
+        // twice the documented wait). Their callers answer 503 with Retry-After and retry.
+        const waiting = queue;
+        queue = [];
+        for (const w of [...batch, ...waiting]) w.reject(error);
+        return;
+      }
+      if (batch.length === 1) return batch.forEach((w) => w.reject(error));
       // Alone, each item gets its own result or its own error.
       await Promise.all(
         batch.map((w) =>
