@@ -83,4 +83,24 @@ describe.runIf(STORES.includes("postgres"))("prepared statements on postgres", (
       await worker.close();
     }
   });
+  it("no connection JIT-compiles: a plan estimated dear (a table never analysed) runs without compiling", async () => {
+    const jit = async (q: Queryable) =>
+      (
+        await q.query<{ setting: string; source: string }>(
+          "select setting, source from pg_settings where name = 'jit'",
+        )
+      )[0];
+    expect(await Promise.all([jit(db), db.tx(jit)])).toEqual([
+      { setting: "off", source: "client" },
+      { setting: "off", source: "client" },
+    ]);
+    // A statement whose estimate passes jit_above_cost (100,000 by default) plans no JIT (plain
+    // EXPLAIN shows the JIT it would do, without running the statement).
+    const plan = await db.query<{ "QUERY PLAN": string }>(
+      "explain select count(*) from generate_series(1, 1000000) a, generate_series(1, 100) b where a + b > 5",
+    );
+    const text = plan.map((r) => r["QUERY PLAN"]).join("\n");
+    expect(Number(/cost=[\d.]+\.\.([\d.]+)/.exec(text)?.[1])).toBeGreaterThan(100_000);
+    expect(text).not.toMatch(/JIT/);
+  });
 });
