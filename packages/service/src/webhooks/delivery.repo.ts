@@ -101,10 +101,13 @@ export const deliveryRepo = {
    *
    * The shape is chosen so the plan does not depend on table statistics (a prepared statement
    * keeps its plan, and a new or never-analysed table has tiny estimates):
-   * - the ordering check is a correlated subquery (`offset 0` keeps PostgreSQL from turning it
-   *   into an anti-join): one probe of the parent's hash index per candidate (a parent has a
-   *   handful of deliveries). As a join, small estimates made it a scan of every pending row per
-   *   candidate. Its status test is written `not in (the ended ones)` (the same rows under the
+   * - the ordering check and the next sequence number come from one correlated subquery per
+   *   candidate (`offset 0` keeps PostgreSQL from flattening it into a join): one probe of the
+   *   parent's hash index reads the (parent, URL)'s deliveries once, counting the earlier ones
+   *   still due and taking the highest sequence number. As a join, small estimates made it a scan
+   *   of every pending row per candidate; as two subqueries (the ordering check, then the number
+   *   in the update) it probed the parent twice, ~7 % of PostgreSQL's CPU in a drain
+   *   (2026-11-27). Its status test is written `not in (the ended ones)` (the same rows under the
    *   status check constraint) so that it does not imply the due index's predicate: with
    *   `in ('pending', 'retrying')` the planner ANDed the parent's probe with a scan of the due
    *   index for `seq < c.seq` — half the queue per candidate (a 30,000-message drain's claims took
@@ -112,7 +115,8 @@ export const deliveryRepo = {
    * - the locked rows are updated by ctid, and a body is on the row itself (a message's first
    *   destination) or read from its first row by the message's hash index; a join back let the
    *   planner hash a whole table.
-   * - a delivery claimed for the first time takes its sequence number here (NEXT_SEQUENCE).
+   * - a delivery claimed for the first time takes its sequence number here (as NEXT_SEQUENCE
+   *   defines it, read by the ordering check's probe).
    */
   async claim(
     q: Queryable,
@@ -121,22 +125,24 @@ export const deliveryRepo = {
   ): Promise<ClaimedDelivery[]> {
     return q.query<ClaimedDelivery>(
       `with due as (
-         select c.ctid as tid from webhook_deliveries c
+         select c.ctid as tid, o.next_sequence from webhook_deliveries c
+          cross join lateral (
+            select count(*) filter (where e.seq < c.seq and e.status not in ('succeeded', 'failed', 'stream')) as earlier,
+                   coalesce(max(e.sequence), 0) + 1 as next_sequence
+              from webhook_deliveries e
+             where e.parent_session_id = c.parent_session_id and e.url = c.url
+            offset 0) o
           where c.status in ('pending', 'retrying') and c.next_attempt_at <= now()
-            and (c.lease_until is null or c.lease_until < now())
-            and not exists (
-              select 1 from webhook_deliveries e
-               where e.parent_session_id = c.parent_session_id and e.url = c.url and e.seq < c.seq
-                 and e.status not in ('succeeded', 'failed', 'stream')
-              offset 0)
+            and (c.lease_until is null or c.lease_until < now()) and o.earlier = 0
           order by c.next_attempt_at, c.seq
           limit $1
           for update of c skip locked)
        update webhook_deliveries d
           set lease_until = now() + make_interval(secs => d.timeout_seconds + ${LEASE_MARGIN_SECONDS}),
               tries = d.tries + 1, updated_at = now(),
-              sequence = coalesce(d.sequence, (${NEXT_SEQUENCE}))
-        where d.ctid = any(array(select tid from due))
+              sequence = coalesce(d.sequence, due.next_sequence)
+         from due
+        where d.ctid = any(array(select tid from due)) and d.ctid = due.tid
        returning d.id, d.message_id, d.ctid::text as tid, d.parent_session_id, d.seq, d.url, d.tries, d.timeout_seconds,
                  ${RETRY_SCHEDULE_COLUMN} as retry_schedule_seconds, d.sequence, d.event_type,
                  d.endpoint_id, ${PAYLOAD_VERSION_COLUMN} as payload_version, d.last_attempt_at is not null as kept_attempt,
