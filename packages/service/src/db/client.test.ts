@@ -83,7 +83,7 @@ describe.runIf(STORES.includes("postgres"))("prepared statements on postgres", (
       await worker.close();
     }
   });
-  it("no connection JIT-compiles: a plan estimated dear (a table never analysed) runs without compiling", async () => {
+  it("no connection JIT-compiles: a statement estimated past jit_above_cost plans no JIT", async () => {
     const jit = async (q: Queryable) =>
       (
         await q.query<{ setting: string; source: string }>(

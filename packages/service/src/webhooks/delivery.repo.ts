@@ -54,7 +54,9 @@ const TRACEPARENT_COLUMN = `,
  * A delivery's sequence number (`svc-sequence`), given when it is first claimed: after the highest
  * its (parent, URL) has. Deliveries of one (parent, URL) are claimed one at a time, in order (the
  * claim's ordering rule), so no two take a number at once and the numbers run 1, 2, 3… as they
- * are sent; a retry or a replay keeps its number. `d` is the row being claimed.
+ * are sent; a retry or a replay keeps its number. `d` is the row being claimed. Used by the
+ * stream's claim (listen.ts); the delivery claim computes the same number inside its ordering
+ * check's probe (`next_sequence`), so the two must stay alike.
  */
 export const NEXT_SEQUENCE = `select coalesce(max(s.sequence), 0) + 1 from webhook_deliveries s
                                where s.parent_session_id = d.parent_session_id and s.url = d.url`;
