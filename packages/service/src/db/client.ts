@@ -194,7 +194,7 @@ export async function openPostgres(
   // execution, and estimates made before a table's first ANALYZE can be huge. The delivery claim
   // after a 30,000-message drain (no autovacuum yet) was estimated at 1.5 M, so each claim took
   // 75–95 ms (750–890 ms of JIT under EXPLAIN ANALYZE) for about 1 ms of work and webhooks
-  // arrived 140 ms late at 1,000/s (2026-11-27). Nothing svc runs is the long analytical query JIT pays for.
+  // arrived 137–261 ms late (median) at 1,000/s (2026-11-27). Nothing svc runs is the long analytical query JIT pays for.
   const pool = new pg.Pool({
     connectionString,
     max: poolSize,
