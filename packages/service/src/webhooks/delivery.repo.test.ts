@@ -296,6 +296,59 @@ describe.each(STORES)("delivery SQL on %s", (store) => {
     expect(row).toEqual({ status: "pending", n: 0 });
   });
 
+  // A held claim (PostgreSQL only: PGlite has one connection, which a held claim would keep).
+  it.runIf(store === "postgres")(
+    "a held claim writes nothing until its outcome; other claims skip its rows; what is still in flight is leased",
+    async () => {
+      const [p1, p2, q1] = [
+        await enqueueOne(`sess_held_p_${store}`),
+        await enqueueOne(`sess_held_p_${store}`),
+        await enqueueOne(`sess_held_q_${store}`),
+      ];
+      const row = (messageId: string | undefined) =>
+        db
+          .query<{ status: string; tries: number; sequence: number | null; leased: boolean }>(
+            `select status, tries, sequence, lease_until is not null as leased from webhook_deliveries
+              where message_id = $1`,
+            [messageId],
+          )
+          .then((rows) => rows[0]);
+      let leasedQ1: { id: string; tid: string } | undefined;
+      let claimedQ1: ClaimedDelivery | undefined;
+      await db.tx(async (q) => {
+        const held = (await deliveryRepo.claimHeld(q, 500)).filter((d) => d.url === url);
+        // p2 waits for p1 (ordering); the claim returns the try and number it has not written.
+        expect(held.map((d) => d.message_id).sort()).toEqual([p1, q1].sort());
+        expect(held.map((d) => [d.tries, d.sequence])).toEqual([
+          [1, 1],
+          [1, 1],
+        ]);
+        const heldP1 = held.find((d) => d.message_id === p1)!;
+        claimedQ1 = held.find((d) => d.message_id === q1)!;
+        // Another worker's claim meanwhile: p1 and q1 are locked, p2 still waits for p1.
+        expect(await mine(db)).toEqual([]);
+        expect(await row(p1)).toEqual({ status: "pending", tries: 0, sequence: null, leased: false });
+        await deliveryRepo.record(q, [
+          outcome(heldP1, "succeeded", { held: true, sequence: heldP1.sequence }),
+        ]);
+        [leasedQ1] = await deliveryRepo.lease(q, [claimedQ1]);
+      });
+      expect(await row(p1)).toEqual({ status: "succeeded", tries: 1, sequence: 1, leased: false });
+      expect(await row(q1)).toEqual({ status: "pending", tries: 1, sequence: 1, leased: true });
+      expect(leasedQ1?.id).toBe(claimedQ1!.id);
+      // p1 is done: p2 is claimable, next in its parent's numbering; q1 is leased, not due.
+      const next = await mine(db);
+      expect(next.map((d) => [d.message_id, d.sequence])).toEqual([[p2, 2]]);
+      // q1's outcome is recorded at its leased row version, as a leased claim's is.
+      await deliveryRepo.record(db, [
+        outcome({ ...claimedQ1!, tid: leasedQ1!.tid }, "succeeded"),
+        outcome(next[0]!, "succeeded"),
+      ]);
+      expect(await row(q1)).toEqual({ status: "succeeded", tries: 1, sequence: 1, leased: false });
+      expect(await row(p2)).toEqual({ status: "succeeded", tries: 1, sequence: 2, leased: false });
+    },
+  );
+
   /** The JSON plans of the statements `run` sends, instead of running them. */
   async function explained(run: (q: Queryable) => Promise<unknown>): Promise<PlanNode[]> {
     const plans: PlanNode[] = [];
@@ -333,6 +386,7 @@ describe.each(STORES)("delivery SQL on %s", (store) => {
     await db.query("analyze webhook_deliveries");
     const plans = await explained(async (explain) => {
       await deliveryRepo.claim(explain, 500);
+      await deliveryRepo.claimHeld(explain, 500);
       // A full batch of outcomes, one of them a retry (so the push-back statement runs too).
       const ids = await db.query<Parameters<typeof outcome>[0]>(
         `select id, ctid::text as tid, message_id, parent_session_id, url, seq, tries from webhook_deliveries
@@ -344,7 +398,7 @@ describe.each(STORES)("delivery SQL on %s", (store) => {
         outcome(ids[499]!, "retrying"),
       ]);
     });
-    expect(plans).toHaveLength(3);
+    expect(plans).toHaveLength(4);
     for (const plan of plans) {
       const scans = nodes(plan).filter((n) => n["Node Type"] === "Seq Scan");
       expect(scans.map((n) => n["Relation Name"])).not.toContain("webhook_deliveries");

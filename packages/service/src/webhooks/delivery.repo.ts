@@ -84,6 +84,13 @@ export interface DeliveryOutcome {
   tries: number;
   /** The claim's `kept_attempt`: the row's earlier attempt moves to webhook_attempts. */
   keptAttempt: boolean;
+  /**
+   * Claimed by `claimHeld` and recorded in the transaction that holds it: nothing was written at
+   * the claim, so the outcome writes the try and the sequence number too. Absent: a leased claim.
+   */
+  held?: boolean;
+  /** The claim's sequence number (written by a held delivery's outcome). */
+  sequence?: number;
   status: "succeeded" | "retrying" | "failed";
   nextAttemptAt: Date | null;
   attemptedAt: Date;
@@ -91,6 +98,39 @@ export interface DeliveryOutcome {
   latencyMs: number;
   error: string | null;
   responseBody: string | null;
+}
+
+/**
+ * The `due` CTE of a claim: the ctids of up to `$1` due deliveries, locked (`for <lock> skip
+ * locked`), each with its next sequence number. See `claim` for why it is shaped so.
+ */
+function dueRows(lock: "update" | "no key update"): string {
+  return `due as (
+         select c.ctid as tid, o.next_sequence from webhook_deliveries c
+          cross join lateral (
+            select count(*) filter (where e.seq < c.seq and e.status not in ('succeeded', 'failed', 'stream')) as earlier,
+                   coalesce(max(e.sequence), 0) + 1 as next_sequence
+              from webhook_deliveries e
+             where e.parent_session_id = c.parent_session_id and e.url = c.url
+            offset 0) o
+          where c.status in ('pending', 'retrying') and c.next_attempt_at <= now()
+            and (c.lease_until is null or c.lease_until < now()) and o.earlier = 0
+          order by c.next_attempt_at, c.seq
+          limit $1
+          for ${lock} of c skip locked)`;
+}
+
+/** What a claim returns of a row `d` (with `due`), given how its try and its sequence number read. */
+function claimedColumns(tries: string, sequence: string, options: { traceparent?: boolean }): string {
+  return `d.id, d.message_id, d.ctid::text as tid, d.parent_session_id, d.seq, d.url, ${tries} as tries, d.timeout_seconds,
+                 ${RETRY_SCHEDULE_COLUMN} as retry_schedule_seconds, ${sequence} as sequence, d.event_type,
+                 d.endpoint_id, ${PAYLOAD_VERSION_COLUMN} as payload_version, d.last_attempt_at is not null as kept_attempt,
+                 ${BODY_COLUMN} as body,
+                 case when d.endpoint_id is not null
+                      then (select e.headers from webhook_endpoints e where e.id = d.endpoint_id) end as headers,
+                 array(select s.secret from webhook_secrets s
+                        where s.merchant_id = d.merchant_id and (s.expires_at is null or s.expires_at > now())
+                        order by s.created_at desc, s.id desc) as secrets${options.traceparent ? TRACEPARENT_COLUMN : ""}`;
 }
 
 export const deliveryRepo = {
@@ -126,35 +166,58 @@ export const deliveryRepo = {
     options: { traceparent?: boolean } = {},
   ): Promise<ClaimedDelivery[]> {
     return q.query<ClaimedDelivery>(
-      `with due as (
-         select c.ctid as tid, o.next_sequence from webhook_deliveries c
-          cross join lateral (
-            select count(*) filter (where e.seq < c.seq and e.status not in ('succeeded', 'failed', 'stream')) as earlier,
-                   coalesce(max(e.sequence), 0) + 1 as next_sequence
-              from webhook_deliveries e
-             where e.parent_session_id = c.parent_session_id and e.url = c.url
-            offset 0) o
-          where c.status in ('pending', 'retrying') and c.next_attempt_at <= now()
-            and (c.lease_until is null or c.lease_until < now()) and o.earlier = 0
-          order by c.next_attempt_at, c.seq
-          limit $1
-          for update of c skip locked)
+      `with ${dueRows("update")}
        update webhook_deliveries d
           set lease_until = now() + make_interval(secs => d.timeout_seconds + ${LEASE_MARGIN_SECONDS}),
               tries = d.tries + 1, updated_at = now(),
               sequence = coalesce(d.sequence, due.next_sequence)
          from due
         where d.ctid = any(array(select tid from due)) and d.ctid = due.tid
-       returning d.id, d.message_id, d.ctid::text as tid, d.parent_session_id, d.seq, d.url, d.tries, d.timeout_seconds,
-                 ${RETRY_SCHEDULE_COLUMN} as retry_schedule_seconds, d.sequence, d.event_type,
-                 d.endpoint_id, ${PAYLOAD_VERSION_COLUMN} as payload_version, d.last_attempt_at is not null as kept_attempt,
-                 ${BODY_COLUMN} as body,
-                 case when d.endpoint_id is not null
-                      then (select e.headers from webhook_endpoints e where e.id = d.endpoint_id) end as headers,
-                 array(select s.secret from webhook_secrets s
-                        where s.merchant_id = d.merchant_id and (s.expires_at is null or s.expires_at > now())
-                        order by s.created_at desc, s.id desc) as secrets${options.traceparent ? TRACEPARENT_COLUMN : ""}`,
+       returning ${claimedColumns("d.tries", "d.sequence", options)}`,
       [limit],
+    );
+  },
+
+  /**
+   * Claims up to `limit` due deliveries as `claim` does, but holds them by their row locks in the
+   * transaction `q` instead of writing a lease: nothing is written until their outcomes are
+   * recorded (`record`, in the same transaction, with `held` set), or until `lease` hands the
+   * ones still in flight over to a lease. A delivery's try and sequence number are returned as
+   * the claim would have written them. If the transaction ends without a write (the process or
+   * its connection died), the locks go with it and the deliveries are due again at once.
+   */
+  async claimHeld(
+    q: Queryable,
+    limit: number,
+    options: { traceparent?: boolean } = {},
+  ): Promise<ClaimedDelivery[]> {
+    return q.query<ClaimedDelivery>(
+      `with ${dueRows("no key update")}
+       select ${claimedColumns("d.tries + 1", "coalesce(d.sequence, due.next_sequence)", options)}
+         from webhook_deliveries d, due
+        where d.ctid = any(array(select tid from due)) and d.ctid = due.tid`,
+      [limit],
+    );
+  },
+
+  /**
+   * Hands held deliveries (claimHeld) still in flight over to a lease, in the transaction that
+   * holds them: writes the try, the sequence number and the lease `claim` would have written.
+   * Returns each one's new row version (its outcome is recorded there, as a leased one's).
+   */
+  async lease(
+    q: Queryable,
+    held: Pick<ClaimedDelivery, "tid" | "sequence">[],
+  ): Promise<{ id: string; tid: string }[]> {
+    if (held.length === 0) return [];
+    return q.query<{ id: string; tid: string }>(
+      `update webhook_deliveries d
+          set lease_until = now() + make_interval(secs => d.timeout_seconds + ${LEASE_MARGIN_SECONDS}),
+              tries = d.tries + 1, updated_at = now(), sequence = coalesce(d.sequence, h.sequence)
+         from unnest($1::tid[], $2::int8[]) as h(tid, sequence)
+        where d.ctid = any($1::tid[]) and d.ctid = h.tid
+       returning d.id, d.ctid::text as tid`,
+      [held.map((h) => h.tid), held.map((h) => h.sequence)],
     );
   },
 
@@ -183,6 +246,8 @@ export const deliveryRepo = {
     const attemptedAt = new Array<string>(n);
     const latencies = new Array<number>(n);
     const bodies = new Array<string | null>(n);
+    const held = new Array<boolean>(n);
+    const sequences = new Array<number | null>(n);
     for (let i = 0; i < n; i++) {
       const o = outcomes[i]!;
       ids[i] = o.id;
@@ -197,10 +262,14 @@ export const deliveryRepo = {
       attemptedAt[i] = o.attemptedAt.toISOString();
       latencies[i] = o.latencyMs;
       bodies[i] = o.responseBody;
+      held[i] = o.held === true;
+      sequences[i] = o.sequence ?? null;
     }
     // Each row is updated where its claim left it (the claimed version's ctid), guarded by its
     // message id, delivery id and tries: a row updated since (another worker took the lease over,
     // its endpoint was disabled) has moved on, and the outcome leaves it alone. No index is read.
+    // A held delivery's row still has the tries before this one (its claim wrote nothing): the
+    // outcome writes its try and its sequence number (a leased one's are already there).
     // A delivery ended meanwhile (its endpoint disabled or deleted) is left alone; the condition
     // is written `status not in (the ended ones)` — the same rows under the status check
     // constraint — because `status in ('pending', 'retrying')` is the predicate of the due index,
@@ -211,18 +280,21 @@ export const deliveryRepo = {
     await q.query(
       `with r as (
          select * from unnest($1::text[], $2::int[], $3::text[], $4::timestamptz[], $5::int[], $6::text[],
-                              $7::timestamptz[], $8::int[], $9::text[], $10::boolean[], $11::tid[], $12::text[])
-           as r(id, tries, status, next_at, code, err, attempted_at, latency_ms, response_body, kept, tid, message_id)),
+                              $7::timestamptz[], $8::int[], $9::text[], $10::boolean[], $11::tid[], $12::text[],
+                              $13::boolean[], $14::int8[])
+           as r(id, tries, status, next_at, code, err, attempted_at, latency_ms, response_body, kept, tid, message_id,
+                held, sequence)),
        outcome as (
          update webhook_deliveries d
             set status = r.status, next_attempt_at = coalesce(r.next_at, d.next_attempt_at), lease_until = null,
                 last_status_code = r.code, last_error = r.err, updated_at = now(),
                 completed_at = case when r.status in ('succeeded', 'failed') then now() else null end,
                 last_attempt_at = r.attempted_at, last_attempt_status_code = r.code, last_attempt_latency_ms = r.latency_ms,
-                last_attempt_error = r.err, last_attempt_response_body = r.response_body
+                last_attempt_error = r.err, last_attempt_response_body = r.response_body,
+                tries = r.tries, sequence = coalesce(d.sequence, r.sequence)
            from r
           where d.ctid = any(array(select tid from r)) and d.ctid = r.tid and d.message_id = r.message_id and d.id = r.id
-            and d.tries = r.tries and d.status not in ('succeeded', 'failed', 'stream')
+            and d.tries = r.tries - r.held::int and d.status not in ('succeeded', 'failed', 'stream')
          returning d.id)
        insert into webhook_attempts (delivery_id, attempted_at, status_code, latency_ms, error, response_body)
        select p.id, p.last_attempt_at, p.last_attempt_status_code, p.last_attempt_latency_ms, p.last_attempt_error,
@@ -232,7 +304,22 @@ export const deliveryRepo = {
        union all
        select r.id, r.attempted_at, r.code, r.latency_ms, r.err, r.response_body
          from r where not exists (select 1 from outcome o where o.id = r.id)`,
-      [ids, tries, statuses, nextAt, codes, errors, attemptedAt, latencies, bodies, kept, tids, messageIds],
+      [
+        ids,
+        tries,
+        statuses,
+        nextAt,
+        codes,
+        errors,
+        attemptedAt,
+        latencies,
+        bodies,
+        kept,
+        tids,
+        messageIds,
+        held,
+        sequences,
+      ],
     );
     const retrying = outcomes.filter((o) => o.status === "retrying");
     if (retrying.length > 0)

@@ -1,4 +1,7 @@
-/** Several workers on one database, and a worker that died mid-attempt. */
+/**
+ * Several workers on one database, claiming by lease or holding their claims by lock (PostgreSQL;
+ * held-claim.ts), a worker that died mid-attempt, and a held claim whose transaction was lost.
+ */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { type Receiver, startReceiver } from "../../../../test/support/receiver.js";
 import { STORES, testDb } from "../../../../test/support/stores.js";
@@ -23,12 +26,104 @@ describe.each(STORES)("delivery workers on %s", (store) => {
   });
   afterAll(() => receiver.close());
 
-  it("two workers on one database deliver each message exactly once, in order per parent", async () => {
-    receiver.requests.length = 0;
-    // Everything is committed before the workers start, so every message is due at once: only
-    // the ordering rule keeps a parent's later messages from going out beside its first.
-    const ids: string[] = [];
-    for (let i = 0; i < 60; i++) {
+  // Held claims whose first messages are answered within the hold, and after it (handed over to
+  // a lease mid-attempt); on PGlite every claim is leased.
+  const modes = [
+    { holdClaims: "never", releaseMs: 300 },
+    ...(store === "postgres"
+      ? [
+          { holdClaims: "always", releaseMs: 300 },
+          { holdClaims: "always", releaseMs: 900 },
+        ]
+      : []),
+  ] as const;
+  it.each(modes)(
+    "two workers on one database deliver each message exactly once, in order per parent (%o)",
+    async ({ holdClaims, releaseMs }) => {
+      receiver.requests.length = 0;
+      const prefix = `sess_w_${holdClaims}_${releaseMs}_`;
+      // Everything is committed before the workers start, so every message is due at once: only
+      // the ordering rule keeps a parent's later messages from going out beside its first.
+      const ids: string[] = [];
+      for (let i = 0; i < 60; i++) {
+        const id = await db.tx((q) =>
+          enqueue(
+            q,
+            {
+              merchantId,
+              kind: "operation",
+              eventType: "operation",
+              parentSessionId: `${prefix}${i % 6}`,
+              body: JSON.stringify({ n: i }),
+            },
+            [`${receiver.url}/w`],
+            config,
+          ),
+        );
+        ids.push(id!);
+      }
+      // The first message of each parent is answered only once all six have arrived, and a
+      // moment later: a later message of the same parent sent meanwhile would overlap it.
+      let firstsArrived: () => void = () => {};
+      const released = new Promise<void>((resolve) => (firstsArrived = resolve)).then(
+        () => new Promise((r) => setTimeout(r, releaseMs)),
+      );
+      receiver.respond = (r) => {
+        if ((r.json.n as number) >= 6) return { status: 200 };
+        if (receiver.requests.filter((x) => (x.json.n as number) < 6).length === 6) firstsArrived();
+        return { status: 200, until: released };
+      };
+      const signal = new OutboxSignal();
+      const workers = [0, 1].map(
+        () => new DeliveryWorker(db, { allowPrivate: true, metrics: createMetrics(), signal, holdClaims }),
+      );
+      try {
+        await Promise.all(workers.map((w) => w.start()));
+        await receiver.waitFor(60, { timeoutMs: 20_000 });
+      } finally {
+        await Promise.all(workers.map((w) => w.stop()));
+        receiver.respond = () => ({ status: 200, body: "ok" });
+      }
+      const got = receiver.requests;
+      const seen = got.map((r) => String(r.headers["webhook-id"]));
+      expect(new Set(seen).size).toBe(60);
+      expect([...seen].sort()).toEqual([...ids].sort());
+      for (let p = 0; p < 6; p++) {
+        const parent = got.filter((r) => (r.json.n as number) % 6 === p);
+        // In creation order, and each one sent only after the one before it was answered.
+        expect(parent.map((r) => r.json.n)).toEqual(Array.from({ length: 10 }, (_, k) => p + 6 * k));
+        for (let k = 1; k < parent.length; k++)
+          expect(parent[k]!.startedAt).toBeGreaterThanOrEqual(parent[k - 1]!.finishedAt!);
+        expect(parent.map((r) => Number(r.headers["svc-sequence"]))).toEqual(
+          Array.from({ length: 10 }, (_, k) => k + 1),
+        );
+      }
+      // Every outcome recorded: one try each, numbered as sent.
+      const rows = await db.query<{
+        parent_session_id: string;
+        status: string;
+        tries: number;
+        sequence: number;
+      }>(
+        `select parent_session_id, status, tries, sequence from webhook_deliveries
+        where parent_session_id like $1 || '%' order by seq`,
+        [prefix],
+      );
+      expect(rows).toHaveLength(60);
+      for (const [i, row] of rows.entries())
+        expect(row).toEqual({
+          parent_session_id: `${prefix}${i % 6}`,
+          status: "succeeded",
+          tries: 1,
+          sequence: Math.floor(i / 6) + 1,
+        });
+    },
+  );
+
+  it.runIf(store === "postgres")(
+    "a held claim whose transaction is lost sends its delivery again, with the same webhook-id",
+    async () => {
+      receiver.requests.length = 0;
       const id = await db.tx((q) =>
         enqueue(
           q,
@@ -36,49 +131,46 @@ describe.each(STORES)("delivery workers on %s", (store) => {
             merchantId,
             kind: "operation",
             eventType: "operation",
-            parentSessionId: `sess_w_${i % 6}`,
-            body: JSON.stringify({ n: i }),
+            parentSessionId: "sess_held_lost",
+            body: "{}",
           },
-          [`${receiver.url}/w`],
+          [`${receiver.url}/held`],
           config,
         ),
       );
-      ids.push(id!);
-    }
-    // The first message of each parent is answered only once all six have arrived, and a
-    // moment later: a later message of the same parent sent meanwhile would overlap it.
-    let firstsArrived: () => void = () => {};
-    const released = new Promise<void>((resolve) => (firstsArrived = resolve)).then(
-      () => new Promise((r) => setTimeout(r, 300)),
-    );
-    receiver.respond = (r) => {
-      if ((r.json.n as number) >= 6) return { status: 200 };
-      if (receiver.requests.filter((x) => (x.json.n as number) < 6).length === 6) firstsArrived();
-      return { status: 200, until: released };
-    };
-    const signal = new OutboxSignal();
-    const workers = [0, 1].map(
-      () => new DeliveryWorker(db, { allowPrivate: true, metrics: createMetrics(), signal }),
-    );
-    try {
-      await Promise.all(workers.map((w) => w.start()));
-      await receiver.waitFor(60, { timeoutMs: 20_000 });
-    } finally {
-      await Promise.all(workers.map((w) => w.stop()));
-      receiver.respond = () => ({ status: 200, body: "ok" });
-    }
-    const got = receiver.requests;
-    const seen = got.map((r) => String(r.headers["webhook-id"]));
-    expect(new Set(seen).size).toBe(60);
-    expect([...seen].sort()).toEqual([...ids].sort());
-    for (let p = 0; p < 6; p++) {
-      const parent = got.filter((r) => (r.json.n as number) % 6 === p);
-      // In creation order, and each one sent only after the one before it was answered.
-      expect(parent.map((r) => r.json.n)).toEqual(Array.from({ length: 10 }, (_, k) => p + 6 * k));
-      for (let k = 1; k < parent.length; k++)
-        expect(parent[k]!.startedAt).toBeGreaterThanOrEqual(parent[k - 1]!.finishedAt!);
-    }
-  });
+      let release: () => void = () => {};
+      const released = new Promise<void>((resolve) => (release = resolve));
+      receiver.respond = (_, n) => (n === 0 ? { status: 200, until: released } : { status: 200 });
+      const worker = new DeliveryWorker(db, {
+        allowPrivate: true,
+        metrics: createMetrics(),
+        holdClaims: "always",
+      });
+      try {
+        await worker.start();
+        await receiver.waitFor(1);
+        // The claim's transaction is open while the attempt runs: the database loses it.
+        const [ended] = await db.query<{ n: number }>(
+          `select count(pg_terminate_backend(pid))::int as n from pg_stat_activity
+            where datname = current_database() and state = 'idle in transaction' and pid <> pg_backend_pid()`,
+        );
+        expect(ended!.n).toBe(1);
+        release();
+        await receiver.waitFor(2, { timeoutMs: 10_000 });
+        await worker.idle();
+      } finally {
+        await worker.stop();
+        receiver.respond = () => ({ status: 200, body: "ok" });
+      }
+      expect(receiver.requests.map((r) => r.headers["webhook-id"])).toEqual([id, id]);
+      // The first attempt's outcome had nowhere to go; the second one's is the delivery's one try.
+      const [row] = await db.query<{ status: string; tries: number; sequence: number }>(
+        "select status, tries, sequence from webhook_deliveries where message_id = $1",
+        [id],
+      );
+      expect(row).toEqual({ status: "succeeded", tries: 1, sequence: 1 });
+    },
+  );
 
   it("a delivery whose worker died mid-attempt is taken over when its lease expires; the late outcome is ignored", async () => {
     receiver.requests.length = 0;

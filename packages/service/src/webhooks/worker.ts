@@ -16,6 +16,7 @@ import type { ResolveAll } from "./ssrf.js";
 import { settlesWithin } from "../lifecycle.js";
 import { outsideTraces, tracingActive } from "../telemetry/trace-context.js";
 import { tracedAttempt } from "./attempt-span.js";
+import { HeldClaim } from "./held-claim.js";
 
 const CLAIM_BATCH = 500;
 const MAX_IN_FLIGHT = 1024;
@@ -24,11 +25,16 @@ const MIN_CLAIM = 100;
 const RECORD_BATCH = 500;
 /** Claims run concurrently on separate connections (SKIP LOCKED keeps them apart): a claim is a round trip plus a write. */
 const CLAIMERS = 2;
+/** Held claims (held-claim.ts) open at once, each a transaction on a connection of its own. */
+const MAX_HELD = 2;
+/** How long a held claim keeps its transaction open before it hands what is still in flight to a lease. */
+const HOLD_MS = 500;
 /**
- * Connections a worker uses at once: its claim loops, the outcome flush (one at a time) and its
- * LISTEN, with two to spare — the size of the pool the service opens for it.
+ * Connections a worker uses at once: its claim loops, its held claims' transactions, the outcome
+ * flush (one at a time) and its LISTEN, with two to spare — the size of the pool the service
+ * opens for it.
  */
-export const WORKER_POOL_SIZE = CLAIMERS + 4;
+export const WORKER_POOL_SIZE = CLAIMERS + MAX_HELD + 4;
 /** Outcomes finishing within this window are recorded in one transaction. */
 const FLUSH_DELAY_MS = 2;
 const STOP_GRACE_MS = 5_000;
@@ -46,6 +52,12 @@ export interface WorkerOptions {
   fallbackPollMs?: number;
   /** Name resolution behind the SSRF guard (default: the system resolver). */
   resolve?: ResolveAll;
+  /**
+   * When claims hold their rows by lock instead of a lease (held-claim.ts; PostgreSQL only, as
+   * PGlite has one connection): "backlog" (the default) when the last claim came back full,
+   * "always" or "never". Tests set it to run either way.
+   */
+  holdClaims?: "backlog" | "always" | "never";
 }
 
 export class DeliveryWorker {
@@ -54,6 +66,9 @@ export class DeliveryWorker {
   /** Claim loops running, and the room they have reserved for the rows they are claiming. */
   private claimers = 0;
   private reserved = 0;
+  /** Held claims whose transaction is open, and whether the last claim came back full. */
+  private held = 0;
+  private backlog = false;
   private again = false;
   private stopped = false;
   private flushing: Promise<void> | undefined;
@@ -103,13 +118,19 @@ export class DeliveryWorker {
         const room = Math.min(CLAIM_BATCH, MAX_IN_FLIGHT - this.inFlight - this.reserved);
         // Busy: finishing attempts wake us again; claiming one row at a time would cost a query each.
         if (room < MIN_CLAIM && this.inFlight + this.reserved > 0) break;
+        const how = this.claimKind();
+        // A backlog waits for a held claim to end (which wakes us) rather than lease its rows.
+        if (how === "wait") break;
         this.reserved += room;
         let batch: ClaimedDelivery[];
+        let hold: HeldClaim | undefined;
         try {
-          batch = await deliveryRepo.claim(this.db, room, { traceparent: tracingActive() });
+          if (how === "held") ({ batch, hold } = await this.claimHeld(room));
+          else batch = await deliveryRepo.claim(this.db, room, { traceparent: tracingActive() });
         } finally {
           this.reserved -= room;
         }
+        this.backlog = batch.length === room;
         if (batch.length === 0) continue;
         // A full batch means more may be due: keep going (and let a second claimer join in).
         if (batch.length === room) {
@@ -118,7 +139,7 @@ export class DeliveryWorker {
         }
         for (const delivery of batch) {
           this.inFlight += 1;
-          void this.attempt(delivery, delivery.secrets);
+          void this.attempt(delivery, hold);
         }
       }
     } catch (error) {
@@ -129,7 +150,51 @@ export class DeliveryWorker {
     }
   }
 
-  private async attempt(delivery: ClaimedDelivery, secrets: string[]): Promise<void> {
+  /**
+   * How the next claim takes its rows (see WorkerOptions.holdClaims): held by lock, leased, or
+   * not yet — every held claim's transaction is open and one will end soon (at most HOLD_MS).
+   */
+  private claimKind(): "held" | "leased" | "wait" {
+    const mode = this.options.holdClaims ?? "backlog";
+    if (this.db.kind !== "postgres" || mode === "never" || (mode === "backlog" && !this.backlog))
+      return "leased";
+    return this.held < MAX_HELD ? "held" : "wait";
+  }
+
+  /**
+   * Claims in a transaction of its own that stays open while the claimed deliveries are
+   * attempted (held-claim.ts); resolves with the batch as soon as it is claimed.
+   */
+  private claimHeld(room: number): Promise<{ batch: ClaimedDelivery[]; hold: HeldClaim }> {
+    this.held += 1;
+    return new Promise((resolve, reject) => {
+      let hold: HeldClaim | undefined;
+      this.db
+        .tx(async (q) => {
+          hold = new HeldClaim(await deliveryRepo.claimHeld(q, room, { traceparent: tracingActive() }));
+          resolve({ batch: hold.deliveries, hold });
+          await hold.close(q, HOLD_MS);
+        })
+        .then(
+          () => hold!.ended(true),
+          (error: unknown) => {
+            if (!hold) return reject(error);
+            // Nothing of it was written: its deliveries are due again (at least once, never lost).
+            hold.ended(false);
+            this.options.onError?.(error);
+          },
+        )
+        .finally(() => {
+          this.held -= 1;
+          this.notifyIdle();
+          // Its outcomes may have unblocked later deliveries, and its room is free (an empty one
+          // changed nothing: waking then would claim again and again while nothing is due).
+          if (hold?.deliveries.length) this.wake();
+        });
+    });
+  }
+
+  private async attempt(delivery: ClaimedDelivery, hold: HeldClaim | undefined): Promise<void> {
     const attemptedAt = new Date();
     const input: AttemptInput = {
       url: delivery.url,
@@ -139,7 +204,7 @@ export class DeliveryWorker {
       payloadVersion: delivery.payload_version,
       headers: delivery.headers,
       body: delivery.body,
-      secrets,
+      secrets: delivery.secrets,
       timeoutMs: delivery.timeout_seconds * 1000,
       allowPrivate: this.options.allowPrivate,
     };
@@ -148,7 +213,7 @@ export class DeliveryWorker {
       : await attemptDelivery(this.agent, input);
     const next = nextState(delivery, outcome, new Date(), this.options.random);
     this.options.metrics.recordAttempt(next.status, outcome.latencyMs);
-    this.outcomes.push({
+    const recorded: DeliveryOutcome = {
       id: delivery.id,
       tid: delivery.tid,
       messageId: delivery.message_id,
@@ -168,9 +233,15 @@ export class DeliveryWorker {
           ? "HTTP 410 Gone: the destination asked to stop; not retried"
           : outcome.error,
       responseBody: outcome.responseBody,
-    });
+      sequence: delivery.sequence,
+    };
+    // A held delivery's outcome is recorded in its claim's transaction, or handed back (leased).
+    const toRecord = hold ? await hold.finished(recorded) : recorded;
     this.inFlight -= 1;
-    this.flush();
+    if (toRecord) {
+      this.outcomes.push(toRecord);
+      this.flush();
+    } else this.notifyIdle();
   }
 
   /** Writes buffered outcomes (one transaction per batch), then looks for newly unblocked work. */
@@ -198,13 +269,25 @@ export class DeliveryWorker {
   }
 
   private notifyIdle(): void {
-    if (this.inFlight === 0 && this.claimers === 0 && !this.flushing && this.outcomes.length === 0)
+    if (
+      this.inFlight === 0 &&
+      this.claimers === 0 &&
+      this.held === 0 &&
+      !this.flushing &&
+      this.outcomes.length === 0
+    )
       for (const resolve of this.idleWaiters.splice(0)) resolve();
   }
 
   /** Resolves when nothing is in flight (tests and shutdown). */
   idle(): Promise<void> {
-    if (this.inFlight === 0 && this.claimers === 0 && !this.flushing && this.outcomes.length === 0)
+    if (
+      this.inFlight === 0 &&
+      this.claimers === 0 &&
+      this.held === 0 &&
+      !this.flushing &&
+      this.outcomes.length === 0
+    )
       return Promise.resolve();
     return new Promise((resolve) => this.idleWaiters.push(resolve));
   }

@@ -1,0 +1,76 @@
+/**
+ * Deliveries claimed under their row locks (deliveryRepo.claimHeld), in the open transaction that
+ * holds them. A leased claim writes every row twice after its insert: the lease, then the
+ * outcome. A held claim writes it once: the worker attempts the deliveries while the
+ * transaction stays open, records their outcomes in it and commits — the way a plain outbox
+ * (SELECT … FOR UPDATE SKIP LOCKED, send, UPDATE, COMMIT) works, which is what made such an
+ * outbox drain faster than svc's (issue 25).
+ *
+ * A transaction must not stay open for as long as a slow destination takes (its row locks would
+ * block the dashboard's writes to those rows, its connection would be gone from the pool), so a
+ * hold lasts at most `holdMs`: then the outcomes in so far are recorded, the deliveries still in
+ * flight are handed over to a lease (`deliveryRepo.lease`, the write a leased claim makes) and
+ * the transaction commits. Their outcomes are then recorded as leased ones are.
+ *
+ * If the transaction fails (the database went away, the process died), nothing of it is written:
+ * the locks go with it, the deliveries are due again at once and are sent again (at least once,
+ * with the same webhook-id); an outcome that arrives after such a failure is dropped.
+ */
+import type { Queryable } from "../db/client.js";
+import { type ClaimedDelivery, type DeliveryOutcome, deliveryRepo } from "./delivery.repo.js";
+
+export class HeldClaim {
+  private readonly outcomes: DeliveryOutcome[] = [];
+  private readonly inFlight = new Set<string>();
+  /** Set when the hold ends with deliveries still in flight: their new row versions once committed (undefined: failed). */
+  private handedOver: Promise<Map<string, string> | undefined> | undefined;
+  private handOver: (tids: Map<string, string> | undefined) => void = () => {};
+  private leasedTids: Map<string, string> | undefined;
+  private allIn: () => void = () => {};
+  private readonly allInPromise: Promise<void>;
+
+  constructor(readonly deliveries: ClaimedDelivery[]) {
+    for (const d of deliveries) this.inFlight.add(d.id);
+    this.allInPromise = new Promise((resolve) => (this.allIn = resolve));
+    if (this.inFlight.size === 0) this.allIn();
+  }
+
+  /**
+   * Takes a delivery's outcome. Returns undefined when the hold records it, or, once the hold
+   * has ended, the outcome to record as a leased one's (at its leased row version) — or
+   * undefined again if the hold's transaction failed (the delivery is due again).
+   */
+  async finished(outcome: DeliveryOutcome): Promise<DeliveryOutcome | undefined> {
+    if (!this.handedOver) {
+      this.outcomes.push({ ...outcome, held: true });
+      this.inFlight.delete(outcome.id);
+      if (this.inFlight.size === 0) this.allIn();
+      return undefined;
+    }
+    const tids = await this.handedOver;
+    const tid = tids?.get(outcome.id);
+    return tid === undefined ? undefined : { ...outcome, tid };
+  }
+
+  /**
+   * In the holding transaction: waits until every outcome is in or `holdMs` has passed, records
+   * the outcomes and leases the deliveries still in flight. Call `ended` once the transaction
+   * has committed or failed.
+   */
+  async close(q: Queryable, holdMs: number): Promise<void> {
+    let timer: NodeJS.Timeout | undefined;
+    await Promise.race([this.allInPromise, new Promise((resolve) => (timer = setTimeout(resolve, holdMs)))]);
+    clearTimeout(timer);
+    const rest = this.deliveries.filter((d) => this.inFlight.has(d.id));
+    // From here on, outcomes wait for the commit and go the leased way.
+    if (rest.length > 0) this.handedOver = new Promise((resolve) => (this.handOver = resolve));
+    await deliveryRepo.record(q, this.outcomes.splice(0));
+    const leased = await deliveryRepo.lease(q, rest);
+    this.leasedTids = new Map(leased.map((row) => [row.id, row.tid]));
+  }
+
+  /** The holding transaction ended: hands the deliveries still in flight over (committed) or drops them (failed). */
+  ended(committed: boolean): void {
+    this.handOver(committed ? this.leasedTids : undefined);
+  }
+}
