@@ -9,7 +9,7 @@ import type { Db } from "../db/client.js";
 import { createMetrics } from "../metrics/metrics.js";
 import { deliveryRepo } from "./delivery.repo.js";
 import { enqueue, OutboxSignal } from "./outbox.js";
-import { DeliveryWorker } from "./worker.js";
+import { DeliveryWorker, type WorkerOptions } from "./worker.js";
 import { seedOutboxMerchant } from "../../../../test/support/outbox-merchant.js";
 
 const SECRET = "whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw";
@@ -28,15 +28,15 @@ describe.each(STORES)("delivery workers on %s", (store) => {
 
   // Held claims whose first messages are answered within the hold, and after it (handed over to
   // a lease mid-attempt); on PGlite every claim is leased.
-  const modes = [
+  const modes: { holdClaims: WorkerOptions["holdClaims"]; releaseMs: number }[] = [
     { holdClaims: "never", releaseMs: 300 },
     ...(store === "postgres"
       ? [
-          { holdClaims: "always", releaseMs: 300 },
-          { holdClaims: "always", releaseMs: 900 },
+          { holdClaims: "always" as const, releaseMs: 300 },
+          { holdClaims: "always" as const, releaseMs: 900 },
         ]
       : []),
-  ] as const;
+  ];
   it.each(modes)(
     "two workers on one database deliver each message exactly once, in order per parent (%o)",
     async ({ holdClaims, releaseMs }) => {
