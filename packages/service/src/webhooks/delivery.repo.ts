@@ -231,7 +231,7 @@ export const deliveryRepo = {
    * statement pushes later deliveries for the same URL and parent back: run it in a transaction
    * then (`needsTransaction`). Attempts are read through their message (messagesRepo.attempts).
    */
-  async record(q: Queryable, outcomes: DeliveryOutcome[]): Promise<void> {
+  async record(q: Queryable, outcomes: DeliveryOutcome[], options: { health?: boolean } = {}): Promise<void> {
     if (outcomes.length === 0) return;
     const n = outcomes.length;
     const ids = new Array<string>(n);
@@ -336,6 +336,15 @@ export const deliveryRepo = {
           retrying.map((o) => o.nextAttemptAt!.toISOString()),
         ],
       );
+    if (options.health !== false) await this.recordHealth(q, outcomes);
+  },
+
+  /**
+   * Moves the endpoints' health by these outcomes (part of `record` unless it is told not to). A
+   * held claim records it after its transaction commits, not in it: two held claims updating
+   * the same endpoints in different orders could deadlock.
+   */
+  async recordHealth(q: Queryable, outcomes: DeliveryOutcome[]): Promise<void> {
     const forEndpoints = outcomes.filter((o) => o.endpointId);
     if (forEndpoints.length > 0) await recordEndpointHealth(q, forEndpoints);
   },

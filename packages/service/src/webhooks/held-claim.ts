@@ -26,6 +26,8 @@ export class HeldClaim {
   private handedOver: Promise<Map<string, string> | undefined> | undefined;
   private handOver: (tids: Map<string, string> | undefined) => void = () => {};
   private leasedTids: Map<string, string> | undefined;
+  /** The outcomes the hold recorded, whose endpoints' health is recorded once it has committed. */
+  recorded: DeliveryOutcome[] = [];
   private allIn: () => void = () => {};
   private readonly allInPromise: Promise<void>;
 
@@ -64,7 +66,8 @@ export class HeldClaim {
     const rest = this.deliveries.filter((d) => this.inFlight.has(d.id));
     // From here on, outcomes wait for the commit and go the leased way.
     if (rest.length > 0) this.handedOver = new Promise((resolve) => (this.handOver = resolve));
-    await deliveryRepo.record(q, this.outcomes.splice(0));
+    this.recorded = this.outcomes.splice(0);
+    await deliveryRepo.record(q, this.recorded, { health: false });
     const leased = await deliveryRepo.lease(q, rest);
     this.leasedTids = new Map(leased.map((row) => [row.id, row.tid]));
   }

@@ -8,7 +8,7 @@ import { STORES, testDb } from "../../../../test/support/stores.js";
 import type { Db } from "../db/client.js";
 import { createMetrics } from "../metrics/metrics.js";
 import { deliveryRepo } from "./delivery.repo.js";
-import { enqueue, OutboxSignal } from "./outbox.js";
+import { enqueue, enqueueMany, OutboxSignal } from "./outbox.js";
 import { DeliveryWorker, type WorkerOptions } from "./worker.js";
 import { seedOutboxMerchant } from "../../../../test/support/outbox-merchant.js";
 
@@ -117,6 +117,56 @@ describe.each(STORES)("delivery workers on %s", (store) => {
           tries: 1,
           sequence: Math.floor(i / 6) + 1,
         });
+    },
+  );
+
+  it.runIf(store === "postgres")(
+    "a held claim's failed attempts move their endpoint's health once it has committed",
+    async () => {
+      receiver.requests.length = 0;
+      const url = `${receiver.url}/held-health`;
+      await db.query(
+        `insert into webhook_endpoints (id, merchant_id, url, payload_version) values ('we_held_health', $1, $2, '2026-11-24')`,
+        [merchantId, url],
+      );
+      await db.tx((q) =>
+        enqueueMany(q, [
+          {
+            message: {
+              merchantId,
+              kind: "operation",
+              eventType: "operation",
+              parentSessionId: "sess_held_health",
+              body: "{}",
+            },
+            urls: [url],
+            endpointIds: ["we_held_health"],
+            config: { timeout_seconds: 5, retry_schedule_seconds: [600] },
+          },
+        ]),
+      );
+      receiver.respond = () => ({ status: 503, body: "down" });
+      const worker = new DeliveryWorker(db, {
+        allowPrivate: true,
+        metrics: createMetrics(),
+        holdClaims: "always",
+      });
+      try {
+        await worker.start();
+        await receiver.waitFor(1);
+        await worker.idle();
+      } finally {
+        await worker.stop();
+        receiver.respond = () => ({ status: 200, body: "ok" });
+      }
+      const [delivery] = await db.query<{ status: string; tries: number }>(
+        "select status, tries from webhook_deliveries where endpoint_id = 'we_held_health'",
+      );
+      expect(delivery).toEqual({ status: "retrying", tries: 1 });
+      const [endpoint] = await db.query<{ failing: boolean; last_error: string }>(
+        "select failing_since is not null as failing, last_error from webhook_endpoints where id = 'we_held_health'",
+      );
+      expect(endpoint).toEqual({ failing: true, last_error: "HTTP 503" });
     },
   );
 

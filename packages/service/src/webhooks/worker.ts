@@ -176,7 +176,12 @@ export class DeliveryWorker {
           await hold.close(q, HOLD_MS);
         })
         .then(
-          () => hold!.ended(true),
+          async () => {
+            hold!.ended(true);
+            await deliveryRepo
+              .recordHealth(this.db, hold!.recorded)
+              .catch((error: unknown) => this.options.onError?.(error));
+          },
           (error: unknown) => {
             if (!hold) return reject(error);
             // Nothing of it was written: its deliveries are due again (at least once, never lost).
