@@ -36,7 +36,8 @@ export function canonical(value: unknown, omit?: string): string | undefined {
     // Keys in UTF-16 code unit order (RFC 8785 §3.2.3), which is the default sort's order.
     for (const key of Object.keys(obj).sort()) {
       const member = key === omit ? undefined : canonical(obj[key]);
-      if (member !== undefined) out += `${out ? "," : ""}${canonical(key)}:${member}`;
+      // A comma before every member but the first.
+      if (member !== undefined) out += (out && ",") + canonical(key) + ":" + member;
     }
     return `{${out}}`;
   }
@@ -44,8 +45,7 @@ export function canonical(value: unknown, omit?: string): string | undefined {
   // " \ and U+0000–U+001F escaped (short forms \b \t \n \f \r, else lowercase \u00xx), numbers
   // as ECMAScript prints them (-0 as 0). What RFC 8785 forbids and JSON.stringify would write
   // anyway (\udxxx for a lone surrogate, null for NaN and ±Infinity) throws; so does a bigint.
-  if (typeof value === "string" ? /\p{Cs}/u.test(value) : typeof value === "number" && !isFinite(value)) {
-    invalid(typeof value === "string" ? "a lone surrogate" : value);
-  }
+  if (typeof value === "string" && /\p{Cs}/u.test(value)) invalid("a lone surrogate");
+  if (typeof value === "number" && !isFinite(value)) invalid(value);
   return JSON.stringify(value);
 }
