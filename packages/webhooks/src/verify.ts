@@ -46,7 +46,7 @@ export interface VerifiedHeaders {
   id: string;
   /** `webhook-timestamp`: unix seconds of this attempt. */
   timestamp: number;
-  /** The secret whose signature matched, to check the payload field with it first. */
+  /** The secret whose signature matched (the first of `secrets` that does). */
   secret: string;
 }
 
@@ -58,14 +58,11 @@ const UNCHANGED = "pass the request headers unchanged.";
  * literal: a computed key costs a string-table lookup on every access.
  */
 function header(headers: HeadersLike, name: string): string {
-  let value: string | readonly string[] | null | undefined;
-  if (typeof headers.get === "function") value = (headers as Headers).get(name);
-  else {
-    const record = headers as Record<string, string | readonly string[] | undefined>;
-    // Node lower-cases header names already: the direct hit is the fast path.
-    value = record[name];
-    if (value === undefined) for (const key in record) if (key.toLowerCase() === name) value = record[key];
-  }
+  const record = headers as Record<string, string | readonly string[] | undefined>;
+  // Node lower-cases header names already: the direct hit is the fast path. Headers.get gives
+  // null, never undefined, for a missing name.
+  let value = typeof headers.get === "function" ? (headers as Headers).get(name) : record[name];
+  if (value === undefined) for (const key in record) if (key.toLowerCase() === name) value = record[key];
   return (
     (typeof value === "object" ? value?.join(" ") : value) ||
     fail("missing_header", `Missing ${name} header: ${UNCHANGED}`)
@@ -81,12 +78,10 @@ function header(headers: HeadersLike, name: string): string {
 type Steps<T> = Generator<MacResult, T, string>;
 
 function run<T>(steps: Steps<T>, mac = ""): T | Promise<T> {
-  for (;;) {
-    const step = steps.next(mac);
-    if (step.done) return step.value;
-    if (typeof step.value !== "string") return step.value.then((m) => run(steps, m));
-    mac = step.value;
-  }
+  // One call per HMAC, so never deep: one per secret tried, and at most two paths of them.
+  const step = steps.next(mac);
+  if (step.done) return step.value;
+  return typeof step.value === "string" ? run(steps, step.value) : step.value.then((m) => run(steps, m));
 }
 
 function* headerSteps(
@@ -105,12 +100,17 @@ function* headerSteps(
   }
   const timestamp = +stamp;
   const age = (options.nowSeconds ?? Math.floor(Date.now() / 1000)) - timestamp;
-  const off = Math.abs(age);
   const tolerance = options.toleranceSeconds ?? DEFAULT_TOLERANCE_SECONDS;
-  if (off > tolerance) {
+  if (age > tolerance) {
     fail(
-      age > 0 ? "timestamp_too_old" : "timestamp_in_future",
-      `webhook-timestamp is ${off} s ${age > 0 ? "old" : "ahead"} (max ${tolerance}): a replay, or sync your clock.`,
+      "timestamp_too_old",
+      `webhook-timestamp is ${age} s old (max ${tolerance}): a replay, or sync your clock.`,
+    );
+  }
+  if (-age > tolerance) {
+    fail(
+      "timestamp_in_future",
+      `webhook-timestamp is ${-age} s ahead (max ${tolerance}): a replay, or sync your clock.`,
     );
   }
   // Space-separated entries, one of them at least `v1,…`.
@@ -160,7 +160,7 @@ export async function verifyPayloadSignature(
   payload: unknown,
   secrets: string | readonly string[],
 ): Promise<void> {
-  return run(payloadSteps(payload, secretList(secrets)));
+  return run(payloadSteps(payload, secrets));
 }
 
 /**
@@ -171,19 +171,21 @@ export async function verifyPayloadSignature(
  * the same MAC). Anything else — a body re-serialised by a proxy, another key order — takes the
  * full path: the RFC 8785 canonical JSON of the parsed payload.
  */
-function* payloadSteps(payload: unknown, secrets: readonly string[], text = ""): Steps<void> {
+function* payloadSteps(payload: unknown, secrets: string | readonly string[], text = ""): Steps<void> {
+  const list = secretList(secrets);
   const given = (payload as { signature?: unknown } | null)?.signature;
   if (typeof given === "string") {
     const hex = given.toLowerCase();
-    // The member after the first key, as canonical JSON places it in svc's payloads; it must
-    // occur exactly once. Anything else has no fast path. The text around it is hashed as is,
-    // without building the joined string.
+    // The member after the first key, as canonical JSON places it in svc's payloads. The text
+    // around its first occurrence is hashed as is, without building the joined string. Whether
+    // it occurs again needs no check: the MAC matches only if that text is exactly one that was
+    // signed, and a signed text cannot hold its own MAC. A mismatch takes the full path below.
     const member = ',"signature":"' + given + '"';
     const at = text.indexOf(member);
-    if (at > 0 && text.indexOf(member, at + 1) < 0) {
+    if (at > 0) {
       const head = text.slice(0, at);
       const tail = text.slice(at + member.length);
-      for (const secret of secrets) if (timingSafeEqual(yield macFor(secret)(tail, "hex", head), hex)) return;
+      for (const secret of list) if (timingSafeEqual(yield macFor(secret)(tail, "hex", head), hex)) return;
     }
     // The canonical form, computed once whatever the number of secrets. A payload RFC 8785
     // cannot represent (a lone surrogate) has none, so no signature can match it.
@@ -194,7 +196,7 @@ function* payloadSteps(payload: unknown, secrets: readonly string[], text = ""):
       // falls through to the mismatch
     }
     if (signed)
-      for (const secret of secrets) if (timingSafeEqual(yield macFor(secret)(signed, "hex"), hex)) return;
+      for (const secret of list) if (timingSafeEqual(yield macFor(secret)(signed, "hex"), hex)) return;
   }
   fail(
     "payload_signature_mismatch",
@@ -208,7 +210,7 @@ function* webhookSteps(
   secrets: string | readonly string[],
   options: VerifyOptions,
 ): Steps<WebhookEvent> {
-  const { id, timestamp, secret } = yield* headerSteps(rawBody, headers, secrets, options);
+  const { id, timestamp } = yield* headerSteps(rawBody, headers, secrets, options);
   let payload: { event?: unknown } | null;
   let text: string;
   try {
@@ -219,18 +221,18 @@ function* webhookSteps(
     return fail("invalid_payload", "Body is not UTF-8 JSON: check what sent it.");
   }
   if (options.payloadSignature !== false) {
-    // The matching secret first: during a rotation the payload is signed with the same one.
-    yield* payloadSteps(payload, [secret, ...secretList(secrets).filter((s) => s !== secret)], text);
+    // Every secret in the caller's order (no reordered copy per call): during a rotation the
+    // field is signed with the newest secret, not necessarily the one the headers matched first.
+    yield* payloadSteps(payload, secrets, text);
   }
   const event = payload?.event;
-  const type =
+  const parse =
     event === undefined
-      ? "operation"
+      ? parseOperationWebhook
       : event === "payment"
-        ? event
+        ? parsePaymentWebhook
         : fail("invalid_payload", `Unknown event ${JSON.stringify(event)}: ${UPGRADE}`);
-  const parse = type === "payment" ? parsePaymentWebhook : parseOperationWebhook;
-  return { type, id, timestamp, payload: parse(payload) } as WebhookEvent;
+  return { type: event ?? "operation", id, timestamp, payload: parse(payload) } as WebhookEvent;
 }
 
 /**
