@@ -1,6 +1,6 @@
-import { childState, expectedTxnState, withCanonicalState } from "./states.js";
+import { childState, expectedTxnState } from "./states.js";
 import { OPERATION_FIELDS, OPERATIONS, RESULTS } from "./payloads.js";
-import type { OperationKind, OperationResult, OperationWebhook } from "./types.js";
+import type { OperationKind, OperationResult, OperationWebhook, TxnState } from "./types.js";
 import { validate } from "./validate.js";
 
 /**
@@ -16,16 +16,18 @@ import { validate } from "./validate.js";
  * if (op.result === "success") console.log(op.txn.state); // "paid" | "refunded" | "voided"
  */
 export function parseOperationWebhook(value: unknown): OperationWebhook {
+  // txn.state spelled canonically (`childState`), read once: for the rule below and the result.
+  let state: TxnState | false | undefined;
   const op = validate(value, OPERATION_FIELDS, (p, issues) => {
     const { operation, result, success, txn } = p as Partial<Record<string, unknown>> & {
       txn?: { state?: unknown };
     };
+    const raw = txn?.state;
+    state = childState(raw);
     // Cross-field rules, checked when `result` is a known value.
     if (RESULTS.includes(result as OperationResult)) {
       if (success === (result !== "success"))
         issues.push(`success: must be ${!success} when result is ${result}`);
-      const raw = txn?.state;
-      const state = childState(raw);
       if (
         state &&
         OPERATIONS.includes(operation as OperationKind) &&
@@ -35,6 +37,5 @@ export function parseOperationWebhook(value: unknown): OperationWebhook {
       }
     }
   }) as unknown as OperationWebhook;
-  const txn = withCanonicalState(op.txn);
-  return txn === op.txn ? op : ({ ...op, txn } as OperationWebhook);
+  return state === op.txn.state ? op : ({ ...op, txn: { ...op.txn, state } } as OperationWebhook);
 }
