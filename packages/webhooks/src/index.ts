@@ -9,7 +9,21 @@
  *
  * @packageDocumentation
  */
+// The runtime exports, in this order because it is the order of their modules in a bundle, and
+// the one measured to gzip smallest (module order moves the root entry by about 10 B).
+export { isWebhookVerificationError, type WebhookErrorCode, WebhookVerificationError } from "./errors.js";
+export { parseOperationWebhook } from "./parse-operation.js";
+export { parsePaymentWebhook } from "./parse-payment.js";
+export { expectedTxnState, normaliseTxnState } from "./states.js";
 export { canonicalJson } from "./canonical-json.js";
+export {
+  DEFAULT_TOLERANCE_SECONDS,
+  type VerifiedHeaders,
+  type VerifyOptions,
+  verifyPayloadSignature,
+  verifyWebhook,
+  verifyWebhookHeaders,
+} from "./verify.js";
 // The deduper lives in the "@svc/webhooks/dedupe" entry, the receiver rules in
 // "@svc/webhooks/rules"; their types are exported here too (no bytes).
 export type { DedupeResult, Deduper, DeduperOptions, DedupeStore } from "./dedupe.js";
@@ -19,15 +33,11 @@ export type { SequenceCheck, SequenceStore, SequenceTracker, WebhookMeta } from 
 export type { FastifyWebhookOptions } from "./adapters/fastify.js";
 export type { WebhookHandlerOptions } from "./adapters/handle.js";
 export type { NodeWebhookRequest } from "./adapters/node-request.js";
-export { isWebhookVerificationError, type WebhookErrorCode, WebhookVerificationError } from "./errors.js";
 export type { HeadersLike } from "./headers.js";
-export { parseOperationWebhook } from "./parse-operation.js";
-export { parsePaymentWebhook } from "./parse-payment.js";
 export type { AmountDelta, MinorUnits, ParentKey } from "./receiver-rules.js";
 export type { RawBody } from "./body.js";
 // Signing lives in the "@svc/webhooks/sign" entry; its types are exported here too (no bytes).
 export type { SignWebhookInput } from "./sign.js";
-export { expectedTxnState, normaliseTxnState } from "./states.js";
 export type { TestHeadersOptions, TestWebhook } from "./test-headers.js";
 export type * from "./types.js";
 // The payload tables and their JSON Schema live in "@svc/webhooks/schema"; their types are here
@@ -36,11 +46,3 @@ export type { JsonSchema, SchemaNote } from "./schema.js";
 export type { FieldsOf, Rule, Table } from "./validate.js";
 // The payload versions live in "@svc/webhooks/sign"; their type is here too (no bytes).
 export type { PayloadVersion } from "./versions.js";
-export {
-  DEFAULT_TOLERANCE_SECONDS,
-  type VerifiedHeaders,
-  type VerifyOptions,
-  verifyPayloadSignature,
-  verifyWebhook,
-  verifyWebhookHeaders,
-} from "./verify.js";
