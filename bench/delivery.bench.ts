@@ -561,7 +561,8 @@ function postgresResults(rounds: PostgresRound[]): BenchResult[] {
     // against the baseline's quiet one-process figure; docs/benchmarks.md).
     ...SETUPS.map(([suffix, svcIn, baselineIn]): BenchResult => ({
       name: `delivery.postgres.send_p99_vs_baseline${suffix}`,
-      value: round1((m((r) => svcIn(r).sendP99) / m((r) => baselineIn(r).sendP99)) * 100) / 100,
+      // Three decimals (round1(x × 100) / 100 printed 0.7170000000000001).
+      value: Number((m((r) => svcIn(r).sendP99) / m((r) => baselineIn(r).sendP99)).toFixed(3)),
       unit: "×",
       target: "≤ 1.5 (send → receipt p99 / the baseline's in the same setup)",
     })),
