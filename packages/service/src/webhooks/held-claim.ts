@@ -3,8 +3,8 @@
  * holds them. A leased claim writes every row twice after its insert: the lease, then the
  * outcome. A held claim writes it once: the worker attempts the deliveries while the
  * transaction stays open, records their outcomes in it and commits — the way a plain outbox
- * (SELECT … FOR UPDATE SKIP LOCKED, send, UPDATE, COMMIT) works, which is what made such an
- * outbox drain faster than svc's (issue 25).
+ * (SELECT … FOR UPDATE SKIP LOCKED, send, UPDATE, COMMIT) works (issue 25; the drain's figures
+ * in docs/benchmarks.md).
  *
  * A transaction must not stay open for as long as a slow destination takes (its row locks would
  * block the dashboard's writes to those rows, its connection would be gone from the pool), so a

@@ -120,55 +120,52 @@ describe.each(STORES)("delivery workers on %s", (store) => {
     },
   );
 
-  it.runIf(store === "postgres")(
-    "a held claim's failed attempts move their endpoint's health once it has committed",
-    async () => {
-      receiver.requests.length = 0;
-      const url = `${receiver.url}/held-health`;
-      await db.query(
-        `insert into webhook_endpoints (id, merchant_id, url, payload_version) values ('we_held_health', $1, $2, '2026-11-24')`,
-        [merchantId, url],
-      );
-      await db.tx((q) =>
-        enqueueMany(q, [
-          {
-            message: {
-              merchantId,
-              kind: "operation",
-              eventType: "operation",
-              parentSessionId: "sess_held_health",
-              body: "{}",
-            },
-            urls: [url],
-            endpointIds: ["we_held_health"],
-            config: { timeout_seconds: 5, retry_schedule_seconds: [600] },
+  /** A worker whose every claim is held (held-claim.ts). */
+  const holdingWorker = () =>
+    new DeliveryWorker(db, { allowPrivate: true, metrics: createMetrics(), holdClaims: "always" });
+
+  it.runIf(store === "postgres")("a held claim's failed attempts move their endpoint's health", async () => {
+    receiver.requests.length = 0;
+    const url = `${receiver.url}/held-health`;
+    await db.query(
+      `insert into webhook_endpoints (id, merchant_id, url, payload_version) values ('we_held_health', $1, $2, '2026-11-24')`,
+      [merchantId, url],
+    );
+    await db.tx((q) =>
+      enqueueMany(q, [
+        {
+          message: {
+            merchantId,
+            kind: "operation",
+            eventType: "operation",
+            parentSessionId: "sess_held_health",
+            body: "{}",
           },
-        ]),
-      );
-      receiver.respond = () => ({ status: 503, body: "down" });
-      const worker = new DeliveryWorker(db, {
-        allowPrivate: true,
-        metrics: createMetrics(),
-        holdClaims: "always",
-      });
-      try {
-        await worker.start();
-        await receiver.waitFor(1);
-        await worker.idle();
-      } finally {
-        await worker.stop();
-        receiver.respond = () => ({ status: 200, body: "ok" });
-      }
-      const [delivery] = await db.query<{ status: string; tries: number }>(
-        "select status, tries from webhook_deliveries where endpoint_id = 'we_held_health'",
-      );
-      expect(delivery).toEqual({ status: "retrying", tries: 1 });
-      const [endpoint] = await db.query<{ failing: boolean; last_error: string }>(
-        "select failing_since is not null as failing, last_error from webhook_endpoints where id = 'we_held_health'",
-      );
-      expect(endpoint).toEqual({ failing: true, last_error: "HTTP 503" });
-    },
-  );
+          urls: [url],
+          endpointIds: ["we_held_health"],
+          config: { timeout_seconds: 5, retry_schedule_seconds: [600] },
+        },
+      ]),
+    );
+    receiver.respond = () => ({ status: 503, body: "down" });
+    const worker = holdingWorker();
+    try {
+      await worker.start();
+      await receiver.waitFor(1);
+      await worker.idle();
+    } finally {
+      await worker.stop();
+      receiver.respond = () => ({ status: 200, body: "ok" });
+    }
+    const [delivery] = await db.query<{ status: string; tries: number }>(
+      "select status, tries from webhook_deliveries where endpoint_id = 'we_held_health'",
+    );
+    expect(delivery).toEqual({ status: "retrying", tries: 1 });
+    const [endpoint] = await db.query<{ failing: boolean; last_error: string }>(
+      "select failing_since is not null as failing, last_error from webhook_endpoints where id = 'we_held_health'",
+    );
+    expect(endpoint).toEqual({ failing: true, last_error: "HTTP 503" });
+  });
 
   it.runIf(store === "postgres")(
     "a held claim whose transaction is lost sends its delivery again, with the same webhook-id",
@@ -191,11 +188,7 @@ describe.each(STORES)("delivery workers on %s", (store) => {
       let release: () => void = () => {};
       const released = new Promise<void>((resolve) => (release = resolve));
       receiver.respond = (_, n) => (n === 0 ? { status: 200, until: released } : { status: 200 });
-      const worker = new DeliveryWorker(db, {
-        allowPrivate: true,
-        metrics: createMetrics(),
-        holdClaims: "always",
-      });
+      const worker = holdingWorker();
       try {
         await worker.start();
         await receiver.waitFor(1);

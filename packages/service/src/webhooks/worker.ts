@@ -273,27 +273,24 @@ export class DeliveryWorker {
     })();
   }
 
-  private notifyIdle(): void {
-    if (
+  /** Nothing claimed, in flight, held or waiting to be recorded. */
+  private isIdle(): boolean {
+    return (
       this.inFlight === 0 &&
       this.claimers === 0 &&
       this.held === 0 &&
       !this.flushing &&
       this.outcomes.length === 0
-    )
-      for (const resolve of this.idleWaiters.splice(0)) resolve();
+    );
+  }
+
+  private notifyIdle(): void {
+    if (this.isIdle()) for (const resolve of this.idleWaiters.splice(0)) resolve();
   }
 
   /** Resolves when nothing is in flight (tests and shutdown). */
   idle(): Promise<void> {
-    if (
-      this.inFlight === 0 &&
-      this.claimers === 0 &&
-      this.held === 0 &&
-      !this.flushing &&
-      this.outcomes.length === 0
-    )
-      return Promise.resolve();
+    if (this.isIdle()) return Promise.resolve();
     return new Promise((resolve) => this.idleWaiters.push(resolve));
   }
 
