@@ -153,6 +153,54 @@ describe.each(STORES)("delivery SQL on %s", (store) => {
     await db.query("delete from webhook_deliveries where parent_session_id = $1", [parent]);
   });
 
+  it("one claim of several merchants' deliveries gives each its own merchant's secrets, newest first, expired ones left out", async () => {
+    const other = await seedOutboxMerchant(db, "mer_repo_keys", "whsec_OLD");
+    await db.query(
+      `update webhook_secrets set created_at = now() - interval '1 hour', expires_at = now() + interval '1 hour'
+        where merchant_id = $1`,
+      [other],
+    );
+    await db.query(
+      `insert into webhook_secrets (id, merchant_id, secret, created_at, expires_at) values
+         ($2, $1, 'whsec_NEW', now(), null),
+         ($3, $1, 'whsec_GONE', now() - interval '2 hours', now() - interval '1 minute')`,
+      [other, `key_new_${other}`, `key_gone_${other}`],
+    );
+    const keysUrl = `http://127.0.0.1:9/keys_${store}`;
+    const parent = `sess_keys_${store}`;
+    for (const m of [merchantId, other, merchantId, other])
+      await enqueue(
+        db,
+        {
+          merchantId: m,
+          kind: "operation",
+          eventType: "operation",
+          parentSessionId: `${parent}_${m}_${Math.random()}`,
+          body: "{}",
+        },
+        [keysUrl],
+        config,
+      );
+    const expected = (d: ClaimedDelivery) =>
+      d.parent_session_id.includes(other) ? ["whsec_NEW", "whsec_OLD"] : ["whsec_AAAA"];
+    class Rollback extends Error {}
+    // Held (in its transaction, rolled back: nothing written) and leased.
+    await db
+      .tx(async (q) => {
+        const held = (await deliveryRepo.claimHeld(q, 500)).filter((d) => d.url === keysUrl);
+        expect(held).toHaveLength(4);
+        for (const d of held) expect(d.secrets).toEqual(expected(d));
+        throw new Rollback();
+      })
+      .catch((error: unknown) => {
+        if (!(error instanceof Rollback)) throw error;
+      });
+    const leased = (await deliveryRepo.claim(db, 500)).filter((d) => d.url === keysUrl);
+    expect(leased).toHaveLength(4);
+    for (const d of leased) expect(d.secrets).toEqual(expected(d));
+    await db.query("delete from webhook_deliveries where url = $1", [keysUrl]);
+  });
+
   it("records a batch of outcomes: every attempt with its details, each delivery's new state", async () => {
     const parents = ["a", "b", "c", "d"].map((p) => `sess_repo_${p}_${Date.now()}`);
     for (const p of parents) await enqueueOne(p);

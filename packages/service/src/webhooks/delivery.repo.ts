@@ -106,7 +106,7 @@ export interface DeliveryOutcome {
  */
 function dueRows(lock: "update" | "no key update"): string {
   return `due as (
-         select c.ctid as tid, o.next_sequence from webhook_deliveries c
+         select c.ctid as tid, o.next_sequence, c.merchant_id from webhook_deliveries c
           cross join lateral (
             select count(*) filter (where e.seq < c.seq and e.status not in ('succeeded', 'failed', 'stream')) as earlier,
                    coalesce(max(e.sequence), 0) + 1 as next_sequence
@@ -117,8 +117,21 @@ function dueRows(lock: "update" | "no key update"): string {
             and (c.lease_until is null or c.lease_until < now()) and o.earlier = 0
           order by c.next_attempt_at, c.seq
           limit $1
-          for ${lock} of c skip locked)`;
+          for ${lock} of c skip locked),
+       ${SIGNING_KEYS}`;
 }
+
+/**
+ * The `keys` CTE of a claim: each claimed merchant's signing secrets now, newest first, read once
+ * per merchant rather than once per row (a batch is mostly one merchant's: per row, this look-up
+ * was ~30 % of a 500-row claim's execution, 2026-11-27).
+ */
+const SIGNING_KEYS = `keys as materialized (
+         select m.merchant_id,
+                array(select s.secret from webhook_secrets s
+                       where s.merchant_id = m.merchant_id and (s.expires_at is null or s.expires_at > now())
+                       order by s.created_at desc, s.id desc) as secrets
+           from (select distinct merchant_id from due) m)`;
 
 /** What a claim returns of a row `d` (with `due`), given how its try and its sequence number read. */
 function claimedColumns(tries: string, sequence: string, options: { traceparent?: boolean }): string {
@@ -128,9 +141,7 @@ function claimedColumns(tries: string, sequence: string, options: { traceparent?
                  ${BODY_COLUMN} as body,
                  case when d.endpoint_id is not null
                       then (select e.headers from webhook_endpoints e where e.id = d.endpoint_id) end as headers,
-                 array(select s.secret from webhook_secrets s
-                        where s.merchant_id = d.merchant_id and (s.expires_at is null or s.expires_at > now())
-                        order by s.created_at desc, s.id desc) as secrets${options.traceparent ? TRACEPARENT_COLUMN : ""}`;
+                 k.secrets${options.traceparent ? TRACEPARENT_COLUMN : ""}`;
 }
 
 export const deliveryRepo = {
@@ -171,8 +182,8 @@ export const deliveryRepo = {
           set lease_until = now() + make_interval(secs => d.timeout_seconds + ${LEASE_MARGIN_SECONDS}),
               tries = d.tries + 1, updated_at = now(),
               sequence = coalesce(d.sequence, due.next_sequence)
-         from due
-        where d.ctid = any(array(select tid from due)) and d.ctid = due.tid
+         from due, keys k
+        where d.ctid = any(array(select tid from due)) and d.ctid = due.tid and k.merchant_id = due.merchant_id
        returning ${claimedColumns("d.tries", "d.sequence", options)}`,
       [limit],
     );
@@ -194,8 +205,8 @@ export const deliveryRepo = {
     return q.query<ClaimedDelivery>(
       `with ${dueRows("no key update")}
        select ${claimedColumns("d.tries + 1", "coalesce(d.sequence, due.next_sequence)", options)}
-         from webhook_deliveries d, due
-        where d.ctid = any(array(select tid from due)) and d.ctid = due.tid`,
+         from webhook_deliveries d, due, keys k
+        where d.ctid = any(array(select tid from due)) and d.ctid = due.tid and k.merchant_id = due.merchant_id`,
       [limit],
     );
   },
