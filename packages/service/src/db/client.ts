@@ -335,7 +335,9 @@ export async function openPostgres(
         return client;
       })();
       try {
-        await (await notifier).query("select pg_notify($1, '')", [channel]);
+        // One simple-protocol message (the channel is an identifier, not a parameter): a wake is
+        // sent after nearly every commit, and a parameterised statement cost five.
+        await (await notifier).query(`notify ${pg.escapeIdentifier(channel)}`);
       } catch (error) {
         const failed = notifier;
         notifier = undefined;
