@@ -102,7 +102,8 @@ export interface DeliveryOutcome {
 
 /**
  * The `due` CTE of a claim: the ctids of up to `$1` due deliveries, locked (`for <lock> skip
- * locked`), each with its next sequence number. See `claim` for why it is shaped so.
+ * locked`), each with its next sequence number and its merchant; then the `keys` CTE
+ * (SIGNING_KEYS). See `claim` for why it is shaped so.
  */
 function dueRows(lock: "update" | "no key update"): string {
   return `due as (
