@@ -209,6 +209,16 @@ describe.each(STORES)("the Stripe connector (%s)", (store) => {
       payment_intent: intentOf(captured)!.id,
       status: "succeeded",
     });
+    // Stripe released the other 4.00 with that capture: svc shows nothing left to capture and
+    // refuses a second capture itself, without asking Stripe.
+    expect(await payment(captured)).toMatchObject({ captured_amount: "6.00", capturable_amount: "0.00" });
+    const captures = () => stripe.requests.filter((r) => r.path.endsWith("/capture")).length;
+    const before = captures();
+    const again = await operate({ session_id: captured, operation: "capture", currency_code: "USD" });
+    expect(again.status, again.text).toBe(409);
+    expect(again.json.code).toBe("amount_exceeds_capturable");
+    expect(again.json.detail).toMatch(/captures an authorization once/);
+    expect(captures()).toBe(before);
 
     const voided = await paid(pg.authorize, "8.00");
     const void_ = await operate({ session_id: voided, operation: "void", currency_code: "USD" });

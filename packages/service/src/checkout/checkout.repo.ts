@@ -26,6 +26,7 @@ export type NewTransaction = Omit<
   | "pg_reference"
   | "pg_response"
   | "challenge_occurred"
+  | "captures_once"
   | "completed_at"
   | "ops_version"
   | "created_at"

@@ -28,7 +28,7 @@ import type {
   GatewayPaymentResult,
   PaymentInstrument,
 } from "../gateways/adapter.js";
-import { formsOfPaymentFor } from "../gateways/capabilities.js";
+import { capturesOnce, formsOfPaymentFor } from "../gateways/capabilities.js";
 import { discrepanciesRepo } from "../gateways/discrepancies.repo.js";
 import { GatewayError } from "../gateways/gateway-error.js";
 import type { GatewayRegistry } from "../gateways/registry.js";
@@ -144,6 +144,7 @@ export function createPaymentFlow(db: Db, deps: PaymentFlowDeps) {
       const updated = await checkoutRepo.setState(q, sessionId, "attempted", {
         pg_code: pgCode,
         form_of_payment: form,
+        captures_once: capturesOnce(setting.kind),
       });
       return { tx: updated, attemptId, setting };
     });

@@ -17,6 +17,12 @@ export interface GatewayCapabilities {
    * waits, unknown, for an operator to settle it by hand (docs/operations.md, "Discrepancies").
    */
   readonly recoversOperations: boolean;
+  /**
+   * True when an authorization is captured once: a capture of part of it releases the rest
+   * (Stripe's PaymentIntents). svc then shows nothing more as capturable once a capture is done
+   * or in flight, and refuses a second capture itself instead of sending it to be declined.
+   */
+  readonly capturesOnce: boolean;
 }
 
 export const GATEWAY_CAPABILITIES: Readonly<Record<GatewayKind, GatewayCapabilities>> = {
@@ -25,18 +31,21 @@ export const GATEWAY_CAPABILITIES: Readonly<Record<GatewayKind, GatewayCapabilit
     operations: ["refund", "capture", "void"],
     queued: false,
     recoversOperations: true,
+    capturesOnce: false,
   },
   "sandbox-queued": {
     formsOfPayment: ["svc_pg", "redirect"],
     operations: ["refund", "capture", "void"],
     queued: true,
     recoversOperations: true,
+    capturesOnce: false,
   },
   ndebit: {
     formsOfPayment: ["redirect"],
     operations: ["refund"],
     queued: false,
     recoversOperations: true,
+    capturesOnce: false,
   },
   // KNET (raw integration): the customer pays on KNET's page; refunds only (KNET's purchase
   // captures at once; its authorisation action is not generally enabled).
@@ -45,6 +54,7 @@ export const GATEWAY_CAPABILITIES: Readonly<Record<GatewayKind, GatewayCapabilit
     operations: ["refund"],
     queued: false,
     recoversOperations: false,
+    capturesOnce: false,
   },
   // Stripe: the card from svc's hosted card page goes to a PaymentIntent. Refunds may answer
   // `pending` (then they are queued and Stripe's events finish them); captures and voids are real-time.
@@ -53,6 +63,7 @@ export const GATEWAY_CAPABILITIES: Readonly<Record<GatewayKind, GatewayCapabilit
     operations: ["refund", "capture", "void"],
     queued: false,
     recoversOperations: true,
+    capturesOnce: true,
   },
 };
 
@@ -64,6 +75,11 @@ export function formsOfPaymentFor(kind: GatewayKind): readonly FormOfPayment[] {
 /** Operations `kind` supports. */
 export function operationsFor(kind: GatewayKind): readonly Operation[] {
   return GATEWAY_CAPABILITIES[kind].operations;
+}
+
+/** Whether an authorization at a gateway of `kind` is captured once (see GatewayCapabilities). */
+export function capturesOnce(kind: GatewayKind): boolean {
+  return GATEWAY_CAPABILITIES[kind].capturesOnce;
 }
 
 /** Whether `kind` answers operations `queued`. */

@@ -72,6 +72,7 @@ const PARENT_KEYS = [
   "pg_reference",
   "ops_version",
   "metadata",
+  "captures_once",
 ] as const satisfies readonly (keyof TransactionRow)[];
 export type OperationParent = Pick<TransactionRow, (typeof PARENT_KEYS)[number]>;
 const PARENT_COLUMNS = PARENT_KEYS.map((key) => `t.${key}`).join(", ");

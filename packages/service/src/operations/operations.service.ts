@@ -162,6 +162,7 @@ export function createOperationsService(db: Db, deps: OperationsDeps) {
         state: parent.state,
         currency_code: parent.currency_code,
         captures_in_flight: capturesInFlight(sums),
+        captures_once: parent.captures_once,
       },
       totals,
       input,

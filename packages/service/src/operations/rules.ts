@@ -20,6 +20,8 @@ export interface ParentFacts {
   currency_code: string;
   /** Captures queued at the gateway or being asked for right now (they forbid a void). */
   captures_in_flight: number;
+  /** Its gateway captures an authorization once (a capture of part of it releases the rest). */
+  captures_once?: boolean | undefined;
 }
 
 export function operationAmount(parent: ParentFacts, totals: Totals, input: RuleInput): number {
@@ -47,7 +49,9 @@ export function operationAmount(parent: ParentFacts, totals: Totals, input: Rule
       if (totals.capturable === 0)
         throw new AppError(
           "amount_exceeds_capturable",
-          "Nothing is left to capture on this authorization (captured, voided or queued already).",
+          parent.captures_once && (totals.captured > 0 || parent.captures_in_flight > 0)
+            ? "This gateway captures an authorization once, and this one has a capture done or in progress: the rest is released with it, so nothing more can be captured."
+            : "Nothing is left to capture on this authorization (captured, voided or queued already).",
         );
       if (requested !== undefined && requested > totals.capturable)
         throw new AppError(

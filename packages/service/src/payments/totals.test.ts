@@ -12,6 +12,28 @@ type Op = "refund" | "capture" | "void";
 const child = (operation: Op, state: string, amount_minor: number) => ({ operation, state, amount_minor });
 
 describe("deriveTotals", () => {
+  it("a gateway that captures once (Stripe): after a partial capture, done or in flight, nothing is capturable; a rejected one frees it", () => {
+    const once = { ...authorized, captures_once: true };
+    expect(deriveTotals(once, [child("capture", "paid", 6_000)])).toEqual({
+      captured: 6_000,
+      refunded: 0,
+      voided: 0,
+      capturable: 0,
+      refundable: 6_000,
+      remaining: 6_000,
+    });
+    expect(deriveTotals(once, [child("capture", "capture_pending", 6_000)])).toMatchObject({ capturable: 0 });
+    expect(deriveTotals(once, [child("capture", "capture_queued", 6_000)])).toMatchObject({ capturable: 0 });
+    expect(deriveTotals(once, [child("capture", "capture_rejected", 6_000)])).toMatchObject({
+      capturable: 10_000,
+    });
+    expect(deriveTotals(once, [])).toMatchObject({ capturable: 10_000 });
+    // Elsewhere the rest stays capturable.
+    expect(deriveTotals(authorized, [child("capture", "paid", 6_000)])).toMatchObject({ capturable: 4_000 });
+    // The settled totals (a gateway's own capture is judged against them) say the same.
+    expect(deriveSettledTotals(once, [child("capture", "paid", 6_000)])).toMatchObject({ capturable: 0 });
+  });
+
   it("counts refunds in flight and queued against what is refundable", () => {
     const totals = deriveTotals(paid, [
       child("refund", "refunded", 2_000),

@@ -2,7 +2,9 @@
  * A parent's totals, derived from its state and its children (never stored, so they cannot drift).
  * - captured: money taken — the whole amount of a paid purchase, or the successful captures of an authorisation;
  * - refunded / voided: successful refunds / voids;
- * - capturable: what an authorisation still allows to capture (amount − captured − voided − captures queued);
+ * - capturable: what an authorisation still allows to capture (amount − captured − voided − captures queued),
+ *   and nothing once a capture is done or in flight where the gateway captures once (Stripe: a
+ *   capture of part of it releases the rest);
  * - refundable: captured − refunded − refunds queued;
  * - remaining: capturable + refundable, what the merchant can still act on.
  * Reservations (`<operation>_pending`: the gateway is being asked right now) count like queued
@@ -31,7 +33,10 @@ function sum(children: Child[], operation: Child["operation"], states: string[])
 }
 
 /** `children` may be rows or sums of rows by operation and state: only amounts are added up. */
-export function deriveTotals(parent: { state: string; amount_minor: number }, children: Child[]): Totals {
+export function deriveTotals(
+  parent: { state: string; amount_minor: number; captures_once?: boolean },
+  children: Child[],
+): Totals {
   const captured =
     parent.state === "paid"
       ? parent.amount_minor
@@ -40,8 +45,11 @@ export function deriveTotals(parent: { state: string; amount_minor: number }, ch
         : 0;
   const refunded = sum(children, "refund", ["refunded"]);
   const voided = sum(children, "void", ["voided"]);
+  const captureTaken =
+    parent.captures_once === true &&
+    sum(children, "capture", ["paid", "capture_queued", "capture_pending"]) > 0;
   const capturable =
-    parent.state === "authorized"
+    parent.state === "authorized" && !captureTaken
       ? Math.max(
           0,
           parent.amount_minor -
@@ -73,7 +81,7 @@ const SETTLED_STATE: Record<Child["operation"], string> = {
  * the gateway's fact can be said to collide with.
  */
 export function deriveSettledTotals(
-  parent: { state: string; amount_minor: number },
+  parent: { state: string; amount_minor: number; captures_once?: boolean },
   children: Child[],
 ): Totals {
   return deriveTotals(

@@ -33,6 +33,8 @@ export interface TransactionRow {
   pg_reference: string | null;
   pg_response: Record<string, unknown> | null;
   challenge_occurred: boolean;
+  /** Its gateway captures an authorization once (GatewayCapabilities.capturesOnce); set when it is attempted there. */
+  captures_once: boolean;
   completed_at: Date | null;
   /** Bumped by every statement that adds a child (optimistic concurrency of operations). */
   ops_version: number;
