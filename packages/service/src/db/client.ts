@@ -324,11 +324,7 @@ export async function openPostgres(
     },
     notify: async (channel) => {
       notifier ??= (async () => {
-        // A NOTIFY's transaction takes a transaction id and commits like a write; with
-        // synchronous_commit on, each wake waited for a WAL flush (an fsync) before workers saw
-        // it. A wake is a hint that is not kept across a crash anyway (workers claim again when
-        // they reconnect, and poll), so it need not be durable.
-        const client = new pg.Client({ connectionString, options: "-c synchronous_commit=off" });
+        const client = new pg.Client({ connectionString });
         // A dropped connection is replaced on the next notify.
         client.on("error", () => (notifier = undefined));
         await client.connect();
