@@ -23,6 +23,7 @@ import {
 } from "./delivery.repo.js";
 import { type EndpointsService, endpointView } from "./endpoints.service.js";
 import { endpointsRepo } from "./endpoints.repo.js";
+import { secretsInForce } from "./secrets.js";
 import { settingsRepo } from "./settings.repo.js";
 import { nextState, parseRetryAfter } from "./retry-policy.js";
 
@@ -89,9 +90,7 @@ export function createListenService(db: Db, deps: { endpoints: EndpointsService;
           where d.ctid = any(array(select tid from due))
          returning d.id, d.message_id, d.tries, d.sequence, d.event_type, ${PAYLOAD_VERSION_COLUMN} as payload_version,
                    ${BODY_COLUMN} as body,
-                   array(select s.secret from webhook_secrets s
-                          where s.merchant_id = d.merchant_id and (s.expires_at is null or s.expires_at > now())
-                          order by s.created_at desc, s.id desc) as secrets`,
+                   ${secretsInForce("d.merchant_id")} as secrets`,
         [endpointId, limit],
       );
       const seconds = Math.floor(deps.now().getTime() / 1000);

@@ -3,6 +3,7 @@ import type { TransactionType } from "@svc/protocol";
 import type { Queryable } from "../db/client.js";
 import type { EndpointRoute } from "./publish.js";
 import { DEFAULT_RETRY_SCHEDULE_SECONDS } from "./retry-policy.js";
+import { secretsInForce } from "./secrets.js";
 
 /** The default schedule is the retry policy's (retry-policy.ts). */
 export { DEFAULT_RETRY_SCHEDULE_SECONDS };
@@ -48,9 +49,7 @@ export interface Routing {
  * Columns of a Routing, for a query that joins `webhook_configs c` and `webhook_plugins p` on a
  * row `t` with `merchant_id` and `type` (the operations service reads them with the parent's lock).
  */
-export const ROUTING_COLUMNS = `(select s.secret from webhook_secrets s
-            where s.merchant_id = t.merchant_id and (s.expires_at is null or s.expires_at > now())
-            order by s.created_at desc, s.id desc limit 1) as rt_secret,
+export const ROUTING_COLUMNS = `(${secretsInForce("t.merchant_id")})[1] as rt_secret,
          c.enabled as rt_enabled, c.operations_webhook_url as rt_url, c.notify_api_initiated as rt_notify,
          c.timeout_seconds as rt_timeout, c.retry_schedule_seconds as rt_schedule,
          p.webhook_url as rt_plugin_url, p.enabled as rt_plugin_enabled,
@@ -145,12 +144,10 @@ export const settingsRepo = {
   },
   /** The merchant's signing secrets still in force, newest first (the dashboard reveals them). */
   async secrets(q: Queryable, merchantId: string): Promise<string[]> {
-    const rows = await q.query<{ secret: string }>(
-      `select secret from webhook_secrets where merchant_id = $1 and (expires_at is null or expires_at > now())
-        order by created_at desc, id desc`,
-      [merchantId],
-    );
-    return rows.map((r) => r.secret);
+    const [row] = await q.query<{ secrets: string[] }>(`select ${secretsInForce("$1")} as secrets`, [
+      merchantId,
+    ]);
+    return row!.secrets;
   },
   async rotateSecret(q: Queryable, merchantId: string, id: string, secret: string, overlapEndsAt: Date) {
     await q.query(
