@@ -212,7 +212,7 @@ export interface AttemptInput {
   /** The endpoint's custom headers (validated when saved: none of the headers below). */
   headers?: Record<string, string> | null | undefined;
   body: string;
-  secrets: string[];
+  secrets: readonly string[];
   timeoutMs: number;
   allowPrivate: boolean;
 }

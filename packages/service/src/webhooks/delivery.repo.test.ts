@@ -8,6 +8,7 @@ import { STORES, testDb } from "../../../../test/support/stores.js";
 import type { Db, Queryable } from "../db/client.js";
 import { type ClaimedDelivery, type DeliveryOutcome, deliveryRepo } from "./delivery.repo.js";
 import { enqueue, enqueueMany } from "./outbox.js";
+import { DEFAULT_RETRY_SCHEDULE_SECONDS } from "./retry-policy.js";
 import { seedOutboxMerchant } from "../../../../test/support/outbox-merchant.js";
 
 const config = { timeout_seconds: 5, retry_schedule_seconds: [60] };
@@ -199,6 +200,74 @@ describe.each(STORES)("delivery SQL on %s", (store) => {
     expect(leased).toHaveLength(4);
     for (const d of leased) expect(d.secrets).toEqual(expected(d));
     await db.query("delete from webhook_deliveries where url = $1", [keysUrl]);
+  });
+
+  it("a claim gives each delivery its schedule (the default one when the row has none) and shares frozen lists; a merchant without a secret in force gets none", async () => {
+    const bare = await seedOutboxMerchant(db, "mer_repo_bare", "whsec_BARE");
+    await db.query(
+      "update webhook_secrets set expires_at = now() - interval '1 second' where merchant_id = $1",
+      [bare],
+    );
+    const listsUrl = `http://127.0.0.1:9/lists_${store}`;
+    const cases = [
+      { m: merchantId, schedule: [...DEFAULT_RETRY_SCHEDULE_SECONDS] },
+      { m: merchantId, schedule: [5, 300, 1800] },
+      { m: merchantId, schedule: [5, 300, 1800] },
+      { m: bare, schedule: [60] },
+    ];
+    for (const [i, c] of cases.entries())
+      await enqueue(
+        db,
+        {
+          merchantId: c.m,
+          kind: "operation",
+          eventType: "operation",
+          parentSessionId: `sess_lists_${store}_${i}`,
+          body: "{}",
+        },
+        [listsUrl],
+        { timeout_seconds: 5, retry_schedule_seconds: c.schedule },
+      );
+    // The default schedule is not written on the row: the claim fills it in.
+    const [unwritten] = await db.query<{ n: number }>(
+      "select count(*)::int as n from webhook_deliveries where url = $1 and retry_schedule_seconds is null",
+      [listsUrl],
+    );
+    expect(unwritten!.n).toBe(1);
+    const claimed = (await deliveryRepo.claim(db, 500)).filter((d) => d.url === listsUrl);
+    claimed.sort((x, y) => x.parent_session_id.localeCompare(y.parent_session_id));
+    expect(claimed.map((d) => [d.retry_schedule_seconds, d.secrets])).toEqual([
+      [DEFAULT_RETRY_SCHEDULE_SECONDS, ["whsec_AAAA"]],
+      [[5, 300, 1800], ["whsec_AAAA"]],
+      [[5, 300, 1800], ["whsec_AAAA"]],
+      [[60], []],
+    ]);
+    // One list per distinct value, shared by the rows and frozen: no delivery can change another's.
+    expect(claimed[1]!.retry_schedule_seconds).toBe(claimed[2]!.retry_schedule_seconds);
+    expect(claimed[1]!.secrets).toBe(claimed[2]!.secrets);
+    for (const d of claimed)
+      expect(Object.isFrozen(d.secrets) && Object.isFrozen(d.retry_schedule_seconds)).toBe(true);
+    await db.query("delete from webhook_deliveries where url = $1", [listsUrl]);
+  });
+
+  it("records an outcome whose error holds a lone surrogate or a NUL, with the rest of its batch", async () => {
+    const parents = ["odd", "even"].map((p) => `sess_text_${p}_${store}_${Date.now()}`);
+    for (const p of parents) await enqueueOne(p);
+    const claimed = (await mine(db)).filter((d) => parents.includes(d.parent_session_id));
+    expect(claimed).toHaveLength(2);
+    const [odd, even] = parents.map((p) => claimed.find((d) => d.parent_session_id === p)!);
+    await deliveryRepo.record(db, [
+      outcome(odd!, "failed", { error: "bad \ud800 answer\0 here", responseBody: "x" }),
+      outcome(even!, "succeeded"),
+    ]);
+    const rows = await db.query<{ id: string; status: string; last_error: string | null }>(
+      "select id, status, last_error from webhook_deliveries where id = any($1) order by id",
+      [[odd!.id, even!.id]],
+    );
+    expect(Object.fromEntries(rows.map((r) => [r.id, [r.status, r.last_error]]))).toEqual({
+      [odd!.id]: ["failed", "bad \ufffd answer here"],
+      [even!.id]: ["succeeded", null],
+    });
   });
 
   it("records a batch of outcomes: every attempt with its details, each delivery's new state", async () => {

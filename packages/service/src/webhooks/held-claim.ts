@@ -43,15 +43,20 @@ export class HeldClaim {
    * undefined again if the hold's transaction failed (the delivery is due again).
    */
   async finished(outcome: DeliveryOutcome): Promise<DeliveryOutcome | undefined> {
+    // The outcome is this delivery's own (made by the worker for this call): it is marked, not
+    // copied — a copy per delivery was ~5 % of what a drain allocated (2026-11-27).
     if (!this.handedOver) {
-      this.outcomes.push({ ...outcome, held: true });
+      outcome.held = true;
+      this.outcomes.push(outcome);
       this.inFlight.delete(outcome.id);
       if (this.inFlight.size === 0) this.allIn();
       return undefined;
     }
     const tids = await this.handedOver;
     const tid = tids?.get(outcome.id);
-    return tid === undefined ? undefined : { ...outcome, tid };
+    if (tid === undefined) return undefined;
+    outcome.tid = tid;
+    return outcome;
   }
 
   /**

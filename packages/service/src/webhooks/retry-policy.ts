@@ -8,7 +8,9 @@ import type { AttemptOutcome } from "./deliver.js";
 import type { ClaimedDelivery, DeliveryOutcome } from "./delivery.repo.js";
 
 /** Default retry schedule: delays after each failed try, in seconds (5 s … 10 h; about a day in all). */
-export const DEFAULT_RETRY_SCHEDULE_SECONDS: readonly number[] = [5, 300, 1800, 7200, 18000, 36000, 36000];
+export const DEFAULT_RETRY_SCHEDULE_SECONDS: readonly number[] = Object.freeze([
+  5, 300, 1800, 7200, 18000, 36000, 36000,
+]);
 /** A merchant's schedule has at most this many retries… */
 export const MAX_RETRIES = 20;
 /** …each at most a week after the try before. */

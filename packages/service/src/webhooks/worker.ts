@@ -228,6 +228,7 @@ export class DeliveryWorker {
       endpointId: delivery.endpoint_id,
       tries: delivery.tries,
       keptAttempt: delivery.kept_attempt,
+      held: false,
       status: next.status,
       nextAttemptAt: next.nextAttemptAt,
       attemptedAt,
