@@ -337,6 +337,38 @@ describe.each(STORES)("the Stripe connector (%s)", (store) => {
     expect((await payment(sessionId)).refunded_amount).toBe("5.00");
   });
 
+  it("a capture whose answer was lost: nothing more is capturable meanwhile, and the retry finds the one capture at Stripe", async () => {
+    const sessionId = await paid(pg.authorize);
+    const captures = () => stripe.requests.filter((r) => r.path.endsWith("/capture") && r.method === "POST");
+    stripe.faults.push({ loseAnswers: 2, path: /\/capture$/, method: "POST" });
+    const key = `lost-capture-${sessionId}`;
+    const body = { session_id: sessionId, operation: "capture", amount: "6.00", currency_code: "USD" };
+    const first = await operate(body, key);
+    expect(first.status, first.text).toBe(504);
+    // Stripe did capture (and so released the rest); svc does not know the answer yet. Nothing is
+    // capturable meanwhile, and a second capture is refused without asking Stripe.
+    expect(intentOf(sessionId)).toMatchObject({ status: "succeeded", amount_received: 600 });
+    expect((await payment(sessionId)).capturable_amount).toBe("0.00");
+    const sent = captures().length;
+    const other = await operate({ ...body, amount: "2.00" });
+    expect(other.status, other.text).toBe(409);
+    expect(other.json.code).toBe("amount_exceeds_capturable");
+    expect(captures()).toHaveLength(sent);
+    // The retry with the same key settles it: one capture at Stripe, one webhook.
+    const again = await operate(body, key);
+    expect(again.status, again.text).toBe(200);
+    expect(again.json).toMatchObject({ result: "success", amount: "6.00" });
+    expect(intentOf(sessionId)).toMatchObject({ status: "succeeded", amount_received: 600 });
+    expect(await payment(sessionId)).toMatchObject({ captured_amount: "6.00", capturable_amount: "0.00" });
+    await until(
+      () => opWebhooks(sessionId).find((r) => r.json.operation === "capture" && r.json.result === "success"),
+      "the capture's webhook",
+    );
+    expect(
+      opWebhooks(sessionId).filter((r) => r.json.operation === "capture" && r.json.result === "success"),
+    ).toHaveLength(1);
+  });
+
   it("refuses an event whose signature does not verify, and changes nothing", async () => {
     const body = JSON.stringify({
       id: "evt_forged",
