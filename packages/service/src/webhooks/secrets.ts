@@ -1,4 +1,8 @@
-/** The merchant's webhook signing secret: Standard Webhooks' `whsec_` + 32 random bytes, base64. */
+/**
+ * The merchant's webhook signing secret: Standard Webhooks' `whsec_` + 32 random bytes, base64.
+ * Every secret is made here, and base64 has no space: the delivery claim passes a merchant's
+ * secrets joined by spaces (delivery.repo.ts, `claimed`).
+ */
 import { randomBytes } from "node:crypto";
 
 export function newWebhookSecret(): string {
