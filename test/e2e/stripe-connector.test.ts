@@ -33,6 +33,7 @@ const AUTHORIZE = {
   webhookSecret: "whsec_c3ZjLWF1dGhvcml6ZS1zZWNyZXQtMDEy",
 };
 const FUTURE_EXPIRY = "12/39";
+const GATEWAY_TIMEOUT_MS = 3_000;
 
 describe.each(STORES)("the Stripe connector (%s)", (store) => {
   let stack: Stack;
@@ -42,7 +43,9 @@ describe.each(STORES)("the Stripe connector (%s)", (store) => {
   const pg = { purchase: "", authorize: "" };
 
   beforeAll(async () => {
-    stack = await startStack(store);
+    // A gateway timeout short enough for one test to pass it (every other call here takes a
+    // fraction of it).
+    stack = await startStack(store, { config: { gatewayTimeoutMs: GATEWAY_TIMEOUT_MS } });
     stripe = await startStripeStandIn({ accounts: [PURCHASE, AUTHORIZE], asyncRefundDelayMs: 300 });
     receiver = await startReceiver();
     m = await createMerchant(stack);
@@ -367,6 +370,30 @@ describe.each(STORES)("the Stripe connector (%s)", (store) => {
     expect(
       opWebhooks(sessionId).filter((r) => r.json.operation === "capture" && r.json.result === "success"),
     ).toHaveLength(1);
+  });
+
+  it("a capture Stripe is slower to answer than svc's timeout: the retry while Stripe still works on it changes nothing, the one after finds the capture", async () => {
+    const sessionId = await paid(pg.authorize);
+    // This payment's capture requests (earlier tests captured others).
+    const captures = () =>
+      stripe.requests.filter((r) => r.path === `/v1/payment_intents/${intentOf(sessionId)!.id}/capture`);
+    stripe.faults.push({ delayMs: GATEWAY_TIMEOUT_MS + 1_500, count: 1, path: /\/capture$/, method: "POST" });
+    const key = `slow-capture-${sessionId}`;
+    const body = { session_id: sessionId, operation: "capture", amount: "4.00", currency_code: "USD" };
+    const first = await operate(body, key);
+    expect(first.status, first.text).toBe(504);
+    expect((await payment(sessionId)).capturable_amount).toBe("0.00");
+    // Stripe is still at it (its Idempotency-Key held): the retry learns nothing yet.
+    const early = await operate(body, key);
+    expect([502, 504], early.text).toContain(early.status);
+    await until(() => (intentOf(sessionId)?.status === "succeeded" ? true : undefined), "Stripe's capture");
+    const again = await operate(body, key);
+    expect(again.status, again.text).toBe(200);
+    expect(again.json).toMatchObject({ result: "success", amount: "4.00" });
+    expect(intentOf(sessionId)).toMatchObject({ status: "succeeded", amount_received: 400 });
+    // Performed once at Stripe: the only capture answered 200 that was not a replay of the key's.
+    expect(captures().filter((r) => r.status === 200 && !r.replayed)).toHaveLength(1);
+    expect(await payment(sessionId)).toMatchObject({ captured_amount: "4.00", capturable_amount: "0.00" });
   });
 
   it("refuses an event whose signature does not verify, and changes nothing", async () => {
