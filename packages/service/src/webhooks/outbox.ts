@@ -5,8 +5,10 @@
  * {@link OutboxSignal.committed}: it wakes this process's worker at once and, on PostgreSQL,
  * every other worker process by a NOTIFY sent after the commit, never inside the transaction
  * (PostgreSQL serialises the commits of all transactions that NOTIFY, so a NOTIFY per operation
- * made operations queue behind one another). A wake that is lost (a crash right after the commit)
- * costs latency only: workers also poll.
+ * made operations queue behind one another). A process whose own worker takes the commit's
+ * messages at once sends no NOTIFY: waking the others would cost a round trip per commit for work
+ * already taken. A wake that is lost (a crash right after the commit) costs latency only: workers
+ * also poll.
  */
 import { EventEmitter } from "node:events";
 import { newId } from "@svc/protocol";
@@ -21,22 +23,39 @@ export const OUTBOX_CHANNEL = "svc_webhook_outbox";
 
 /**
  * Emits "committed" after a transaction that wrote messages has committed, and sends the NOTIFY
- * that wakes workers in other processes. NOTIFYs are coalesced: at most one is in flight, and
- * commits signalled meanwhile are covered by one more sent after it, so every commit is
- * followed by a NOTIFY that started after it.
+ * that wakes workers in other processes, unless this process's own worker takes the messages at
+ * once (see {@link attachWorker}). NOTIFYs are coalesced: at most one is in flight, and commits
+ * signalled meanwhile are covered by one more sent after it, so every commit that a local worker
+ * does not take at once is followed by a NOTIFY that started after it.
  */
 export class OutboxSignal extends EventEmitter {
   private notifying = false;
   private again = false;
+  private takesAtOnce: (() => boolean) | undefined;
 
   /** @param notifyOthers sends the cross-process NOTIFY (PostgreSQL); absent with one process. */
   constructor(private readonly notifyOthers?: () => Promise<unknown>) {
     super();
   }
 
+  /**
+   * Registers this process's delivery worker. While `takesAtOnce()` is true (the worker listens
+   * for "committed" and has room to claim now), a commit wakes it alone: the other processes'
+   * workers are woken only when it cannot take the work at once (busy, a backlog, stopped).
+   * Returns the function that unregisters it.
+   */
+  attachWorker(takesAtOnce: () => boolean): () => void {
+    this.takesAtOnce = takesAtOnce;
+    return () => {
+      if (this.takesAtOnce === takesAtOnce) this.takesAtOnce = undefined;
+    };
+  }
+
   committed(): void {
+    // Asked before the wake: the claim it starts takes room of its own.
+    const taken = this.takesAtOnce?.();
     this.emit("committed");
-    this.notify();
+    if (!taken) this.notify();
   }
 
   private notify(): void {

@@ -215,6 +215,75 @@ describe.each(STORES)("delivery workers on %s", (store) => {
     },
   );
 
+  it("a worker that takes its process's commits at once keeps them from waking the others; busy or stopped, it does not", async () => {
+    receiver.requests.length = 0;
+    let notifies = 0;
+    const signal = new OutboxSignal(async () => {
+      notifies += 1;
+    });
+    // Answers held until released: the claims' attempts stay in flight.
+    let release: () => void = () => {};
+    const released = new Promise<void>((resolve) => (release = resolve));
+    receiver.respond = () => ({ status: 200, until: released });
+    const worker = new DeliveryWorker(db, {
+      allowPrivate: true,
+      metrics: createMetrics(),
+      signal,
+      // Every claim held by lock on PostgreSQL: two held claims open leave no room for a third.
+      holdClaims: store === "postgres" ? "always" : "never",
+      // Open until the answers are released, however slow the machine.
+      holdMs: 60_000,
+      fallbackPollMs: 600_000,
+    });
+    const commit = async (n: number) => {
+      await enqueue(
+        db,
+        {
+          merchantId,
+          kind: "operation",
+          eventType: "operation",
+          parentSessionId: `sess_wake_${n}`,
+          body: JSON.stringify({ n }),
+        },
+        [`${receiver.url}/wake`],
+        config,
+      );
+      signal.committed();
+    };
+    try {
+      await worker.start();
+      await worker.idle();
+      // Idle: the commit wakes this process's worker alone, which delivers it.
+      await commit(1);
+      await receiver.waitFor(1, { timeoutMs: 10_000 });
+      expect(notifies).toBe(0);
+      if (store === "postgres") {
+        // A second held claim, then none left: the next commit wakes the other processes too.
+        await commit(2);
+        await receiver.waitFor(2, { timeoutMs: 10_000 });
+        expect(notifies).toBe(0);
+        await commit(3);
+        expect(notifies).toBe(1);
+      }
+      release();
+      await receiver.waitFor(store === "postgres" ? 3 : 1, { timeoutMs: 10_000 });
+      await worker.idle();
+      const before = notifies;
+      await commit(4);
+      await receiver.waitFor(store === "postgres" ? 4 : 2, { timeoutMs: 10_000 });
+      expect(notifies).toBe(before);
+    } finally {
+      release();
+      await worker.stop();
+      receiver.respond = () => ({ status: 200, body: "ok" });
+    }
+    // Stopped: nothing in this process takes the commit.
+    const before = notifies;
+    await commit(5);
+    expect(notifies).toBe(before + 1);
+    await db.query("delete from webhook_deliveries where parent_session_id = 'sess_wake_5'");
+  });
+
   it("a delivery whose worker died mid-attempt is taken over when its lease expires; the late outcome is ignored", async () => {
     receiver.requests.length = 0;
     const id = await db.tx((q) =>

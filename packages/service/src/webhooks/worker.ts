@@ -58,6 +58,8 @@ export interface WorkerOptions {
    * "always" or "never". Tests set it to run either way.
    */
   holdClaims?: "backlog" | "always" | "never";
+  /** How long a held claim keeps its transaction open at most (default HOLD_MS); tests lengthen it. */
+  holdMs?: number;
 }
 
 export class DeliveryWorker {
@@ -75,6 +77,7 @@ export class DeliveryWorker {
   private readonly outcomes: DeliveryOutcome[] = [];
   private timer: NodeJS.Timeout | undefined;
   private unlisten: (() => Promise<void>) | undefined;
+  private detach: (() => void) | undefined;
   private readonly idleWaiters: (() => void)[] = [];
 
   constructor(
@@ -91,6 +94,7 @@ export class DeliveryWorker {
     // Messages committed while the LISTEN connection was lost: the claim on reconnect finds them.
     this.unlisten = await this.db.listen(OUTBOX_CHANNEL, this.wake, this.wake);
     this.options.signal?.on("committed", this.wake);
+    this.detach = this.options.signal?.attachWorker(this.takesAtOnce);
     this.timer = setInterval(this.wake, this.options.fallbackPollMs ?? CONFIG_DEFAULTS.webhookPollMs);
     this.timer.unref();
     this.wake();
@@ -107,6 +111,18 @@ export class DeliveryWorker {
     // Woken by a request's commit, the worker's claims and attempts are not that request's work.
     if (this.claimers === 0) void outsideTraces(this.startClaimLoop);
   };
+
+  /**
+   * Whether a wake now makes this worker claim at once, with room for what was just committed:
+   * then this process's commits need not wake the other processes' workers (OutboxSignal). Not
+   * with a backlog (the others should help), nor when its room is taken or its held claims are
+   * all open (its next claim waits for attempts to finish, or for a held claim to end).
+   */
+  private readonly takesAtOnce = (): boolean =>
+    !this.stopped &&
+    !this.backlog &&
+    (this.inFlight + this.reserved === 0 || MAX_IN_FLIGHT - this.inFlight - this.reserved >= MIN_CLAIM) &&
+    this.claimKind() !== "wait";
 
   private readonly startClaimLoop = (): Promise<void> => this.claimLoop();
 
@@ -173,7 +189,7 @@ export class DeliveryWorker {
         .tx(async (q) => {
           hold = new HeldClaim(await deliveryRepo.claimHeld(q, room, { traceparent: tracingActive() }));
           resolve({ batch: hold.deliveries, hold });
-          await hold.close(q, HOLD_MS);
+          await hold.close(q, this.options.holdMs ?? HOLD_MS);
         })
         .then(
           async () => {
@@ -299,6 +315,7 @@ export class DeliveryWorker {
     this.stopped = true;
     if (this.timer) clearInterval(this.timer);
     this.options.signal?.off("committed", this.wake);
+    this.detach?.();
     await Promise.race([this.idle(), new Promise((r) => setTimeout(r, STOP_GRACE_MS).unref())]);
     await settlesWithin(this.unlisten?.() ?? Promise.resolve(), STOP_GRACE_MS);
     // A delivery still in flight after the grace period is cut; its lease lets another worker retry it.
