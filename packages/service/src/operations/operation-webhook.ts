@@ -18,11 +18,11 @@ import type { Queryable } from "../db/client.js";
 import type { TransactionRow } from "../payments/transactions.repo.js";
 import { isSandboxGateway, timestampUtc } from "../webhooks/format.js";
 import { messagesRepo } from "../webhooks/messages.repo.js";
-import { uniqueUrls } from "../webhooks/outbox.js";
+import { enqueueMany, uniqueUrls } from "../webhooks/outbox.js";
 import {
   type Destination,
   endpointDestination,
-  publishMany,
+  publications,
   route,
   SEED_VARIANT,
 } from "../webhooks/publish.js";
@@ -147,21 +147,32 @@ type OperationWebhookParent = Pick<
  */
 export async function emitOperationWebhooks(
   q: Queryable,
-  items: {
-    parent: OperationWebhookParent;
-    child: OperationRow;
-    routing: Routing;
-    traceparent?: string | null | undefined;
-  }[],
+  items: OperationWebhookItem[],
 ): Promise<{ payload: OperationWebhook; messageId: string | undefined }[]> {
-  return writeOperationMessages(
-    q,
-    items.map((item) => ({
-      ...item,
-      destinations: operationWebhookDestinations(item.routing, item.parent, item.child),
-    })),
-  );
+  return writeOperationMessages(q, withDestinations(items));
 }
+
+interface OperationWebhookItem {
+  parent: OperationWebhookParent;
+  child: OperationRow;
+  routing: Routing;
+  traceparent?: string | null | undefined;
+}
+
+/**
+ * What {@link emitOperationWebhooks} writes, not yet written: for a caller that writes the
+ * messages in a statement of its own (`enqueueFragment`), each owned by its operation's position
+ * from 1. `firstIds` turns the messages' ids into each operation's first message id.
+ */
+export function operationWebhookMessages(items: OperationWebhookItem[]) {
+  return operationMessages(withDestinations(items));
+}
+
+const withDestinations = (items: OperationWebhookItem[]) =>
+  items.map((item) => ({
+    ...item,
+    destinations: operationWebhookDestinations(item.routing, item.parent, item.child),
+  }));
 
 /**
  * The final result (success or rejected) of a queued operation, inside the caller's transaction:
@@ -197,19 +208,19 @@ export async function emitQueuedResultWebhook(
 /** Builds each operation's payload and publishes it to its destinations (nothing without one). */
 async function writeOperationMessages(
   q: Queryable,
-  items: {
-    parent: OperationWebhookParent;
-    child: OperationRow;
-    routing: Routing;
-    destinations: Destination[];
-    traceparent?: string | null | undefined;
-  }[],
+  items: (OperationWebhookItem & { destinations: Destination[] })[],
 ): Promise<{ payload: OperationWebhook; messageId: string | undefined }[]> {
+  const { payloads, enqueues, firstIds } = await operationMessages(items);
+  const messageIds = firstIds(await enqueueMany(q, enqueues));
+  return payloads.map((payload, i) => ({ payload, messageId: messageIds[i] }));
+}
+
+/** Each operation's payload and the messages that publish it to its destinations (none without one). */
+async function operationMessages(items: (OperationWebhookItem & { destinations: Destination[] })[]) {
   const payloads = await Promise.all(
     items.map(({ parent, child, routing }) => operationPayload(parent, child, routing.secret ?? "")),
   );
-  const messageIds = await publishMany(
-    q,
+  const { enqueues, firstIds } = await publications(
     items.map(({ parent, child, routing, destinations, traceparent }, i) => ({
       message: {
         merchantId: parent.merchant_id,
@@ -235,5 +246,5 @@ async function writeOperationMessages(
       config: routing.config,
     })),
   );
-  return payloads.map((payload, i) => ({ payload, messageId: messageIds[i] }));
+  return { payloads, enqueues, firstIds };
 }

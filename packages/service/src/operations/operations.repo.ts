@@ -3,6 +3,7 @@ import type { GatewayKind, Operation } from "@svc/protocol";
 import type { GatewayConnection } from "../gateways/connection.js";
 import type { TransactionRow } from "../payments/transactions.repo.js";
 import type { Queryable } from "../db/client.js";
+import { enqueueFragment, type OwnedEnqueue } from "../webhooks/outbox.js";
 import type { PgResponse } from "../gateways/adapter.js";
 import type { IdempotencyClaim } from "../http/idempotency.js";
 import {
@@ -221,6 +222,14 @@ const FINISH_CHILDREN = `update operations o
   where o.session_id = v.session_id and o.state = v.prior
   returning v.i`;
 
+const finishParams = (items: ChildFinish[]) => [
+  items.map((f) => f.child.session_id),
+  items.map((f) => f.state),
+  items.map((f) => JSON.stringify(f.pgResponse)),
+  items.map((f) => f.operatedAt),
+  items.map((f) => f.child.state),
+];
+
 export const operationsRepo = {
   /**
    * The parent with its gateway setting's kind and its webhook routing, in one round trip.
@@ -358,18 +367,36 @@ export const operationsRepo = {
   },
   /** {@link finish} of many children in one statement; the result at each position is that child's. */
   async finishMany(q: Queryable, items: ChildFinish[]): Promise<(OperationRow | undefined)[]> {
-    const rows = await q.query<{ i: number }>(FINISH_CHILDREN, [
-      items.map((f) => f.child.session_id),
-      items.map((f) => f.state),
-      items.map((f) => JSON.stringify(f.pgResponse)),
-      items.map((f) => f.operatedAt),
-      items.map((f) => f.child.state),
-    ]);
+    const rows = await q.query<{ i: number }>(FINISH_CHILDREN, finishParams(items));
     // By position: if one child came twice, only the item its row was updated for counts.
     const finished = new Set(rows.map((row) => row.i - 1));
     return items.map(({ child, state, pgResponse, operatedAt }, i) =>
       finished.has(i) ? { ...child, state, pg_response: pgResponse, operated_at: operatedAt } : undefined,
     );
+  },
+  /**
+   * {@link finishMany} and the messages that report the finished children, in one statement:
+   * atomic without a transaction, one round trip where `begin`, the finish, the outbox's insert
+   * and `commit` were four. `messages` are owned by their child's position from 1; those of a
+   * child that was not finished (settled meanwhile) are not written. Returns, position by
+   * position, whether the child was finished, and the messages' ids (undefined where not written).
+   */
+  async finishManyReporting(
+    q: Queryable,
+    items: ChildFinish[],
+    messages: OwnedEnqueue[],
+  ): Promise<{ finished: boolean[]; messageIds: (string | undefined)[] }> {
+    const finish = finishParams(items);
+    const insert = enqueueFragment(messages, finish.length, "select i from finished");
+    const rows = await q.query<{ i: number }>(
+      `with finished as (${FINISH_CHILDREN}), reported as (${insert.sql}) select i from finished`,
+      [...finish, ...insert.params],
+    );
+    const finished = new Set(rows.map((row) => row.i));
+    return {
+      finished: items.map((_, i) => finished.has(i + 1)),
+      messageIds: insert.ids.map((id, m) => (finished.has(messages[m]!.owner) ? id : undefined)),
+    };
   },
   /**
    * Reservations older than `olderThanSeconds` (their request died during the gateway call),

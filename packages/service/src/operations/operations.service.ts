@@ -33,7 +33,7 @@ import { type IdempotencyClaim, idempotencyRepo } from "../http/idempotency.js";
 import { AppError } from "../http/problem.js";
 import { deriveTotals } from "../payments/totals.js";
 import {
-  emitOperationWebhooks,
+  operationWebhookMessages,
   operationPayload,
   operationWebhookDestinations,
 } from "./operation-webhook.js";
@@ -114,23 +114,27 @@ export function createOperationsService(db: Db, deps: OperationsDeps) {
   const finishChild = batcher((items: ChildFinish[]) => operationsRepo.finishMany(db, items), {
     maxInFlight: 2,
   });
-  // With the gate open, the children and their messages commit together: one transaction per batch.
-  // Each message keeps the trace of its own request (a batch runs in the first one's context).
+  // With the gate open, the children and their messages commit together: one statement per batch
+  // (operationsRepo.finishManyReporting). The messages are built first, as if every child is
+  // finished; those of a child settled meanwhile (by the request or the sweep, the second one)
+  // are not written, and it gets undefined. Each message keeps the trace of its own request (a
+  // batch runs in the first one's context).
   const finishAndEmit = batcher(
-    (items: (ChildFinish & Pick<Reserved, "parent" | "routing"> & { traceparent: string | null })[]) =>
-      db.tx(async (q) => {
-        const finished = await operationsRepo.finishMany(q, items);
-        const settled = items.flatMap((item, i) => {
-          const child = finished[i];
-          return child
-            ? [{ parent: item.parent, child, routing: item.routing, traceparent: item.traceparent }]
-            : [];
-        });
-        const emitted = await emitOperationWebhooks(q, settled);
-        // Undefined for a child settled meanwhile (by the request or the sweep, the second one).
-        let next = 0;
-        return finished.map((child) => (child ? emitted[next++] : undefined));
-      }),
+    async (
+      items: (ChildFinish & Pick<Reserved, "parent" | "routing"> & { traceparent: string | null })[],
+    ) => {
+      const { payloads, enqueues, firstIds } = await operationWebhookMessages(
+        items.map(({ parent, child, state, pgResponse, operatedAt, routing, traceparent }) => ({
+          parent,
+          child: { ...child, state, pg_response: pgResponse, operated_at: operatedAt },
+          routing,
+          traceparent,
+        })),
+      );
+      const { finished, messageIds } = await operationsRepo.finishManyReporting(db, items, enqueues);
+      const firsts = firstIds(messageIds);
+      return finished.map((done, i) => (done ? { payload: payloads[i]!, messageId: firsts[i] } : undefined));
+    },
     { maxInFlight: 2 },
   );
 

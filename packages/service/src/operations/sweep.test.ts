@@ -1,6 +1,7 @@
 /**
  * The reservation sweep: reservations left by a request that died during its gateway call are
- * asked of the gateway again and settled (finished with their webhook, or deleted on a decline).
+ * asked of the gateway again and settled (finished with their webhook, or deleted on a decline);
+ * and the finish a request and the sweep race on, written with its messages in one statement.
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createMerchant, type TestMerchant } from "../../../../test/support/merchant.js";
@@ -106,5 +107,68 @@ describe.each(STORES)("reservation sweep on %s", (store) => {
     const finished = await operationsRepo.finish(stack.db, child, "refunded", {}, new Date());
     expect(finished?.state).toBe("refunded");
     expect(await operationsRepo.finish(stack.db, child, "refunded", {}, new Date())).toBeUndefined();
+  });
+
+  // The request's finish and its webhook are one statement (operations.service.ts, finishAndEmit).
+  describe("finishing children with the messages that report them", () => {
+    const message = (owner: number, child: { session_id: string }, status: string = "pending") => ({
+      owner,
+      message: {
+        merchantId: m.id,
+        kind: "operation" as const,
+        eventType: "operation" as const,
+        parentSessionId: `sess_fin_${owner}`,
+        childSessionId: child.session_id,
+        body: JSON.stringify({ owner }),
+      },
+      urls: [`${receiver.url}/fin`],
+      statuses: [status as "pending"],
+      config: { timeout_seconds: 5, retry_schedule_seconds: [1] },
+    });
+    const finishing = (child: Awaited<ReturnType<typeof reservation>>) => ({
+      child,
+      state: "refunded",
+      pgResponse: { code: "00" },
+      operatedAt: new Date(),
+    });
+    const messagesOf = async (childSessionId: string) =>
+      stack.db.query<{ id: string }>("select id from webhook_messages where child_session_id = $1", [
+        childSessionId,
+      ]);
+
+    it("writes the messages of the children it finished, not of one settled meanwhile", async () => {
+      const [a, b] = [await reservation(1_000), await reservation(1_000)];
+      // b was settled meanwhile (the sweep, or its own request first).
+      await operationsRepo.finish(stack.db, b, "refunded", {}, new Date());
+      const { finished, messageIds } = await operationsRepo.finishManyReporting(
+        stack.db,
+        [finishing(a), finishing(b)],
+        [message(1, a), message(2, b), message(1, a)],
+      );
+      expect(finished).toEqual([true, false]);
+      expect(messageIds[0]).toMatch(/^msg_/);
+      expect(messageIds[1]).toBeUndefined();
+      expect(messageIds[2]).toMatch(/^msg_/);
+      expect(await stateOf(a.session_id)).toBe("refunded");
+      expect((await messagesOf(a.session_id)).map((r) => r.id).sort()).toEqual(
+        [messageIds[0], messageIds[2]].sort(),
+      );
+      expect(await messagesOf(b.session_id)).toEqual([]);
+    });
+
+    it("writes nothing when a message cannot be written: the finish is undone with it", async () => {
+      const [a, b] = [await reservation(1_000), await reservation(1_000)];
+      await expect(
+        operationsRepo.finishManyReporting(
+          stack.db,
+          [finishing(a), finishing(b)],
+          // A status the table refuses: the statement fails as a whole.
+          [message(1, a), message(2, b, "bogus")],
+        ),
+      ).rejects.toThrow(/webhook_deliveries_status_check/);
+      expect(await stateOf(a.session_id)).toBe("refund_pending");
+      expect(await stateOf(b.session_id)).toBe("refund_pending");
+      expect(await messagesOf(a.session_id)).toEqual([]);
+    });
   });
 });

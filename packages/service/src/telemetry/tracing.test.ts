@@ -122,9 +122,8 @@ describe.each(STORES)("tracing a refund on %s", (store) => {
       for (const statement of [
         /from unnest\(\$1::text\[\][\s\S]*transactions/, // the parent, its gateway and routing
         /insert into operations/, // the reservation
-        /^update operations/, // the finish …
-        /insert into webhook_deliveries/, // … and its webhook, in one transaction
-        /^commit$/,
+        // The finish and its webhook, in one statement.
+        /^with finished as \(update operations[\s\S]*insert into webhook_deliveries/,
       ])
         expect(
           texts.some((t) => statement.test(t)),

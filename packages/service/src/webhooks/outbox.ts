@@ -185,17 +185,25 @@ const ENQUEUE_ONE = `insert into webhook_deliveries (${COLUMNS})
    order by d.n`;
 
 // Many messages in one statement (a batch of operations): a row per delivery, in the order given.
-const ENQUEUE = `insert into webhook_deliveries (${COLUMNS})
+// Its parameters are numbered from `$<at + 1>`; with `kept`, a row is written only if its item's
+// owner (the parameter after the 18 columns) is among what `kept` selects (see enqueueFragment).
+const enqueueSql = (at: number, kept?: string) => {
+  const $ = (n: number) => `$${at + n}`;
+  return `insert into webhook_deliveries (${COLUMNS})
   select d.id, d.message_id, d.position, d.merchant_id, d.kind, d.event_type, d.parent_session_id, d.child_session_id,
          d.reference_number, d.result, d.body, d.traceparent, d.url, d.endpoint_id, d.status, d.timeout_seconds,
          d.schedule::int4[], d.payload_version, ${DISABLED_ERROR("d.status")}, ${DISABLED_AT("d.status")}
-    from unnest($1::text[], $2::text[], $3::int2[], $4::text[], $5::text[], $6::text[], $7::text[], $8::text[],
-                $9::text[], $10::text[], $11::text[], $12::text[], $13::text[], $14::text[], $15::text[], $16::int4[],
-                $17::text[], $18::text[]) with ordinality
+    from unnest(${$(1)}::text[], ${$(2)}::text[], ${$(3)}::int2[], ${$(4)}::text[], ${$(5)}::text[], ${$(6)}::text[],
+                ${$(7)}::text[], ${$(8)}::text[], ${$(9)}::text[], ${$(10)}::text[], ${$(11)}::text[], ${$(12)}::text[],
+                ${$(13)}::text[], ${$(14)}::text[], ${$(15)}::text[], ${$(16)}::int4[], ${$(17)}::text[], ${$(18)}::text[]
+                ${kept ? `, ${$(19)}::int4[]` : ""}) with ordinality
          as d(id, message_id, position, merchant_id, kind, event_type, parent_session_id, child_session_id,
               reference_number, result, body, traceparent, url, endpoint_id, status, timeout_seconds, schedule,
-              payload_version, n)
+              payload_version, ${kept ? "owner, " : ""}n)
+   ${kept ? `where d.owner in (${kept})` : ""}
    order by d.n`;
+};
+const ENQUEUE = enqueueSql(0);
 
 // What the common row leaves out (docs/webhooks.md, Storage): a kind its event type names, the
 // first payload version, the default retry schedule. Null on the row stands for each
@@ -227,29 +235,58 @@ export async function enqueueMany(q: Queryable, items: Enqueue[]): Promise<(stri
   const ids = items.map(({ urls }) => (urls.length === 0 ? undefined : newId("msg")));
   const stored = items.flatMap((item, i) => (ids[i] ? [i] : []));
   if (stored.length === 0) return ids;
-  const active = activeTraceparent();
-  const traceparentOf = (m: NewMessage) => (m.traceparent === undefined ? active : m.traceparent) ?? null;
   if (stored.length === 1) {
     const i = stored[0]!;
     await enqueueOne(q, ids[i]!, items[i]!, traceparentOf(items[i]!.message));
     return ids;
   }
-  const rows = stored.flatMap((i) => {
-    const { message, urls, endpointIds, statuses, config } = items[i]!;
+  await q.query(ENQUEUE, enqueueParams(items, ids));
+  return ids;
+}
+
+/** A message's traceparent as stored: its own, or the span active now (null: none). */
+const traceparentOf = (m: NewMessage) =>
+  (m.traceparent === undefined ? activeTraceparent() : m.traceparent) ?? null;
+
+/** An {@link Enqueue} that belongs to a row of the caller's statement: its `owner`, from 1. */
+export type OwnedEnqueue = Enqueue & { owner: number };
+
+/**
+ * {@link enqueueMany} as a clause of the caller's own statement, so that the caller's write and
+ * the messages it reports are one statement (atomic without a transaction, one round trip). `sql`
+ * is a data-modifying statement for a `with` clause, its parameters numbered after the caller's
+ * first `at`; it writes the messages of the items whose `owner` is among the values `kept`
+ * selects (an SQL query over the caller's other clauses, e.g. `select i from finished`). `ids`
+ * are the messages' ids, position by position, whether kept or not (undefined: no destination).
+ */
+export function enqueueFragment(
+  items: OwnedEnqueue[],
+  at: number,
+  kept: string,
+): { sql: string; params: unknown[]; ids: (string | undefined)[] } {
+  const ids = items.map(({ urls }) => (urls.length === 0 ? undefined : newId("msg")));
+  return {
+    sql: enqueueSql(at, kept),
+    params: enqueueParams(items, ids, (i) => items[i]!.owner),
+    ids,
+  };
+}
+
+/** The parameters of the many-message insert: a row per destination of each item with an id. */
+function enqueueParams(
+  items: Enqueue[],
+  ids: (string | undefined)[],
+  ownerOf?: (item: number) => number,
+): unknown[] {
+  const rows = items.flatMap((item, i) => {
+    const id = ids[i];
+    if (!id) return [];
+    const { message, urls, endpointIds, statuses, config } = item;
     const traceparent = traceparentOf(message);
-    return urls.map((url, u) => ({
-      id: ids[i]!,
-      message,
-      url,
-      u,
-      config,
-      traceparent,
-      endpointIds,
-      statuses,
-    }));
+    return urls.map((url, u) => ({ id, i, message, url, u, config, traceparent, endpointIds, statuses }));
   });
   const first = <T>(r: (typeof rows)[number], value: T): T | null => (r.u === 0 ? value : null);
-  await q.query(ENQUEUE, [
+  const params: unknown[] = [
     rows.map(() => newId("dlv")),
     rows.map((r) => r.id),
     rows.map((r) => r.u + 1),
@@ -271,8 +308,9 @@ export async function enqueueMany(q: Queryable, items: Enqueue[]): Promise<(stri
       return schedule && `{${schedule.join(",")}}`;
     }),
     rows.map((r) => storedVersion(r.message)),
-  ]);
-  return ids;
+  ];
+  if (ownerOf) params.push(rows.map((r) => ownerOf(r.i)));
+  return params;
 }
 
 async function enqueueOne(

@@ -17,7 +17,13 @@
  */
 import type { PayloadVersion } from "@svc/webhooks/sign";
 import type { Queryable } from "../db/client.js";
-import { type DeliveryStart, enqueueMany, FIRST_PAYLOAD_VERSION, type NewMessage } from "./outbox.js";
+import {
+  type DeliveryStart,
+  enqueueMany,
+  FIRST_PAYLOAD_VERSION,
+  type NewMessage,
+  type OwnedEnqueue,
+} from "./outbox.js";
 import type { WebhookConfig } from "./settings.repo.js";
 
 /** An endpoint as routing reads it (with the merchant's routing, in the producer's statement), disabled ones too. */
@@ -102,24 +108,39 @@ export async function publishMany(
   q: Queryable,
   items: readonly Publication[],
 ): Promise<(string | undefined)[]> {
+  const { enqueues, firstIds } = await publications(items);
+  return firstIds(await enqueueMany(q, enqueues));
+}
+
+/**
+ * What {@link publishMany} writes, for a caller that writes it in its own statement
+ * (`enqueueFragment`): each publication's messages, owned by its position from 1, and the
+ * function that turns the messages' ids into each publication's first one.
+ */
+export async function publications(items: readonly Publication[]): Promise<{
+  enqueues: OwnedEnqueue[];
+  firstIds: (ids: readonly (string | undefined)[]) => (string | undefined)[];
+}> {
   const groups = await Promise.all(items.map(groupByBody));
-  const flat = groups.flat();
-  const ids = await enqueueMany(
-    q,
-    flat.map((g) => ({
+  const enqueues = groups.flatMap((group, i) =>
+    group.map((g) => ({
       message: { ...g.publication.message, payloadVersion: g.version, body: g.body },
       urls: g.destinations.map((d) => d.url),
       endpointIds: g.destinations.map((d) => d.endpointId),
       statuses: g.destinations.map((d) => d.start ?? "pending"),
       config: g.publication.config,
+      owner: i + 1,
     })),
   );
-  let at = 0;
-  return groups.map((g) => {
-    const first = g.length > 0 ? ids[at] : undefined;
-    at += g.length;
-    return first;
-  });
+  const firstIds = (ids: readonly (string | undefined)[]) => {
+    let at = 0;
+    return groups.map((g) => {
+      const first = g.length > 0 ? ids[at] : undefined;
+      at += g.length;
+      return first;
+    });
+  };
+  return { enqueues, firstIds };
 }
 
 export function publish(q: Queryable, item: Publication): Promise<string | undefined> {
