@@ -36,8 +36,18 @@ describe("filterTime and filterDay", () => {
       "2026-13-01",
       "yesterday",
       "",
+      // No zone: the server's own would be guessed (JavaScript reads these in local time).
+      "2026-11-21T10:00:00",
+      "2026-11-21T10:00",
+      "2026-11-21 10:00:00Z",
+      // What Date.parse takes besides ISO 8601.
+      "2026-11-21T10:00:00 GMT+0300",
+      "2026-11-21T10:00:00+0300",
+      "2026-11-21junk",
     ])
       expect(filterTime(bad), bad).toBeUndefined();
+    expect(filterTime("2026-11-21T10:00Z")?.toISOString()).toBe("2026-11-21T10:00:00.000Z");
+    expect(filterTime("2026-11-21t10:00:00.5z")?.toISOString()).toBe("2026-11-21T10:00:00.500Z");
   });
 
   it("bound a day, the last one without an end past 9999", () => {
@@ -96,7 +106,7 @@ describe.each(STORES)("date filters at the edge on %s", (store) => {
     },
   ];
 
-  it("the API takes the last day on every time filter and refuses years 10000 and 0 with a 422 naming the field", async () => {
+  it("the API takes the last day on every time filter and refuses years 10000 and 0, and a time without its zone, with a 422 naming the field", async () => {
     for (const f of API_FILTERS()) {
       const call = (v: string) =>
         api(stack, f.method, f.path(v), {
@@ -105,11 +115,12 @@ describe.each(STORES)("date filters at the edge on %s", (store) => {
         });
       const last = await call(LAST_DAY);
       expect(last.status, `${f.method} ${f.path(LAST_DAY)}`).toBeLessThan(300);
-      for (const bad of UNREPRESENTABLE) {
+      for (const bad of [...UNREPRESENTABLE, "2026-11-21T10:00:00"]) {
         const refused = await call(bad);
         expect(refused.status, `${f.method} ${f.path(bad)}`).toBe(422);
         expect(refused.json.code).toBe("validation_failed");
         expect(refused.json.errors[f.field][0]).toContain("from 1970-01-01 to 9999-12-31");
+        expect(refused.json.errors[f.field][0]).toContain("with its zone (Z or an offset)");
       }
     }
     // Up to the end of the last day: today's payment is in it, and nothing is after it.

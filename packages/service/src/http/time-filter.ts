@@ -12,12 +12,16 @@ const LAST_FILTER_YEAR = 9999;
 /** The last representable instant: the end of 9999-12-31 UTC. */
 export const LAST_FILTER_TIME_MS = Date.UTC(LAST_FILTER_YEAR, 11, 31, 23, 59, 59, 999);
 const DAY_MS = 86_400_000;
-const DATE_PREFIX = /^(\d{4})-(\d{2})-(\d{2})/;
+/**
+ * A date (its UTC midnight), or a date and time with its zone: `Z` or an offset. A time without
+ * one is refused rather than read in the server's own zone, which the caller cannot know.
+ */
+const ISO_TIME = /^(\d{4})-(\d{2})-(\d{2})(?:T\d{2}:\d{2}(?::\d{2}(?:\.\d{1,9})?)?(?:Z|[+-]\d{2}:\d{2}))?$/i;
 const DAY = /^\d{4}-\d{2}-\d{2}$/;
 
 /** What to send instead, for a 422's `errors` (the API). */
 export const TIME_RULE =
-  "must be an ISO 8601 time from 1970-01-01 to 9999-12-31T23:59:59.999Z, such as 2026-11-21T10:00:00Z";
+  "must be an ISO 8601 date or time with its zone (Z or an offset) from 1970-01-01 to 9999-12-31T23:59:59.999Z, such as 2026-11-21 or 2026-11-21T10:00:00Z";
 
 /** True for a real calendar day (no 2026-02-30) within the filter years. */
 function realDay(year: number, month: number, day: number): boolean {
@@ -32,13 +36,14 @@ function inRange(at: Date): boolean {
 }
 
 /**
- * An ISO 8601 time (2026-11-21T10:00:00Z, or a date: its UTC midnight) a filter can take, or
- * undefined: malformed, an impossible date, or outside 1970 … the end of 9999 once in UTC.
+ * An ISO 8601 time with its zone (2026-11-21T10:00:00Z, 2026-11-21T13:00:00+03:00, or a date: its
+ * UTC midnight) a filter can take, or undefined: malformed, without a zone, an impossible date,
+ * or outside 1970 … the end of 9999 once in UTC.
  *
- * @example filterTime("9999-12-31T23:59:59.999Z") // a Date; filterTime("10000-01-01") // undefined
+ * @example filterTime("9999-12-31T23:59:59.999Z") // a Date; filterTime("2026-11-21T10:00:00") // undefined
  */
 export function filterTime(value: string): Date | undefined {
-  const date = DATE_PREFIX.exec(value);
+  const date = ISO_TIME.exec(value);
   if (!date || !realDay(Number(date[1]), Number(date[2]), Number(date[3]))) return undefined;
   const at = new Date(value);
   return inRange(at) ? at : undefined;
