@@ -18,11 +18,13 @@ import type { Queryable } from "../db/client.js";
 import type { TransactionRow } from "../payments/transactions.repo.js";
 import { isSandboxGateway, timestampUtc } from "../webhooks/format.js";
 import { messagesRepo } from "../webhooks/messages.repo.js";
-import { enqueueMany, uniqueUrls } from "../webhooks/outbox.js";
+import { uniqueUrls } from "../webhooks/outbox.js";
 import {
   type Destination,
   endpointDestination,
+  type Publication,
   publications,
+  publishMany,
   route,
   SEED_VARIANT,
 } from "../webhooks/publish.js";
@@ -164,8 +166,9 @@ interface OperationWebhookItem {
  * messages in a statement of its own (`enqueueFragment`), each owned by its operation's position
  * from 1. `firstIds` turns the messages' ids into each operation's first message id.
  */
-export function operationWebhookMessages(items: OperationWebhookItem[]) {
-  return operationMessages(withDestinations(items));
+export async function operationWebhookMessages(items: OperationWebhookItem[]) {
+  const { payloads, published } = await operationPublications(withDestinations(items));
+  return { payloads, ...(await publications(published)) };
 }
 
 const withDestinations = (items: OperationWebhookItem[]) =>
@@ -210,41 +213,41 @@ async function writeOperationMessages(
   q: Queryable,
   items: (OperationWebhookItem & { destinations: Destination[] })[],
 ): Promise<{ payload: OperationWebhook; messageId: string | undefined }[]> {
-  const { payloads, enqueues, firstIds } = await operationMessages(items);
-  const messageIds = firstIds(await enqueueMany(q, enqueues));
+  const { payloads, published } = await operationPublications(items);
+  const messageIds = await publishMany(q, published);
   return payloads.map((payload, i) => ({ payload, messageId: messageIds[i] }));
 }
 
-/** Each operation's payload and the messages that publish it to its destinations (none without one). */
-async function operationMessages(items: (OperationWebhookItem & { destinations: Destination[] })[]) {
+/** Each operation's payload and its publication to its destinations (nothing without one). */
+async function operationPublications(
+  items: (OperationWebhookItem & { destinations: Destination[] })[],
+): Promise<{ payloads: OperationWebhook[]; published: Publication[] }> {
   const payloads = await Promise.all(
     items.map(({ parent, child, routing }) => operationPayload(parent, child, routing.secret ?? "")),
   );
-  const { enqueues, firstIds } = await publications(
-    items.map(({ parent, child, routing, destinations, traceparent }, i) => ({
-      message: {
-        merchantId: parent.merchant_id,
-        kind: "operation" as const,
-        eventType: "operation" as const,
-        parentSessionId: parent.session_id,
-        childSessionId: child.session_id,
-        referenceNumber: child.reference_number,
-        result: payloads[i]!.result,
-        traceparent,
-      },
-      destinations,
-      // The body is the payload's RFC 8785 form: what the `signature` field covers, byte for
-      // byte (receivers can check it without re-canonicalising). The seed's payload is exact; an
-      // endpoint that opts in also gets the parent's metadata (when it has some), signed with it.
-      body: async ({ metadata }) => {
-        const extra = metadata && Object.keys(parent.metadata ?? {}).length > 0;
-        if (!extra) return canonicalJson(payloads[i]);
-        const withMetadata = { ...payloads[i]!, metadata: parent.metadata, signature: "" };
-        withMetadata.signature = await signPayload(withMetadata, routing.secret ?? "");
-        return canonicalJson(withMetadata);
-      },
-      config: routing.config,
-    })),
-  );
-  return { payloads, enqueues, firstIds };
+  const published = items.map(({ parent, child, routing, destinations, traceparent }, i): Publication => ({
+    message: {
+      merchantId: parent.merchant_id,
+      kind: "operation" as const,
+      eventType: "operation" as const,
+      parentSessionId: parent.session_id,
+      childSessionId: child.session_id,
+      referenceNumber: child.reference_number,
+      result: payloads[i]!.result,
+      traceparent,
+    },
+    destinations,
+    // The body is the payload's RFC 8785 form: what the `signature` field covers, byte for
+    // byte (receivers can check it without re-canonicalising). The seed's payload is exact; an
+    // endpoint that opts in also gets the parent's metadata (when it has some), signed with it.
+    body: async ({ metadata }) => {
+      const extra = metadata && Object.keys(parent.metadata ?? {}).length > 0;
+      if (!extra) return canonicalJson(payloads[i]);
+      const withMetadata = { ...payloads[i]!, metadata: parent.metadata, signature: "" };
+      withMetadata.signature = await signPayload(withMetadata, routing.secret ?? "");
+      return canonicalJson(withMetadata);
+    },
+    config: routing.config,
+  }));
+  return { payloads, published };
 }

@@ -222,6 +222,11 @@ const FINISH_CHILDREN = `update operations o
   where o.session_id = v.session_id and o.state = v.prior
   returning v.i`;
 
+/** The child as a finish leaves it (what {@link operationsRepo.finishMany} returns for it). */
+export function finishedChild({ child, state, pgResponse, operatedAt }: ChildFinish): OperationRow {
+  return { ...child, state, pg_response: pgResponse, operated_at: operatedAt };
+}
+
 const finishParams = (items: ChildFinish[]) => [
   items.map((f) => f.child.session_id),
   items.map((f) => f.state),
@@ -370,9 +375,7 @@ export const operationsRepo = {
     const rows = await q.query<{ i: number }>(FINISH_CHILDREN, finishParams(items));
     // By position: if one child came twice, only the item its row was updated for counts.
     const finished = new Set(rows.map((row) => row.i - 1));
-    return items.map(({ child, state, pgResponse, operatedAt }, i) =>
-      finished.has(i) ? { ...child, state, pg_response: pgResponse, operated_at: operatedAt } : undefined,
-    );
+    return items.map((item, i) => (finished.has(i) ? finishedChild(item) : undefined));
   },
   /**
    * {@link finishMany} and the messages that report the finished children, in one statement:

@@ -43,6 +43,7 @@ import { activeTraceparent } from "../telemetry/trace-context.js";
 import {
   type ChildFinish,
   type ChildInsert,
+  finishedChild,
   type InitiatorRecord,
   type NewOperation,
   type ParentKey,
@@ -124,11 +125,11 @@ export function createOperationsService(db: Db, deps: OperationsDeps) {
       items: (ChildFinish & Pick<Reserved, "parent" | "routing"> & { traceparent: string | null })[],
     ) => {
       const { payloads, enqueues, firstIds } = await operationWebhookMessages(
-        items.map(({ parent, child, state, pgResponse, operatedAt, routing, traceparent }) => ({
-          parent,
-          child: { ...child, state, pg_response: pgResponse, operated_at: operatedAt },
-          routing,
-          traceparent,
+        items.map((item) => ({
+          parent: item.parent,
+          child: finishedChild(item),
+          routing: item.routing,
+          traceparent: item.traceparent,
         })),
       );
       const { finished, messageIds } = await operationsRepo.finishManyReporting(db, items, enqueues);
@@ -410,7 +411,7 @@ export function createOperationsService(db: Db, deps: OperationsDeps) {
   ): Promise<OperationWebhook> {
     const state = answer.status === "queued" ? `${child.operation}_queued` : finalState(child.operation);
     const operatedAt = deps.now();
-    const settled = { ...child, state, pg_response: answer.pgResponse, operated_at: operatedAt };
+    const settled = finishedChild({ child, state, pgResponse: answer.pgResponse, operatedAt });
     // Routing was read before the gateway call (a settings change in that instant applies from
     // the next operation). With nowhere to send it, finishing is one statement; otherwise the
     // child and its messages commit together (the outbox).

@@ -232,7 +232,7 @@ export async function enqueue(
 
 /** {@link enqueue} of many messages in one statement; the result at each position is that message's id. */
 export async function enqueueMany(q: Queryable, items: Enqueue[]): Promise<(string | undefined)[]> {
-  const ids = items.map(({ urls }) => (urls.length === 0 ? undefined : newId("msg")));
+  const ids = messageIds(items);
   const stored = items.flatMap((item, i) => (ids[i] ? [i] : []));
   if (stored.length === 0) return ids;
   if (stored.length === 1) {
@@ -244,9 +244,13 @@ export async function enqueueMany(q: Queryable, items: Enqueue[]): Promise<(stri
   return ids;
 }
 
-/** A message's traceparent as stored: its own, or the span active now (null: none). */
-const traceparentOf = (m: NewMessage) =>
-  (m.traceparent === undefined ? activeTraceparent() : m.traceparent) ?? null;
+/** A new id for each item that has somewhere to go (undefined: no destination, nothing stored). */
+const messageIds = (items: Enqueue[]) =>
+  items.map(({ urls }) => (urls.length === 0 ? undefined : newId("msg")));
+
+/** A message's traceparent as stored: its own, or `active` (the span active now; null: none). */
+const traceparentOf = (m: NewMessage, active = activeTraceparent()) =>
+  (m.traceparent === undefined ? active : m.traceparent) ?? null;
 
 /** An {@link Enqueue} that belongs to a row of the caller's statement: its `owner`, from 1. */
 export type OwnedEnqueue = Enqueue & { owner: number };
@@ -264,7 +268,7 @@ export function enqueueFragment(
   at: number,
   kept: string,
 ): { sql: string; params: unknown[]; ids: (string | undefined)[] } {
-  const ids = items.map(({ urls }) => (urls.length === 0 ? undefined : newId("msg")));
+  const ids = messageIds(items);
   return {
     sql: enqueueSql(at, kept),
     params: enqueueParams(items, ids, (i) => items[i]!.owner),
@@ -278,11 +282,12 @@ function enqueueParams(
   ids: (string | undefined)[],
   ownerOf?: (item: number) => number,
 ): unknown[] {
+  const active = activeTraceparent();
   const rows = items.flatMap((item, i) => {
     const id = ids[i];
     if (!id) return [];
     const { message, urls, endpointIds, statuses, config } = item;
-    const traceparent = traceparentOf(message);
+    const traceparent = traceparentOf(message, active);
     return urls.map((url, u) => ({ id, i, message, url, u, config, traceparent, endpointIds, statuses }));
   });
   const first = <T>(r: (typeof rows)[number], value: T): T | null => (r.u === 0 ? value : null);

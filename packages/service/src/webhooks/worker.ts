@@ -119,10 +119,12 @@ export class DeliveryWorker {
    * all open (its next claim waits for attempts to finish, or for a held claim to end).
    */
   private readonly takesAtOnce = (): boolean =>
-    !this.stopped &&
-    !this.backlog &&
-    (this.inFlight + this.reserved === 0 || MAX_IN_FLIGHT - this.inFlight - this.reserved >= MIN_CLAIM) &&
-    this.claimKind() !== "wait";
+    !this.stopped && !this.backlog && this.hasRoom() && this.claimKind() !== "wait";
+
+  /** Room for a claim worth its query: MIN_CLAIM free places, or nothing in flight at all. */
+  private hasRoom(): boolean {
+    return this.inFlight + this.reserved === 0 || MAX_IN_FLIGHT - this.inFlight - this.reserved >= MIN_CLAIM;
+  }
 
   private readonly startClaimLoop = (): Promise<void> => this.claimLoop();
 
@@ -131,9 +133,9 @@ export class DeliveryWorker {
     try {
       while (this.again && !this.stopped) {
         this.again = false;
-        const room = Math.min(CLAIM_BATCH, MAX_IN_FLIGHT - this.inFlight - this.reserved);
         // Busy: finishing attempts wake us again; claiming one row at a time would cost a query each.
-        if (room < MIN_CLAIM && this.inFlight + this.reserved > 0) break;
+        if (!this.hasRoom()) break;
+        const room = Math.min(CLAIM_BATCH, MAX_IN_FLIGHT - this.inFlight - this.reserved);
         const how = this.claimKind();
         // A backlog waits for a held claim to end (which wakes us) rather than lease its rows.
         if (how === "wait") break;
