@@ -45,6 +45,7 @@ export const ERROR_CATALOGUE = {
   secrets_key_missing: { status: 503, title: "No secrets key is configured, so credentials cannot be saved" },
   rate_limited: { status: 429, title: "Too many requests" },
   database_unavailable: { status: 503, title: "The service's database cannot be reached just now" },
+  database_conflict: { status: 503, title: "The request collided with another changing the same records" },
   internal_error: { status: 500, title: "Internal error" },
 } as const satisfies Record<string, { status: number; title: string }>;
 

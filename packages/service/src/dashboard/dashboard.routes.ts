@@ -10,7 +10,8 @@
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from "fastify";
 import type { ServiceConfig } from "../config.js";
 import { isDatabaseUnavailable } from "../db/client.js";
-import { AppError, RETRY_AFTER_SECONDS } from "../http/problem.js";
+import { isTransactionConflict } from "../db/conflict.js";
+import { AppError, CONFLICT_RETRY_AFTER_SECONDS, RETRY_AFTER_SECONDS } from "../http/problem.js";
 import { DASHBOARD_CSS, DASHBOARD_FAVICON, DASHBOARD_JS } from "./assets.js";
 import { CSP, type DashboardContext, DashboardError, sendHtml } from "./context.js";
 import { allowedOrigins, csrfProblem } from "./csrf.js";
@@ -171,6 +172,11 @@ export function dashboardRoutes(
         if (isDatabaseUnavailable(error)) {
           reply.header("retry-after", String(RETRY_AFTER_SECONDS));
           return errorPage(request, reply, 503, t.unavailable, { text: t.unavailable_body });
+        }
+        if (isTransactionConflict(error)) {
+          request.log.warn({ err: error }, "transaction undone by a conflict");
+          reply.header("retry-after", String(CONFLICT_RETRY_AFTER_SECONDS));
+          return errorPage(request, reply, 503, t.unavailable, { text: t.conflict_body });
         }
         request.log.error({ err: error }, "dashboard error");
         return errorPage(request, reply, 500, t.went_wrong, {

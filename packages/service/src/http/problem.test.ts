@@ -1,5 +1,6 @@
 import { describe, expect, it } from "vitest";
-import { ajvToFieldErrors, FieldErrors, validationError } from "./problem.js";
+import Fastify from "fastify";
+import { ajvToFieldErrors, errorHandler, FieldErrors, validationError } from "./problem.js";
 
 describe("FieldErrors", () => {
   it("treats prototype names as ordinary fields (a random body once sent toString and crashed the handler)", () => {
@@ -34,5 +35,28 @@ describe("FieldErrors", () => {
       "pg_codes.0": ["must be at most 64 characters"],
       colour: ["is not a known field; remove it or check its spelling"],
     });
+  });
+});
+
+describe("errorHandler", () => {
+  it("answers a transaction undone by a deadlock with 503 database_conflict and Retry-After, never 500", async () => {
+    const app = Fastify({ logger: false });
+    app.setErrorHandler(errorHandler);
+    app.get("/deadlock", async () => {
+      throw Object.assign(new Error("deadlock detected"), { code: "40P01" });
+    });
+    app.get("/other", async () => {
+      throw new Error("something else");
+    });
+    const deadlock = await app.inject({ method: "GET", url: "/deadlock" });
+    expect(deadlock.statusCode).toBe(503);
+    expect(deadlock.headers["retry-after"]).toBe("1");
+    expect(deadlock.json()).toMatchObject({ code: "database_conflict", status: 503 });
+    expect(deadlock.json().detail).toContain("Retry in 1 s with the same Idempotency-Key");
+    expect(deadlock.body).not.toContain("deadlock detected");
+    // Anything unexpected stays a 500 that shows nothing of it.
+    const other = await app.inject({ method: "GET", url: "/other" });
+    expect([other.statusCode, other.json().code]).toEqual([500, "internal_error"]);
+    await app.close();
   });
 });

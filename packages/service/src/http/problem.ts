@@ -5,6 +5,7 @@
 import { ERROR_CATALOGUE, type ErrorCode, PROBLEM_TYPE_BASE, type Problem } from "@svc/protocol";
 import type { FastifyError, FastifyReply, FastifyRequest } from "fastify";
 import { isDatabaseUnavailable } from "../db/client.js";
+import { isTransactionConflict } from "../db/conflict.js";
 
 export class AppError extends Error {
   readonly code: ErrorCode;
@@ -145,6 +146,8 @@ export function sendProblem(reply: FastifyReply, error: AppError): FastifyReply 
 
 /** What a 503 asks the client to wait before trying again. */
 export const RETRY_AFTER_SECONDS = 2;
+/** Retry-After of a request whose transaction a conflict undid: the other one is done by then. */
+export const CONFLICT_RETRY_AFTER_SECONDS = 1;
 
 /** Fastify's error handler: known errors map to their codes, anything else is a bare 500. */
 export function errorHandler(
@@ -194,6 +197,20 @@ export function errorHandler(
       new AppError(
         "database_unavailable",
         `The service cannot reach its database just now, so the request did not complete. Retry in ${RETRY_AFTER_SECONDS} s with the same Idempotency-Key: whatever it had started is finished, never done twice.`,
+      ),
+    );
+  }
+  // PostgreSQL undid the request's transaction to break a deadlock with another one (the paths
+  // known to meet one run theirs again first: db/conflict.ts). Nothing of that transaction was
+  // kept, and the same request a moment later goes through.
+  if (isTransactionConflict(error)) {
+    request.log.warn({ err: error }, "transaction undone by a conflict");
+    reply.header("retry-after", String(CONFLICT_RETRY_AFTER_SECONDS));
+    return sendProblem(
+      reply,
+      new AppError(
+        "database_conflict",
+        `The request ran into another one changing the same records at the same moment, and the database undid it. Retry in ${CONFLICT_RETRY_AFTER_SECONDS} s with the same Idempotency-Key: whatever it had started is finished, never done twice.`,
       ),
     );
   }

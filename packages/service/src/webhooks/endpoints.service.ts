@@ -20,6 +20,7 @@ import {
   signPayload,
 } from "@svc/webhooks/sign";
 import type { Db, Queryable } from "../db/client.js";
+import { retriedTx } from "../db/conflict.js";
 import { AppError, FieldErrors } from "../http/problem.js";
 import { type EndpointChange, type EndpointRow, endpointsRepo } from "./endpoints.repo.js";
 import { timestampUtc } from "./format.js";
@@ -414,7 +415,9 @@ export function createEndpointsService(
       input: EndpointInput,
     ): Promise<EndpointView & { missed?: { since: string; failed: number } }> {
       const valid = validate(input, false, deps.allowPrivate);
-      const result = await db.tx(async (q) => {
+      // Disabling ends the deliveries waiting for it, which a worker recording a retry may be
+      // pushing back at that moment: a deadlock undoes one of the two, and this one runs again.
+      const result = await retriedTx(db, async (q) => {
         const current = await find(q, merchantId, id, true);
         if (current.kind === "cli" && valid.url !== undefined) {
           const errors = new FieldErrors();
@@ -454,7 +457,8 @@ export function createEndpointsService(
     },
 
     async remove(merchantId: string, id: string): Promise<void> {
-      await db.tx(async (q) => {
+      // Ending the waiting deliveries can collide with a worker's push-back, as in `update`.
+      await retriedTx(db, async (q) => {
         await find(q, merchantId, id, true);
         await endpointsRepo.failWaiting(q, id, "endpoint deleted");
         await endpointsRepo.remove(q, merchantId, id);
@@ -496,7 +500,8 @@ export function createEndpointsService(
      */
     async disableFailing(): Promise<EndpointRow[]> {
       const now = deps.now();
-      const disabled = await db.tx(async (q) => {
+      // Everything it does is in the transaction: one undone by a deadlock runs again.
+      const disabled = await retriedTx(db, async (q) => {
         const rows = await endpointsRepo.disableFailing(q, new Date(now.getTime() - deps.disableAfterMs));
         for (const e of rows) {
           await endpointsRepo.failWaiting(q, e.id, "endpoint disabled: every delivery failed for too long");

@@ -14,9 +14,13 @@
  *
  * If the transaction fails (the database went away, the process died), nothing of it is written:
  * the locks go with it, the deliveries are due again at once and are sent again (at least once,
- * with the same webhook-id); an outcome that arrives after such a failure is dropped.
+ * with the same webhook-id); an outcome that arrives after such a failure is dropped. One that
+ * PostgreSQL undid to break a deadlock is different: the database is there and every row is as
+ * the claim found it, so what the hold would have written is written outside it (`redo`), and
+ * nothing is sent twice.
  */
 import type { Queryable } from "../db/client.js";
+import { retryConflicts } from "../db/conflict.js";
 import { type ClaimedDelivery, type DeliveryOutcome, deliveryRepo } from "./delivery.repo.js";
 
 export class HeldClaim {
@@ -26,6 +30,8 @@ export class HeldClaim {
   private handedOver: Promise<Map<string, string> | undefined> | undefined;
   private handOver: (tids: Map<string, string> | undefined) => void = () => {};
   private leasedTids: Map<string, string> | undefined;
+  /** The deliveries still in flight when the hold ended. */
+  private rest: ClaimedDelivery[] = [];
   /** The outcomes the hold recorded, whose endpoints' health is recorded once it has committed. */
   recorded: DeliveryOutcome[] = [];
   private allIn: () => void = () => {};
@@ -68,13 +74,34 @@ export class HeldClaim {
     let timer: NodeJS.Timeout | undefined;
     await Promise.race([this.allInPromise, new Promise((resolve) => (timer = setTimeout(resolve, holdMs)))]);
     clearTimeout(timer);
-    const rest = this.deliveries.filter((d) => this.inFlight.has(d.id));
+    this.rest = this.deliveries.filter((d) => this.inFlight.has(d.id));
     // From here on, outcomes wait for the commit and go the leased way.
-    if (rest.length > 0) this.handedOver = new Promise((resolve) => (this.handOver = resolve));
+    if (this.rest.length > 0) this.handedOver = new Promise((resolve) => (this.handOver = resolve));
     this.recorded = this.outcomes.splice(0);
     await deliveryRepo.record(q, this.recorded, { health: false });
-    const leased = await deliveryRepo.lease(q, rest);
-    this.leasedTids = new Map(leased.map((row) => [row.id, row.tid]));
+    this.leasedTids = await this.lease(q);
+  }
+
+  private async lease(q: Queryable): Promise<Map<string, string>> {
+    const leased = await deliveryRepo.lease(q, this.rest);
+    return new Map(leased.map((row) => [row.id, row.tid]));
+  }
+
+  /**
+   * After PostgreSQL undid the holding transaction to break a deadlock (nothing of it written,
+   * every row as the claim found it): writes outside it what `close` wrote in it — `record` of the
+   * outcomes it had (the caller's, as a retry's push-back needs a transaction of its own) and the
+   * leases of the deliveries still in flight, which are then handed over as after a commit (or
+   * dropped, if this fails too).
+   */
+  async redo(q: Queryable, record: (outcomes: DeliveryOutcome[]) => Promise<void>): Promise<void> {
+    let tids: Map<string, string> | undefined;
+    try {
+      await record(this.recorded);
+      tids = await retryConflicts(() => this.lease(q));
+    } finally {
+      this.handOver(tids);
+    }
   }
 
   /** The holding transaction ended: hands the deliveries still in flight over (committed) or drops them (failed). */

@@ -7,6 +7,7 @@
 import type { Agent } from "undici";
 import { CONFIG_DEFAULTS } from "../config.js";
 import type { Db } from "../db/client.js";
+import { isTransactionConflict, retriedTx, retryConflicts } from "../db/conflict.js";
 import type { Metrics } from "../metrics/metrics.js";
 import { type AttemptInput, attemptDelivery, createDeliveryAgent } from "./deliver.js";
 import { type ClaimedDelivery, type DeliveryOutcome, deliveryRepo } from "./delivery.repo.js";
@@ -196,15 +197,22 @@ export class DeliveryWorker {
         .then(
           async () => {
             hold!.ended(true);
-            await deliveryRepo
-              .recordHealth(this.db, hold!.recorded)
-              .catch((error: unknown) => this.options.onError?.(error));
+            await retryConflicts(() => deliveryRepo.recordHealth(this.db, hold!.recorded)).catch(
+              (error: unknown) => this.options.onError?.(error),
+            );
           },
-          (error: unknown) => {
+          async (error: unknown) => {
             if (!hold) return reject(error);
-            // Nothing of it was written: its deliveries are due again (at least once, never lost).
-            hold.ended(false);
-            this.options.onError?.(error);
+            if (!isTransactionConflict(error)) {
+              // Nothing of it was written: its deliveries are due again (at least once, never lost).
+              hold.ended(false);
+              return this.options.onError?.(error);
+            }
+            // Undone to break a deadlock: its rows are as claimed, and what it would have written
+            // is written now, before the wake below could claim its deliveries again.
+            await hold
+              .redo(this.db, (outcomes) => this.recordOutcomes(outcomes))
+              .catch((e: unknown) => this.options.onError?.(e));
           },
         )
         .finally(() => {
@@ -276,9 +284,7 @@ export class DeliveryWorker {
         if (this.outcomes.length < RECORD_BATCH) await new Promise((r) => setTimeout(r, FLUSH_DELAY_MS));
         while (this.outcomes.length > 0) {
           const batch = this.outcomes.splice(0, RECORD_BATCH);
-          // Usually one statement, atomic by itself: no begin/commit round trips.
-          if (deliveryRepo.needsTransaction(batch)) await this.db.tx((q) => deliveryRepo.record(q, batch));
-          else await deliveryRepo.record(this.db, batch);
+          await this.recordOutcomes(batch);
         }
       } catch (error) {
         // The lease runs out and another try happens: at least once, never lost.
@@ -290,6 +296,22 @@ export class DeliveryWorker {
         this.wake();
       }
     })();
+  }
+
+  /**
+   * Records outcomes outside a held claim's transaction. Usually one statement (atomic by itself,
+   * no begin/commit round trips) and the endpoints' health after it; with a retry's push-back, one
+   * transaction. A part PostgreSQL undid to break a deadlock (a push-back against an endpoint
+   * being disabled, or another worker's batch) runs again rather than leave its attempts
+   * unrecorded and its deliveries to be sent again.
+   */
+  private async recordOutcomes(batch: DeliveryOutcome[]): Promise<void> {
+    if (deliveryRepo.needsTransaction(batch)) {
+      await retriedTx(this.db, (q) => deliveryRepo.record(q, batch));
+      return;
+    }
+    await retryConflicts(() => deliveryRepo.record(this.db, batch, { health: false }));
+    await retryConflicts(() => deliveryRepo.recordHealth(this.db, batch));
   }
 
   /** Nothing claimed, in flight, held or waiting to be recorded. */
