@@ -9,9 +9,7 @@
  */
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from "fastify";
 import type { ServiceConfig } from "../config.js";
-import { isDatabaseUnavailable } from "../db/client.js";
-import { isTransactionConflict } from "../db/conflict.js";
-import { AppError, CONFLICT_RETRY_AFTER_SECONDS, RETRY_AFTER_SECONDS } from "../http/problem.js";
+import { AppError, retryLater } from "../http/problem.js";
 import { DASHBOARD_CSS, DASHBOARD_FAVICON, DASHBOARD_JS } from "./assets.js";
 import { CSP, type DashboardContext, DashboardError, sendHtml } from "./context.js";
 import { allowedOrigins, csrfProblem } from "./csrf.js";
@@ -169,15 +167,11 @@ export function dashboardRoutes(
           });
         if (error.validation || error.statusCode === 400 || error.statusCode === 415)
           return errorPage(request, reply, 400, t.bad_request, { text: t.bad_request_body });
-        if (isDatabaseUnavailable(error)) {
-          reply.header("retry-after", String(RETRY_AFTER_SECONDS));
-          return errorPage(request, reply, 503, t.unavailable, { text: t.unavailable_body });
-        }
-        if (isTransactionConflict(error)) {
-          request.log.warn({ err: error }, "transaction undone by a conflict");
-          reply.header("retry-after", String(CONFLICT_RETRY_AFTER_SECONDS));
-          return errorPage(request, reply, 503, t.unavailable, { text: t.conflict_body });
-        }
+        const later = retryLater(error, request, reply);
+        if (later)
+          return errorPage(request, reply, 503, t.unavailable, {
+            text: later === "database_conflict" ? t.conflict_body : t.unavailable_body,
+          });
         request.log.error({ err: error }, "dashboard error");
         return errorPage(request, reply, 500, t.went_wrong, {
           text: format(t.went_wrong_body, { id: request.id }),

@@ -149,6 +149,39 @@ export const RETRY_AFTER_SECONDS = 2;
 /** Retry-After of a request whose transaction a conflict undid: the other one is done by then. */
 export const CONFLICT_RETRY_AFTER_SECONDS = 1;
 
+type RetryLater = "database_unavailable" | "database_conflict";
+
+const RETRY_LATER: Record<RetryLater, string> = {
+  database_unavailable: `The service cannot reach its database just now, so the request did not complete. Retry in ${RETRY_AFTER_SECONDS} s with the same Idempotency-Key: whatever it had started is finished, never done twice.`,
+  database_conflict: `The request ran into another one changing the same records at the same moment, and the database undid it. Retry in ${CONFLICT_RETRY_AFTER_SECONDS} s with the same Idempotency-Key: whatever it had started is finished, never done twice.`,
+};
+
+/**
+ * A database failure after which the same request goes through a moment later, for the API's and
+ * the dashboard's error handlers: the database is down, restarting or not answering
+ * (`database_unavailable`), or it undid the request's transaction to break a deadlock with another
+ * one (`database_conflict`; the paths known to meet one run theirs again first, db/conflict.ts).
+ * Logs it and sets Retry-After; undefined for any other error.
+ */
+export function retryLater(
+  error: unknown,
+  request: FastifyRequest,
+  reply: FastifyReply,
+): RetryLater | undefined {
+  if (isDatabaseUnavailable(error)) {
+    request.log.warn({ err: error }, "database unavailable");
+    request.databaseUnavailable = true;
+    reply.header("retry-after", String(RETRY_AFTER_SECONDS));
+    return "database_unavailable";
+  }
+  if (isTransactionConflict(error)) {
+    request.log.warn({ err: error }, "transaction undone by a conflict");
+    reply.header("retry-after", String(CONFLICT_RETRY_AFTER_SECONDS));
+    return "database_conflict";
+  }
+  return undefined;
+}
+
 /** Fastify's error handler: known errors map to their codes, anything else is a bare 500. */
 export function errorHandler(
   error: FastifyError,
@@ -187,33 +220,8 @@ export function errorHandler(
       }),
     );
   }
-  // The database is down, restarting or not answering: the request did not happen; try again soon.
-  if (isDatabaseUnavailable(error)) {
-    request.log.warn({ err: error }, "database unavailable");
-    request.databaseUnavailable = true;
-    reply.header("retry-after", String(RETRY_AFTER_SECONDS));
-    return sendProblem(
-      reply,
-      new AppError(
-        "database_unavailable",
-        `The service cannot reach its database just now, so the request did not complete. Retry in ${RETRY_AFTER_SECONDS} s with the same Idempotency-Key: whatever it had started is finished, never done twice.`,
-      ),
-    );
-  }
-  // PostgreSQL undid the request's transaction to break a deadlock with another one (the paths
-  // known to meet one run theirs again first: db/conflict.ts). Nothing of that transaction was
-  // kept, and the same request a moment later goes through.
-  if (isTransactionConflict(error)) {
-    request.log.warn({ err: error }, "transaction undone by a conflict");
-    reply.header("retry-after", String(CONFLICT_RETRY_AFTER_SECONDS));
-    return sendProblem(
-      reply,
-      new AppError(
-        "database_conflict",
-        `The request ran into another one changing the same records at the same moment, and the database undid it. Retry in ${CONFLICT_RETRY_AFTER_SECONDS} s with the same Idempotency-Key: whatever it had started is finished, never done twice.`,
-      ),
-    );
-  }
+  const later = retryLater(error, request, reply);
+  if (later) return sendProblem(reply, new AppError(later, RETRY_LATER[later]));
   request.log.error({ err: error }, "unhandled error");
   return sendProblem(
     reply,
