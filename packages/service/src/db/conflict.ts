@@ -28,9 +28,8 @@ export function isTransactionConflict(error: unknown): boolean {
 /**
  * Runs `transaction` again when PostgreSQL undid it to break a conflict, up to `attempts` times
  * in all, after a short random pause that doubles each time (so two colliding callers do not
- * collide again in step).
- * Only for a transaction whose every effect is in the database: running it again must be
- * exactly as if it ran once. Any other error, or the last conflict, is thrown.
+ * collide again in step). Only for a transaction whose every effect is in the database: running
+ * it again must be exactly as if it ran once. Any other error, or the last conflict, is thrown.
  *
  * @example
  * await retryConflicts(() => db.tx((q) => deliveryRepo.record(q, batch)));
