@@ -15,8 +15,12 @@ import type { DashboardSession, Flash, SessionStore } from "./session.js";
 
 declare module "fastify" {
   interface FastifyContextConfig {
-    /** Dashboard routes: `public` skips the session (sign-in, assets); `permission` is enforced. */
-    dashboard?: { public?: boolean; permission?: Permission };
+    /**
+     * Dashboard routes: `public` needs no session (sign-in, assets); `asset` does not even read
+     * it, so the stylesheet still loads when the database is down and the page that says so is
+     * styled; `permission` is enforced.
+     */
+    dashboard?: { public?: boolean; asset?: boolean; permission?: Permission };
   }
   interface FastifyRequest {
     dashboard: DashboardSession | undefined;

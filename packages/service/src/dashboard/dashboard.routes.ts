@@ -54,13 +54,16 @@ export function dashboardRoutes(
       });
 
       scope.addHook("onRequest", async (request, reply) => {
+        const config = request.routeOptions.config.dashboard ?? {};
+        // The stylesheet, script and icon are the same for everyone: no session lookup, so they
+        // load when the database does not answer (the page saying so is then styled).
+        if (config.asset) return;
         const token = readCookie(request.headers.cookie, SESSION_COOKIE);
         request.dashboard = token ? await ctx.sessions.load(token) : undefined;
         if (request.dashboard) {
           const { merchantId, user } = request.dashboard;
           request.principal = { kind: "user", merchantId, credential: `user:${user.id}`, user };
         }
-        const config = request.routeOptions.config.dashboard ?? {};
         if (config.public || request.dashboard) return;
         if (request.method === "GET" || request.method === "HEAD") {
           const next = request.url.startsWith("/dashboard") ? request.url : "/dashboard";
@@ -198,7 +201,7 @@ export function dashboardRoutes(
         );
       });
 
-      const asset = { config: { dashboard: { public: true } } };
+      const asset = { config: { dashboard: { public: true, asset: true } } };
       scope.get("/assets/dashboard.css", asset, (_r, reply) =>
         reply.type("text/css; charset=utf-8").send(DASHBOARD_CSS),
       );
