@@ -61,7 +61,8 @@ describe.skipIf(!STORES.includes("postgres"))("transactions undone by a deadlock
     for (;;) {
       const [row] = await db.query<{ n: number }>(
         `select count(*)::int as n from pg_stat_activity
-          where wait_event_type = 'Lock' and position($1 in query) > 0 and pid <> pg_backend_pid()`,
+          where datname = current_database() and wait_event_type = 'Lock' and position($1 in query) > 0
+            and pid <> pg_backend_pid()`,
         [sql],
       );
       if (row!.n > 0) return;
