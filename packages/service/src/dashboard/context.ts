@@ -16,9 +16,9 @@ import type { DashboardSession, Flash, SessionStore } from "./session.js";
 declare module "fastify" {
   interface FastifyContextConfig {
     /**
-     * Dashboard routes: `public` needs no session (sign-in, assets); `asset` does not even read
-     * it, so the stylesheet still loads when the database is down and the page that says so is
-     * styled; `permission` is enforced.
+     * Dashboard routes: `public` needs no session (sign-in); `asset` does not even read it (the
+     * stylesheet, script and icon), so they load when the database is down and the page that
+     * says so is styled; `permission` is enforced.
      */
     dashboard?: { public?: boolean; asset?: boolean; permission?: Permission };
   }

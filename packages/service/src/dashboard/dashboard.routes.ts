@@ -201,7 +201,7 @@ export function dashboardRoutes(
         );
       });
 
-      const asset = { config: { dashboard: { public: true, asset: true } } };
+      const asset = { config: { dashboard: { asset: true } } };
       scope.get("/assets/dashboard.css", asset, (_r, reply) =>
         reply.type("text/css; charset=utf-8").send(DASHBOARD_CSS),
       );

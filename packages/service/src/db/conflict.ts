@@ -15,7 +15,7 @@ const CONFLICT_CODES = ["40P01", "40001"];
  * then 20–40…, 150–300 ms in all), so the other transaction, by then granted what it waited
  * for, has the time to finish first even on a busy machine.
  */
-export const CONFLICT_ATTEMPTS = 5;
+const CONFLICT_ATTEMPTS = 5;
 
 /** True for an error (or its cause) that says PostgreSQL undid the transaction to break a conflict. */
 export function isTransactionConflict(error: unknown): boolean {
@@ -26,7 +26,7 @@ export function isTransactionConflict(error: unknown): boolean {
 }
 
 /**
- * Runs `transaction` again when PostgreSQL undid it to break a conflict, up to `attempts` times
+ * Runs `transaction` again when PostgreSQL undid it to break a conflict, up to five times
  * in all, after a short random pause that doubles each time (so two colliding callers do not
  * collide again in step). Only for a transaction whose every effect is in the database: running
  * it again must be exactly as if it ran once. Any other error, or the last conflict, is thrown.
@@ -34,16 +34,13 @@ export function isTransactionConflict(error: unknown): boolean {
  * @example
  * await retryConflicts(() => db.tx((q) => deliveryRepo.record(q, batch)));
  */
-export async function retryConflicts<T>(
-  transaction: () => Promise<T>,
-  { attempts = CONFLICT_ATTEMPTS, random = Math.random }: { attempts?: number; random?: () => number } = {},
-): Promise<T> {
+export async function retryConflicts<T>(transaction: () => Promise<T>): Promise<T> {
   for (let attempt = 1; ; attempt++) {
     try {
       return await transaction();
     } catch (error) {
-      if (attempt >= attempts || !isTransactionConflict(error)) throw error;
-      await new Promise((resolve) => setTimeout(resolve, 10 * 2 ** (attempt - 1) * (1 + random())));
+      if (attempt >= CONFLICT_ATTEMPTS || !isTransactionConflict(error)) throw error;
+      await new Promise((resolve) => setTimeout(resolve, 10 * 2 ** (attempt - 1) * (1 + Math.random())));
     }
   }
 }

@@ -147,7 +147,7 @@ export function sendProblem(reply: FastifyReply, error: AppError): FastifyReply 
 /** What a 503 asks the client to wait before trying again. */
 export const RETRY_AFTER_SECONDS = 2;
 /** Retry-After of a request whose transaction a conflict undid: the other one is done by then. */
-export const CONFLICT_RETRY_AFTER_SECONDS = 1;
+const CONFLICT_RETRY_AFTER_SECONDS = 1;
 
 type RetryLater = "database_unavailable" | "database_conflict";
 

@@ -71,6 +71,19 @@ describe.skipIf(!STORES.includes("postgres"))("transactions undone by a deadlock
     }
   }
 
+  /** A worker on the test's database, and every error it reports (none is expected). */
+  function workerWith(options: Pick<WorkerOptions, "holdClaims" | "holdMs">) {
+    const errors: unknown[] = [];
+    const worker = new DeliveryWorker(db, {
+      allowPrivate: true,
+      metrics: createMetrics(),
+      signal: new OutboxSignal(),
+      ...options,
+      onError: (error) => errors.push(error),
+    });
+    return { worker, errors };
+  }
+
   /** Two messages for one parent and URL: the first is sent, the second waits for it. */
   async function twoForOneParent(parent: string): Promise<[string, string]> {
     const ids: string[] = [];
@@ -117,14 +130,7 @@ describe.skipIf(!STORES.includes("postgres"))("transactions undone by a deadlock
       receiver.respond = () => ({ status: 500, body: "down" });
       // The test holds the second message's row: the push-back of the first one's retry needs it.
       await other.query("select 1 from webhook_deliveries where message_id = $1 for update", [second]);
-      const errors: unknown[] = [];
-      const worker = new DeliveryWorker(db, {
-        allowPrivate: true,
-        metrics: createMetrics(),
-        signal: new OutboxSignal(),
-        holdClaims,
-        onError: (error) => errors.push(error),
-      });
+      const { worker, errors } = workerWith({ holdClaims });
       try {
         await worker.start();
         await receiver.waitFor(1);
@@ -168,17 +174,9 @@ describe.skipIf(!STORES.includes("postgres"))("transactions undone by a deadlock
     receiver.respond = (req) =>
       req.path.endsWith("b") ? { status: 200, until: released } : { status: 500, body: "down" };
     await other.query("select 1 from webhook_deliveries where message_id = $1 for update", [second]);
-    const errors: unknown[] = [];
     // The hold ends after 300 ms with the slow one still in flight: its transaction records the
     // first one's retry (blocked on the test's row, then undone) and leases the slow one.
-    const worker = new DeliveryWorker(db, {
-      allowPrivate: true,
-      metrics: createMetrics(),
-      signal: new OutboxSignal(),
-      holdClaims: "always",
-      holdMs: 300,
-      onError: (error) => errors.push(error),
-    });
+    const { worker, errors } = workerWith({ holdClaims: "always", holdMs: 300 });
     try {
       await worker.start();
       await receiver.waitFor(2);
