@@ -6,7 +6,7 @@
  * after 50 ms (its database's `deadlock_timeout`), the test's transaction after 30 s, so the side
  * under test is always the one undone. Each must then do its work again rather than lose it:
  * the worker's batch of outcomes (a retry pushing later deliveries back), a held claim's
- * outcomes, and disabling an endpoint (which ends the deliveries waiting for it).
+ * outcomes, disabling an endpoint (which ends the deliveries waiting for it), and a replay.
  */
 import pg from "pg";
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
@@ -17,6 +17,7 @@ import { type Db, openPostgres } from "../db/client.js";
 import { migrate } from "../db/migrate.js";
 import { createMetrics } from "../metrics/metrics.js";
 import { createEndpointsService } from "./endpoints.service.js";
+import { createMessagesService } from "./messages.service.js";
 import { enqueue, enqueueMany, OutboxSignal } from "./outbox.js";
 import { DeliveryWorker, type WorkerOptions } from "./worker.js";
 
@@ -244,5 +245,44 @@ describe.skipIf(!STORES.includes("postgres"))("transactions undone by a deadlock
       [waiting],
     );
     expect(row!.last_error).toBe("endpoint disabled");
+  });
+
+  it("a replay undone by a deadlock with a delivery's writer runs again and puts every delivery back in the queue", async () => {
+    // A merchant of its own: the tests above leave failed deliveries of theirs.
+    const replayer = await seedOutboxMerchant(db, "mer_deadlock_replay", SECRET);
+    const messages = createMessagesService(db, { outbox: new OutboxSignal() });
+    const [first, second] = await enqueueMany(
+      db,
+      ["sess_deadlock_replay_1", "sess_deadlock_replay_2"].map((parent) => ({
+        message: {
+          merchantId: replayer,
+          kind: "operation",
+          eventType: "operation",
+          parentSessionId: parent,
+          body: "{}",
+        },
+        urls: [`${receiver.url}/replay`],
+        config,
+      })),
+    );
+    await db.query(
+      "update webhook_deliveries set status = 'failed', tries = 3, completed_at = now() where message_id in ($1, $2)",
+      [first, second],
+    );
+    try {
+      // A writer (a worker recording an outcome, an endpoint being disabled) holds one delivery…
+      await other.query("select 1 from webhook_deliveries where message_id = $1 for update", [second]);
+      const replaying = messages.replayMany(replayer, { status: "failed" });
+      // …the replay holds the other and waits for it…
+      await blockedOn("set status = 'pending'");
+      // …and the writer asks for the replay's: the replay is undone, and runs again.
+      await other.query("select 1 from webhook_deliveries where message_id = $1 for update", [first]);
+      await other.query("commit");
+      expect(await replaying).toEqual({ replayed: 2 });
+    } finally {
+      await other.end();
+    }
+    for (const id of [first!, second!])
+      expect(await delivery(id)).toMatchObject({ status: "pending", tries: 0, lease_until: null });
   });
 });

@@ -1,5 +1,6 @@
 /** The messages API: what was sent where, every attempt, and replays. */
 import type { Db } from "../db/client.js";
+import { retriedTx } from "../db/conflict.js";
 import { AppError } from "../http/problem.js";
 import { type MessageFilter, messagesRepo } from "./messages.repo.js";
 import { TRANSACTION_TYPES } from "@svc/protocol";
@@ -8,6 +9,11 @@ import { settingsRepo } from "./settings.repo.js";
 
 export const DEFAULT_PAGE = 50;
 
+/**
+ * Replays and sends write only to the database, so each runs again when PostgreSQL undoes it to
+ * break a deadlock (with a worker recording outcomes, or an endpoint being disabled) instead of
+ * answering 503 (docs/architecture.md, "Transactions that collide").
+ */
 export function createMessagesService(db: Db, deps: { outbox: OutboxSignal }) {
   async function withDeliveries(messages: Awaited<ReturnType<typeof messagesRepo.list>>) {
     const deliveries = await messagesRepo.deliveries(
@@ -69,7 +75,7 @@ export function createMessagesService(db: Db, deps: { outbox: OutboxSignal }) {
     async replay(merchantId: string, id: string) {
       const message = await messagesRepo.find(db, merchantId, id);
       if (!message) throw new AppError("not_found", `No webhook message ${id}.`);
-      const replayed = await db.tx(async (q) =>
+      const replayed = await retriedTx(db, async (q) =>
         messagesRepo.replay(q, merchantId, { messageId: id }, await settingsRepo.config(q, merchantId)),
       );
       deps.outbox.committed();
@@ -116,7 +122,7 @@ export function createMessagesService(db: Db, deps: { outbox: OutboxSignal }) {
           "invalid_state",
           `${url} is not one of your current webhook URLs that this message was not sent to: replay the message to send it again where it went.`,
         );
-      await db.tx(async (q) =>
+      await retriedTx(db, async (q) =>
         addDelivery(q, {
           messageId: id,
           merchantId,
@@ -135,7 +141,7 @@ export function createMessagesService(db: Db, deps: { outbox: OutboxSignal }) {
       merchantId: string,
       by: { status: "failed" | "succeeded"; since?: Date | undefined; until?: Date | undefined },
     ) {
-      const replayed = await db.tx(async (q) =>
+      const replayed = await retriedTx(db, async (q) =>
         messagesRepo.replay(q, merchantId, by, await settingsRepo.config(q, merchantId)),
       );
       deps.outbox.committed();
