@@ -172,9 +172,9 @@ export function dashboardRoutes(
           return errorPage(request, reply, 400, t.bad_request, { text: t.bad_request_body });
         const later = retryLater(error, request, reply);
         if (later)
-          return errorPage(request, reply, 503, t.unavailable, {
-            text: later === "database_conflict" ? t.conflict_body : t.unavailable_body,
-          });
+          return later === "database_conflict"
+            ? errorPage(request, reply, 503, t.conflict, { text: t.conflict_body })
+            : errorPage(request, reply, 503, t.unavailable, { text: t.unavailable_body });
         request.log.error({ err: error }, "dashboard error");
         return errorPage(request, reply, 500, t.went_wrong, {
           text: format(t.went_wrong_body, { id: request.id }),

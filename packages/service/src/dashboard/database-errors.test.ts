@@ -23,17 +23,19 @@ describe.each(STORES)("the dashboard while its database fails, on %s", (store) =
       what: "unreachable",
       error: new Error("Connection terminated unexpectedly"),
       retryAfter: "2",
+      title: "Unavailable for a moment",
       says: "The service cannot reach its database just now",
     },
     {
       what: "a transaction undone by a deadlock",
       error: Object.assign(new Error("deadlock detected"), { code: "40P01" }),
       retryAfter: "1",
+      title: "Try that again",
       says: "Another change to the same records happened at the same moment",
     },
   ])(
     "$what: a page answers 503 saying so, and its stylesheet still loads",
-    async ({ error, retryAfter, says }) => {
+    async ({ error, retryAfter, title, says }) => {
       const client = await signedIn(stack, m.admin);
       const query = stack.db.query;
       stack.db.query = async () => {
@@ -48,6 +50,7 @@ describe.each(STORES)("the dashboard while its database fails, on %s", (store) =
       }
       expect(page.status).toBe(503);
       expect(page.headers.get("retry-after")).toBe(retryAfter);
+      expect(page.text).toContain(`<h1>${title}</h1>`);
       expect(page.text).toContain(says);
       expect(page.text).toContain('<link rel="stylesheet" href="/dashboard/assets/dashboard.css"');
       expect(page.text).not.toContain(error.message);

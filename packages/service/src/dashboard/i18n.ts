@@ -44,6 +44,7 @@ const EN = {
   unavailable: "Unavailable for a moment",
   unavailable_body:
     "The service cannot reach its database just now, so this did not complete. Try again in a few seconds.",
+  conflict: "Try that again",
   conflict_body:
     "Another change to the same records happened at the same moment, so this one was undone. Try it again.",
   bad_request: "Bad request",
@@ -112,6 +113,7 @@ const AR: Messages = {
   went_wrong_body: "حدث خطأ من جهتنا. اذكر معرّف الطلب {id} للدعم.",
   unavailable: "الخدمة غير متاحة للحظات",
   unavailable_body: "لا تستطيع الخدمة الوصول إلى قاعدة بياناتها الآن، فلم يكتمل هذا. حاول مرة أخرى بعد ثوانٍ.",
+  conflict: "أعد المحاولة",
   conflict_body: "تزامن هذا مع تغيير آخر على السجلات نفسها، فأُلغي. حاول مرة أخرى.",
   bad_request: "طلب غير صالح",
   bad_request_body: "تعذّرت قراءة الطلب. ارجع وأرسل النموذج مرة أخرى.",
