@@ -35,7 +35,7 @@ const OFFERED_PER_SECOND = 1_000;
 const OFFERED_SECONDS = 5;
 /** PostgreSQL rounds; each figure is reported as the median of its rounds. */
 const POSTGRES_ROUNDS = 3;
-const SECRET = "whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw";
+export const SECRET = "whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw";
 
 /** A realistic operation webhook body (~750 bytes). */
 const BODY = JSON.stringify({
@@ -142,9 +142,9 @@ async function collect(receiver: BenchReceiver, count: number, into: Map<string,
   if (into.size < count) console.error(`  only ${into.size} of ${count} deliveries arrived in time`);
 }
 
-const percentile = (sorted: number[], p: number) =>
+export const percentile = (sorted: number[], p: number) =>
   sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))] ?? Number.NaN;
-const round1 = (x: number) => Math.round(x * 10) / 10;
+export const round1 = (x: number) => Math.round(x * 10) / 10;
 const median = (xs: number[]) => {
   const sorted = [...xs].sort((a, b) => a - b);
   return sorted[Math.floor(sorted.length / 2)] ?? Number.NaN;
@@ -178,7 +178,7 @@ async function produceHere(
  * The same load from a producer process of its own, as API processes beside `SVC_ROLE=worker`
  * processes: its commits wake the worker through LISTEN/NOTIFY only.
  */
-async function produceElsewhere(
+export async function produceElsewhere(
   databaseUrl: string,
   merchantId: string,
   url: string,
@@ -206,11 +206,14 @@ async function produceElsewhere(
 }
 
 /**
- * A process that keeps one core busy (a production host is rarely idle): it spins until killed.
- * Started before a latency run and stopped after it.
+ * A process that keeps one core busy (a production host is rarely idle): it spins until killed,
+ * or until the bench that started it is gone (its parent changes: a crashed run must not leave
+ * a core spinning). Started before a latency run and stopped after it.
  */
-function busyCore(): { stop(): void } {
-  const child = spawn(process.execPath, ["-e", "for (;;) {}"], { stdio: "ignore" });
+export function busyCore(): { stop(): void } {
+  const spin =
+    "const p = process.ppid; for (;;) { for (let i = 0; i < 1e7; i++); if (process.ppid !== p) break; }";
+  const child = spawn(process.execPath, ["-e", spin], { stdio: "ignore" });
   return { stop: () => void child.kill("SIGKILL") };
 }
 
@@ -226,7 +229,7 @@ interface Latency {
 }
 
 /** Commit → receipt and send → receipt latencies of what a producer committed. */
-async function latencies(
+export async function latencies(
   receiver: BenchReceiver,
   { commits, offeredSeconds }: ProduceReport,
 ): Promise<Latency> {
@@ -247,7 +250,7 @@ async function latencies(
   };
 }
 
-const describe = (l: Latency) =>
+export const describe = (l: Latency) =>
   `commit→receipt p50 ${l.p50} / p99 ${l.p99} ms, send→receipt p50 ${l.sendP50} / p99 ${l.sendP99} ms (${l.committedPerSecond}/s committed, ${l.n} arrived)`;
 
 /** Drains `count` prefilled messages with a worker started now; msg/s from start to last receipt. */

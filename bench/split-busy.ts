@@ -1,0 +1,155 @@
+/**
+ * A diagnostic, not a benchmark (`npm run bench` does not run it): the delivery bench's setup
+ * "producer process + NOTIFY, busy core" alone, svc and the baseline outbox alternated for
+ * `ROUNDS` rounds (default 5) on one durable cluster, each round printed with the producer's
+ * send → commit beside the bench's latencies, and what PostgreSQL did meanwhile:
+ *
+ *   SVC_BENCH_STORES=postgres npx tsx bench/split-busy.ts
+ *   SVC_PG_OPTIONS="-c shared_preload_libraries=pg_stat_statements" … (each statement's time)
+ *   PRE="alter table webhook_deliveries set (fillfactor = 100)" … (SQL run once before the rounds)
+ *   WAITS=1 … (what the backends wait on, sampled from pg_stat_activity every ~2 ms; the
+ *             sampler's own query costs ~0.2 ms, on both sides alike)
+ *
+ * The first round is often far out for svc (its worker just started: cold). docs/benchmarks.md,
+ * "Issue 25: split with a busy core, measured part by part", has what it found.
+ */
+import type { Db } from "../packages/service/src/db/client.js";
+import { createMetrics } from "../packages/service/src/metrics/metrics.js";
+import { OutboxSignal } from "../packages/service/src/webhooks/outbox.js";
+import { DeliveryWorker } from "../packages/service/src/webhooks/worker.js";
+import { seedOutboxMerchant } from "../test/support/outbox-merchant.js";
+import {
+  busyCore,
+  describe,
+  latencies,
+  percentile,
+  produceElsewhere,
+  round1,
+  SECRET,
+} from "./delivery.bench.js";
+import { BaselineOutbox } from "./support/baseline-outbox.js";
+import type { ProduceReport } from "./support/produce.js";
+import { startBenchReceiver } from "./support/receiver.js";
+import { benchStores } from "./support/stores.js";
+
+const ROUNDS = Number(process.env.ROUNDS ?? 5);
+
+/** Send → commit p50 / p99: how long the producer waited for its commits. */
+function sendToCommit({ commits }: ProduceReport): string {
+  const waits = commits.map(([, sent, committed]) => committed - sent).sort((a, b) => a - b);
+  return `send→commit p50 ${round1(percentile(waits, 50))} / p99 ${round1(percentile(waits, 99))} ms`;
+}
+
+/** Samples the active backends' wait events until the returned function is called; it returns the counts. */
+function sampleWaits(db: Db): () => Promise<string> {
+  const counts = new Map<string, number>();
+  let sampling = true;
+  const loop = (async () => {
+    while (sampling) {
+      const rows = await db.query<{ wait: string; statement: string }>(
+        `select coalesce(wait_event_type, 'CPU') || ':' || coalesce(wait_event, '-') as wait,
+                split_part(ltrim(query), ' ', 1) || ' ' || split_part(ltrim(query), ' ', 2) as statement
+           from pg_stat_activity
+          where backend_type = 'client backend' and state = 'active' and pid <> pg_backend_pid()`,
+      );
+      for (const { wait, statement } of rows) {
+        const key = `${statement.replace(/\s+/g, " ")} ${wait}`;
+        counts.set(key, (counts.get(key) ?? 0) + 1);
+      }
+      await new Promise((r) => setTimeout(r, 2));
+    }
+  })();
+  return async () => {
+    sampling = false;
+    await loop;
+    return [...counts]
+      .sort((a, b) => b[1] - a[1])
+      .slice(0, 12)
+      .map(([key, n]) => `${key}=${n}`)
+      .join(", ");
+  };
+}
+
+/** The statements PostgreSQL spent most time in since the last call (pg_stat_statements, when preloaded). */
+async function statements(db: Db, enabled: boolean): Promise<string> {
+  if (!enabled) return "";
+  const rows = await db.query<{ statement: string; calls: string; mean_us: string; total_ms: string }>(
+    `select left(regexp_replace(query, '\\s+', ' ', 'g'), 48) as statement, calls::text,
+            round(mean_exec_time::numeric * 1000)::text as mean_us, round(total_exec_time::numeric)::text as total_ms
+       from pg_stat_statements where query not like '%pg_stat%' order by total_exec_time desc limit 5`,
+  );
+  await db.query("select pg_stat_statements_reset()");
+  return rows.map((r) => `\n      ${r.statement}: ${r.calls} × ${r.mean_us} µs = ${r.total_ms} ms`).join("");
+}
+
+async function main(): Promise<void> {
+  const store = (await benchStores()).find((s) => s.kind === "postgres");
+  if (!store) throw new Error("needs PostgreSQL: SVC_BENCH_STORES=postgres");
+  const receiver = await startBenchReceiver();
+  const db = await store.open();
+  const workerDb = await store.reopen(db);
+  const baseline = new BaselineOutbox(store.url(db)!);
+  let busy: { stop(): void } | undefined;
+  try {
+    const merchantId = await seedOutboxMerchant(db, "mer_bench", SECRET);
+    if (process.env.PRE) await db.query(process.env.PRE);
+    const pss = await db.query("create extension if not exists pg_stat_statements").then(
+      async () => (await db.query("select pg_stat_statements_reset()"), true),
+      () => false,
+    );
+    await baseline.reset();
+    const url = `${receiver.url}/load`;
+    const round = async (who: "svc" | "baseline", n: number) => {
+      const worker =
+        who === "svc"
+          ? new DeliveryWorker(workerDb, {
+              allowPrivate: true,
+              metrics: createMetrics(),
+              signal: new OutboxSignal(),
+              onError: (e) => console.error("  worker:", e),
+            })
+          : undefined;
+      let stopBaseline: (() => Promise<void>) | undefined;
+      if (worker) await worker.start();
+      else {
+        await baseline.warmUp();
+        stopBaseline = baseline.start();
+      }
+      await statements(db, pss);
+      busy = busyCore();
+      const waits = process.env.WAITS ? sampleWaits(db) : undefined;
+      const report = await produceElsewhere(
+        store.url(db)!,
+        merchantId,
+        url,
+        who === "baseline" ? `base_split_busy_${n}_` : undefined,
+      );
+      const latency = await latencies(receiver, report);
+      const waited = await waits?.();
+      busy.stop();
+      busy = undefined;
+      await (worker ? worker.stop() : stopBaseline!());
+      console.log(`round ${n}, ${who}: ${describe(latency)}, ${sendToCommit(report)}`);
+      if (waited) console.log(`  waits: ${waited}`);
+      if (pss) console.log(`  statements:${await statements(db, pss)}`);
+      return latency;
+    };
+    for (let n = 1; n <= ROUNDS; n++) {
+      const svc = await round("svc", n);
+      const base = await round("baseline", n);
+      console.log(
+        `round ${n}: send → receipt p99 ${(svc.sendP99 / base.sendP99).toFixed(2)}× the baseline's`,
+      );
+    }
+  } finally {
+    busy?.stop();
+    await baseline.close();
+    await workerDb.close();
+    await db.close();
+    receiver.stop();
+    store.stop();
+  }
+}
+
+await main();
+process.exit(0);
