@@ -21,9 +21,9 @@ import { payloadOfSize } from "../packages/webhooks/test/fixtures.js";
 import type { BenchResult } from "./run.ts";
 
 // Many short rounds rather than a few long ones: the shared machine's speed drifts by ±30 % from
-// one half-second to the next, and the median of 25 alternated rounds moves run to run about a
-// tenth as much as the median of five (measured 2026-11-27, docs/benchmarks.md). Same 2.5 s per
-// contender either way.
+// one half-second to the next. The median of 25 alternated rounds moved from run to run a sixth
+// (headers) to a half (full) as much as the median of five (2026-11-27, docs/benchmarks.md).
+// Same 2.5 s per contender either way.
 const ROUND_MS = 100;
 const ROUNDS = 25;
 const PAYLOAD_BYTES = 1024;
