@@ -19,6 +19,7 @@ import {
 } from "../support/merchant.js";
 import { type Receiver, startReceiver } from "../support/receiver.js";
 import { type Stack, startStack } from "../support/stack.js";
+import { signedIn } from "../support/dashboard.js";
 import { STORES } from "../support/stores.js";
 import { until } from "../support/until.js";
 import { completeThreeDSecure } from "../support/stripe.js";
@@ -215,6 +216,10 @@ describe.each(STORES)("the Stripe connector (%s)", (store) => {
     // Stripe released the other 4.00 with that capture: svc shows nothing left to capture and
     // refuses a second capture itself, without asking Stripe.
     expect(await payment(captured)).toMatchObject({ captured_amount: "6.00", capturable_amount: "0.00" });
+    // The dashboard says where the rest went, in the payment's totals.
+    const page = await (await signedIn(stack, m.admin)).get(`/dashboard/payments/${captured}`);
+    expect(page.text).toMatch(/<dt>Released by the gateway<\/dt><dd><bdi[^>]*>4\.00 USD<\/bdi><\/dd>/);
+    expect(page.text).toContain("it released the rest to the customer");
     const captures = () => stripe.requests.filter((r) => r.path.endsWith("/capture")).length;
     const before = captures();
     const again = await operate({ session_id: captured, operation: "capture", currency_code: "USD" });

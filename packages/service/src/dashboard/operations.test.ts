@@ -264,6 +264,9 @@ describe.each(STORES)("dashboard operations and webhooks on %s", (store) => {
     // With money captured, void is no longer offered, and a forged void is refused by the rules.
     const afterCapture = await client.get(`/dashboard/payments/${a.session_id}`);
     expect(afterCapture.text).not.toContain(`/dashboard/payments/${a.session_id}/void`);
+    // The sandbox keeps the rest capturable: nothing is released.
+    expect(afterCapture.text).toMatch(/<dt>Still capturable<\/dt><dd><bdi[^>]*>5\.000 KWD<\/bdi><\/dd>/);
+    expect(afterCapture.text).not.toContain("Released by the gateway");
 
     const b = await paidParent(stack, m, "authorize", { amount: "4.000" });
     await client.get(`/dashboard/payments/${b.session_id}`);

@@ -4,7 +4,7 @@
  * what was paid (for the moment until the gateway declines svc's requests), no amount goes below 0.
  */
 import { describe, expect, it } from "vitest";
-import { deriveSettledTotals, deriveTotals } from "./totals.js";
+import { deriveSettledTotals, deriveTotals, releasedByCapture } from "./totals.js";
 
 const paid = { state: "paid", amount_minor: 10_000 };
 const authorized = { state: "authorized", amount_minor: 10_000 };
@@ -32,6 +32,19 @@ describe("deriveTotals", () => {
     expect(deriveTotals(authorized, [child("capture", "paid", 6_000)])).toMatchObject({ capturable: 4_000 });
     // The settled totals (a gateway's own capture is judged against them) say the same.
     expect(deriveSettledTotals(once, [child("capture", "paid", 6_000)])).toMatchObject({ capturable: 0 });
+  });
+
+  it("what a gateway that captures once released: the rest, once a capture succeeded; nothing before, nothing elsewhere", () => {
+    const once = { ...authorized, captures_once: true };
+    expect(
+      releasedByCapture(once, [child("capture", "paid", 6_000), child("refund", "refunded", 1_000)]),
+    ).toBe(4_000);
+    expect(releasedByCapture(once, [child("capture", "paid", 10_000)])).toBe(0);
+    expect(releasedByCapture(once, [child("capture", "capture_pending", 6_000)])).toBe(0);
+    expect(releasedByCapture(once, [child("capture", "capture_rejected", 6_000)])).toBe(0);
+    expect(releasedByCapture(once, [])).toBe(0);
+    expect(releasedByCapture(authorized, [child("capture", "paid", 6_000)])).toBe(0);
+    expect(releasedByCapture({ ...paid, captures_once: true }, [])).toBe(0);
   });
 
   it("counts refunds in flight and queued against what is refundable", () => {

@@ -66,6 +66,20 @@ export function deriveTotals(
   return { captured, refunded, voided, capturable, refundable, remaining: capturable + refundable };
 }
 
+/**
+ * What a gateway that captures an authorization once (Stripe) released when part of it was
+ * captured: the amount less what was captured, once a capture succeeded. 0 elsewhere: any other
+ * gateway keeps the rest capturable, and before a capture nothing is released.
+ */
+export function releasedByCapture(
+  parent: { state: string; amount_minor: number; captures_once?: boolean },
+  children: Child[],
+): number {
+  if (parent.captures_once !== true || parent.state !== "authorized") return 0;
+  const captured = sum(children, "capture", ["paid"]);
+  return captured > 0 ? Math.max(0, parent.amount_minor - captured) : 0;
+}
+
 /** The state an operation ends in when the gateway did it. */
 const SETTLED_STATE: Record<Child["operation"], string> = {
   capture: "paid",

@@ -6,6 +6,9 @@
  */
 import type { FastifyInstance, FastifyReply, FastifyRequest } from "fastify";
 import { formatAmount } from "@svc/protocol";
+import { paymentsRepo } from "../../payments/payments.repo.js";
+import { releasedByCapture } from "../../payments/totals.js";
+import { transactionsRepo } from "../../payments/transactions.repo.js";
 import { type TimelineOperation, timelineRepo } from "../../payments/timeline.repo.js";
 import { renderFragment, type VNode } from "../../pages/jsx.js";
 import { type DashboardContext, pathParam, render, sessionOf } from "../context.js";
@@ -49,6 +52,9 @@ const WORDS = {
     voided: "Voided",
     capturable: "Still capturable",
     refundable: "Still refundable",
+    released: "Released by the gateway",
+    released_hint:
+      "This gateway captures an authorization once: when part of it was captured, it released the rest to the customer.",
     checkout_link: "Checkout link",
     checkout_link_copy: "checkout link",
     checkout_link_hint: "Send this link to the customer to pay:",
@@ -113,6 +119,8 @@ const WORDS = {
     voided: "المُبطل",
     capturable: "المتبقي للتحصيل",
     refundable: "المتبقي للاسترداد",
+    released: "ما أفرجت عنه البوابة",
+    released_hint: "تحصّل هذه البوابة التفويض مرة واحدة: عند تحصيل جزء منه، أفرجت عن الباقي للعميل.",
     checkout_link: "رابط الدفع",
     checkout_link_copy: "رابط الدفع",
     checkout_link_hint: "أرسل هذا الرابط إلى العميل ليدفع:",
@@ -222,10 +230,13 @@ function Facts({ rows }: { rows: [string, VNode | string][] }): VNode {
 function Details({
   p,
   checkoutUrl,
+  released,
   lang,
 }: {
   p: PaymentView;
   checkoutUrl: string | undefined;
+  /** What a gateway that captures once released (formatted), or undefined: nothing released. */
+  released: string | undefined;
   lang: DashboardLanguage;
 }): VNode {
   const w = WORDS[lang];
@@ -299,8 +310,10 @@ function Details({
               [w.voided, money(p.voided_amount)],
               [w.capturable, money(p.capturable_amount)],
               [w.refundable, money(p.refundable_amount)],
+              ...(released ? [[w.released, money(released)] as [string, VNode]] : []),
             ]}
           />
+          {released && <p class="hint">{w.released_hint}</p>}
         </section>
       </div>
     </>
@@ -324,6 +337,24 @@ function whoDid(o: TimelineOperation, w: Words): string {
   if (o.via === "gateway" || o.source === "pg") return w.by_gateway;
   if (o.via === "dashboard") return format(w.by_dashboard, { who: person || w.a_dashboard_user });
   return person ? format(w.by_api_person, { who: person }) : w.by_api;
+}
+
+/**
+ * What the payment's gateway released when part of the authorization was captured, formatted
+ * (gateways that capture once: Stripe), or undefined. The totals show nothing capturable then;
+ * this says where the rest went.
+ */
+async function releasedOf(
+  ctx: DashboardContext,
+  merchantId: string,
+  p: PaymentView,
+): Promise<string | undefined> {
+  const captured = p.transactions.some((c) => c.operation === "capture" && c.state === "paid");
+  if (p.state !== "authorized" || !captured) return undefined;
+  const db = ctx.services().db;
+  const parent = await transactionsRepo.find(db, merchantId, p.session_id);
+  const minor = parent ? releasedByCapture(parent, await paymentsRepo.children(db, p.session_id)) : 0;
+  return minor > 0 ? formatAmount(minor, p.currency_code) : undefined;
 }
 
 /** The payment's story, oldest first: creation, the attempt, the outcome, operations, webhooks, discrepancies. */
@@ -471,6 +502,7 @@ export async function renderPayment(
     limit: 20,
   });
   const events = await timelineOf(ctx, session.merchantId, p, lang);
+  const released = await releasedOf(ctx, session.merchantId, p);
   return render(
     ctx,
     request,
@@ -495,7 +527,7 @@ export async function renderPayment(
           </p>
         </div>
       )}
-      <Details p={p} checkoutUrl={checkoutUrl} lang={lang} />
+      <Details p={p} checkoutUrl={checkoutUrl} released={released} lang={lang} />
       {extra}
       <section aria-labelledby="children-h">
         <h2 id="children-h">{w.children}</h2>
