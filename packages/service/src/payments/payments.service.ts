@@ -7,7 +7,7 @@ import type { TransactionRow } from "./transactions.repo.js";
 import { transactionsRepo } from "./transactions.repo.js";
 import type { Db, Queryable } from "../db/client.js";
 import { AppError } from "../http/problem.js";
-import { type PaymentListFilter, paymentsRepo } from "./payments.repo.js";
+import { type ChildRow, type PaymentListFilter, paymentsRepo } from "./payments.repo.js";
 import { deriveTotals } from "./totals.js";
 import { transactionsOf } from "./transactions.js";
 
@@ -133,8 +133,34 @@ export function createPaymentsService(db: Db, deps: { now: () => Date; events?: 
     if (count > 0) deps.events?.paymentEventCommitted?.();
     return count;
   }
-  async function view(q: Queryable, tx: TransactionRow) {
-    const children = await paymentsRepo.children(q, tx.session_id);
+  /** The payment's row for `status`: expired first if it is due; `not_found` if there is none. */
+  async function find(
+    merchantId: string,
+    by: { sessionId?: string; orderNo?: string },
+  ): Promise<TransactionRow> {
+    let tx: TransactionRow | undefined;
+    if (by.sessionId) {
+      await expireDue(by.sessionId);
+      tx = await transactionsRepo.find(db, merchantId, by.sessionId);
+    } else if (by.orderNo) {
+      tx = await transactionsRepo.findByOrderNo(db, merchantId, by.orderNo);
+      if (tx && (await expireDue(tx.session_id)))
+        tx = await transactionsRepo.find(db, merchantId, tx.session_id);
+    }
+    if (!tx) {
+      throw new AppError(
+        "not_found",
+        by.sessionId
+          ? `No transaction with session_id ${by.sessionId}.`
+          : `No transaction with order_no ${by.orderNo}.`,
+      );
+    }
+    return tx;
+  }
+
+  /** A payment as the Payment Status API shows it; `children` when the caller read them already. */
+  async function view(q: Queryable, tx: TransactionRow, children?: ChildRow[]) {
+    children ??= await paymentsRepo.children(q, tx.session_id);
     const totals = deriveTotals(tx, children);
     const money = (minor: number) => formatAmount(minor, tx.currency_code);
     return {
@@ -235,25 +261,9 @@ export function createPaymentsService(db: Db, deps: { now: () => Date; events?: 
       };
     },
     async status(merchantId: string, by: { sessionId?: string; orderNo?: string }) {
-      let tx: TransactionRow | undefined;
-      if (by.sessionId) {
-        await expireDue(by.sessionId);
-        tx = await transactionsRepo.find(db, merchantId, by.sessionId);
-      } else if (by.orderNo) {
-        tx = await transactionsRepo.findByOrderNo(db, merchantId, by.orderNo);
-        if (tx && (await expireDue(tx.session_id)))
-          tx = await transactionsRepo.find(db, merchantId, tx.session_id);
-      }
-      if (!tx) {
-        throw new AppError(
-          "not_found",
-          by.sessionId
-            ? `No transaction with session_id ${by.sessionId}.`
-            : `No transaction with order_no ${by.orderNo}.`,
-        );
-      }
-      return view(db, tx);
+      return view(db, await find(merchantId, by));
     },
+    find,
     expireDue,
     async onPaymentEvent(q: Queryable, tx: TransactionRow): Promise<void> {
       await deps.events?.onPaymentEvent?.(q, tx);

@@ -8,7 +8,6 @@ import type { FastifyInstance, FastifyReply, FastifyRequest } from "fastify";
 import { formatAmount } from "@svc/protocol";
 import { paymentsRepo } from "../../payments/payments.repo.js";
 import { releasedByCapture } from "../../payments/totals.js";
-import { transactionsRepo } from "../../payments/transactions.repo.js";
 import { type TimelineOperation, timelineRepo } from "../../payments/timeline.repo.js";
 import { renderFragment, type VNode } from "../../pages/jsx.js";
 import { type DashboardContext, pathParam, render, sessionOf } from "../context.js";
@@ -339,24 +338,6 @@ function whoDid(o: TimelineOperation, w: Words): string {
   return person ? format(w.by_api_person, { who: person }) : w.by_api;
 }
 
-/**
- * What the payment's gateway released when part of the authorization was captured, formatted
- * (gateways that capture once: Stripe), or undefined. The totals show nothing capturable then;
- * this says where the rest went.
- */
-async function releasedOf(
-  ctx: DashboardContext,
-  merchantId: string,
-  p: PaymentView,
-): Promise<string | undefined> {
-  const captured = p.transactions.some((c) => c.operation === "capture" && c.state === "paid");
-  if (p.state !== "authorized" || !captured) return undefined;
-  const db = ctx.services().db;
-  const parent = await transactionsRepo.find(db, merchantId, p.session_id);
-  const minor = parent ? releasedByCapture(parent, await paymentsRepo.children(db, p.session_id)) : 0;
-  return minor > 0 ? formatAmount(minor, p.currency_code) : undefined;
-}
-
 /** The payment's story, oldest first: creation, the attempt, the outcome, operations, webhooks, discrepancies. */
 export async function timelineOf(
   ctx: DashboardContext,
@@ -492,7 +473,15 @@ export async function renderPayment(
   const session = sessionOf(request);
   const lang = dashboardLanguage(request);
   const w = WORDS[lang];
-  const p = await ctx.services().payments.status(session.merchantId, { sessionId });
+  // The row and its children read once, for the view and for what a gateway that captures
+  // once released with a partial capture (the totals show nothing capturable then; this says
+  // where the rest went).
+  const { payments, db } = ctx.services();
+  const tx = await payments.find(session.merchantId, { sessionId });
+  const children = await paymentsRepo.children(db, tx.session_id);
+  const p = await payments.view(db, tx, children);
+  const releasedMinor = releasedByCapture(tx, children);
+  const released = releasedMinor > 0 ? formatAmount(releasedMinor, p.currency_code) : undefined;
   const payable = p.state === "created" || p.state === "pending";
   const checkoutUrl = payable ? `${ctx.config.publicUrl}/pay/${p.session_id}` : undefined;
   const extra = options.sections?.(request, p, options.formState ?? {}) ?? null;
@@ -502,7 +491,6 @@ export async function renderPayment(
     limit: 20,
   });
   const events = await timelineOf(ctx, session.merchantId, p, lang);
-  const released = await releasedOf(ctx, session.merchantId, p);
   return render(
     ctx,
     request,
