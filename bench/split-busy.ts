@@ -7,6 +7,7 @@
  *   SVC_BENCH_STORES=postgres npx tsx bench/split-busy.ts
  *   SVC_PG_OPTIONS="-c shared_preload_libraries=pg_stat_statements" … (each statement's time)
  *   PRE="alter table webhook_deliveries set (fillfactor = 100)" … (SQL run once before the rounds)
+ *   HOLD=always … (svc's worker holds every claim by its row locks: WorkerOptions.holdClaims)
  *   WAITS=1 … (what the backends wait on, sampled from pg_stat_activity every ~2 ms; the
  *             sampler's own query costs ~0.2 ms, on both sides alike)
  *
@@ -33,6 +34,8 @@ import { startBenchReceiver } from "./support/receiver.js";
 import { benchStores } from "./support/stores.js";
 
 const ROUNDS = Number(process.env.ROUNDS ?? 5);
+/** How svc's worker claims (WorkerOptions.holdClaims); unset: as in production. */
+const HOLD = process.env.HOLD as "backlog" | "always" | "never" | undefined;
 
 /** Send → commit p50 / p99: how long the producer waited for its commits. */
 function sendToCommit({ commits }: ProduceReport): string {
@@ -93,10 +96,14 @@ async function main(): Promise<void> {
   try {
     const merchantId = await seedOutboxMerchant(db, "mer_bench", SECRET);
     if (process.env.PRE) await db.query(process.env.PRE);
-    const pss = await db.query("create extension if not exists pg_stat_statements").then(
-      async () => (await db.query("select pg_stat_statements_reset()"), true),
-      () => false,
-    );
+    // Without the library preloaded, the extension can be created but not read (its reset fails).
+    const pss = await db
+      .query("create extension if not exists pg_stat_statements")
+      .then(() => db.query("select pg_stat_statements_reset()"))
+      .then(
+        () => true,
+        () => false,
+      );
     await baseline.reset();
     const url = `${receiver.url}/load`;
     const round = async (who: "svc" | "baseline", n: number) => {
@@ -106,6 +113,7 @@ async function main(): Promise<void> {
               allowPrivate: true,
               metrics: createMetrics(),
               signal: new OutboxSignal(),
+              holdClaims: HOLD,
               onError: (e) => console.error("  worker:", e),
             })
           : undefined;
