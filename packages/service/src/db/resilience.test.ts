@@ -4,13 +4,19 @@
  * fails, the process does not; while it is down every statement fails within the connect timeout;
  * a server that stops answering with its sockets open (SIGSTOP, a partition) fails statements
  * within the statement timeout; LISTEN comes back by itself and says notifications may have been
- * missed; and the HTTP service answers 503 database_unavailable with Retry-After, /readyz 503 and
- * /healthz 200, then serves again as soon as the server is back.
+ * missed; the HTTP service answers 503 database_unavailable with Retry-After, /readyz 503 and
+ * /healthz 200, then serves again as soon as the server is back; and the delivery worker keeps
+ * the outcome of an attempt made while the server was down and records it when it is back.
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { findPgBin, startPostgres } from "../../../../scripts/postgres.mjs";
 import { api, bearer } from "../../../../test/support/merchant.js";
+import { seedOutboxMerchant } from "../../../../test/support/outbox-merchant.js";
+import { type Receiver, startReceiver } from "../../../../test/support/receiver.js";
 import { type Stack, startStack } from "../../../../test/support/stack.js";
+import { createMetrics } from "../metrics/metrics.js";
+import { enqueue } from "../webhooks/outbox.js";
+import { DeliveryWorker, type WorkerOptions } from "../webhooks/worker.js";
 import { type Db, isDatabaseUnavailable, openPostgres } from "./client.js";
 import { migrate } from "./migrate.js";
 
@@ -153,6 +159,144 @@ describe.runIf(bin)("PostgreSQL failures", () => {
       }, 5_000);
       expect(back.ms).toBeLessThan(5_000);
       expect((await api(stack, "GET", "/readyz")).status).toBe(200);
+    });
+  });
+
+  describe("the delivery worker", () => {
+    let receiver: Receiver;
+    let merchantId: string;
+    beforeAll(async () => {
+      await migrate(db);
+      receiver = await startReceiver();
+      merchantId = await seedOutboxMerchant(db, "mer_resilience", "whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw");
+    });
+    afterAll(() => receiver?.close());
+
+    // Leased: the outcome is kept and recorded within its lease, so the delivery is not sent again.
+    // Held: the claim's transaction dies with the server and its locks with it, so once the server
+    // is back the delivery may be claimed and sent again before the kept outcome is recorded
+    // (the worker's LISTEN comes back and wakes it); every attempt the endpoint saw is logged.
+    it.each<WorkerOptions["holdClaims"]>(["never", "always"])(
+      "an attempt answered while the server is down is recorded when it is back (claims: %s)",
+      async (holdClaims) => {
+        receiver.requests.length = 0;
+        const id = await db.tx((q) =>
+          enqueue(
+            q,
+            {
+              merchantId,
+              kind: "operation",
+              eventType: "operation",
+              parentSessionId: `sess_down_${holdClaims}`,
+              body: "{}",
+            },
+            [`${receiver.url}/down`],
+            { timeout_seconds: 30, retry_schedule_seconds: [1] },
+          ),
+        );
+        let release: () => void = () => {};
+        const released = new Promise<void>((resolve) => (release = resolve));
+        receiver.respond = (_, n) => (n === 0 ? { status: 200, until: released } : { status: 200 });
+        const errors: unknown[] = [];
+        const worker = new DeliveryWorker(db, {
+          allowPrivate: true,
+          metrics: createMetrics(),
+          holdClaims,
+          holdMs: 60_000,
+          fallbackPollMs: 600_000,
+          onError: (error) => errors.push(error),
+        });
+        try {
+          await worker.start();
+          await receiver.waitFor(1);
+          // This cluster commits without waiting for the disk (synchronous_commit off, as do the
+          // worker's own commits in production): a checkpoint puts the message and the claim there.
+          await db.query("checkpoint");
+          cluster.crash();
+          try {
+            // Answered while the server is down: the outcome cannot be written now.
+            release();
+            await eventually(async () => {
+              if (!errors.some(isDatabaseUnavailable)) throw new Error("the outcome was not tried yet");
+            }, 5_000);
+          } finally {
+            cluster.start();
+          }
+          const recorded = await eventually(async () => {
+            const [row] = await db.query<{ status: string; code: number | null; earlier: number }>(
+              `select d.status, d.last_attempt_status_code as code,
+                      (select count(*)::int from webhook_attempts a where a.delivery_id = d.id) as earlier
+                 from webhook_deliveries d where d.message_id = $1`,
+              [id],
+            );
+            if (row?.status !== "succeeded") throw new Error(`delivery ${row?.status}`);
+            return row;
+          }, 15_000);
+          await worker.idle();
+          const sent = receiver.requests.filter((r) => r.headers["webhook-id"] === id).length;
+          if (holdClaims === "never") expect(sent).toBe(1);
+          // Every attempt the endpoint saw is in the log: the row's last one and the earlier ones.
+          expect(recorded.value).toEqual({ status: "succeeded", code: 200, earlier: sent - 1 });
+          expect(errors.every(isDatabaseUnavailable)).toBe(true);
+        } finally {
+          await worker.stop();
+          receiver.respond = () => ({ status: 200, body: "ok" });
+        }
+      },
+    );
+
+    it("a worker stopped while the server is down gives its kept outcomes up within its grace, and stops trying", async () => {
+      receiver.requests.length = 0;
+      await db.tx((q) =>
+        enqueue(
+          q,
+          {
+            merchantId,
+            kind: "operation",
+            eventType: "operation",
+            parentSessionId: "sess_down_stop",
+            body: "{}",
+          },
+          [`${receiver.url}/down-stop`],
+          { timeout_seconds: 30, retry_schedule_seconds: [1] },
+        ),
+      );
+      let release: () => void = () => {};
+      const released = new Promise<void>((resolve) => (release = resolve));
+      receiver.respond = () => ({ status: 200, until: released });
+      const errors: unknown[] = [];
+      const worker = new DeliveryWorker(db, {
+        allowPrivate: true,
+        metrics: createMetrics(),
+        holdClaims: "never",
+        fallbackPollMs: 600_000,
+        onError: (error) => errors.push(error),
+      });
+      await worker.start();
+      await receiver.waitFor(1);
+      await db.query("checkpoint");
+      cluster.crash();
+      try {
+        release();
+        await eventually(async () => {
+          if (!errors.some(isDatabaseUnavailable)) throw new Error("the outcome was not tried yet");
+        }, 5_000);
+        const stopping = timed(() => worker.stop());
+        // Its grace (5 s) plus one wait between tries (at most 5 s) and a statement's failure.
+        expect((await stopping).ms).toBeLessThan(12_000);
+      } finally {
+        cluster.start();
+        receiver.respond = () => ({ status: 200, body: "ok" });
+      }
+      await eventually(() => db.query("select 1"), 5_000);
+      const tries = errors.length;
+      // Longer than the longest wait between tries: a worker still trying would have written it.
+      await new Promise((resolve) => setTimeout(resolve, 5_500));
+      expect(errors.length).toBe(tries);
+      const [row] = await db.query<{ status: string; attempted: boolean }>(
+        "select status, last_attempt_at is not null as attempted from webhook_deliveries where parent_session_id = 'sess_down_stop'",
+      );
+      expect(row).toEqual({ status: "pending", attempted: false });
     });
   });
 });

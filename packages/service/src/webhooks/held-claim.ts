@@ -12,12 +12,16 @@
  * flight are handed over to a lease (`deliveryRepo.lease`, the write a leased claim makes) and
  * the transaction commits. Their outcomes are then recorded as leased ones are.
  *
- * If the transaction fails (the database went away, the process died), nothing of it is written:
- * the locks go with it, the deliveries are due again at once and are sent again (at least once,
- * with the same webhook-id); an outcome that arrives after such a failure is dropped. One that
- * PostgreSQL undid to break a deadlock is different: the database is there and every row is as
- * the claim found it, so what the hold would have written is written outside it (`redo`), and
- * nothing is sent twice.
+ * If the transaction fails — PostgreSQL undid it to break a deadlock, its connection was lost, the
+ * database went away — nothing of it is written and every row is as the claim found it, so what
+ * the hold would have written is written outside it (`redo`): the outcomes in, leases for the
+ * deliveries still in flight, and nothing is sent twice. While the database is unavailable those
+ * writes fail: the worker keeps the outcomes and writes them when it answers, and the deliveries
+ * still in flight, left unleased, are recorded at the row versions the claim found. Meanwhile
+ * the locks are gone, so another claim may take those deliveries and send them again (at least
+ * once, with the same webhook-id); an outcome that comes later than that claim finds its row
+ * moved on and is only added to the attempt log (deliveryRepo.record's guards). If the process
+ * dies, its deliveries are due again at once.
  */
 import type { Queryable } from "../db/client.js";
 import { retryConflicts } from "../db/conflict.js";
@@ -45,8 +49,10 @@ export class HeldClaim {
 
   /**
    * Takes a delivery's outcome. Returns undefined when the hold records it, or, once the hold
-   * has ended, the outcome to record as a leased one's (at its leased row version) — or
-   * undefined again if the hold's transaction failed (the delivery is due again).
+   * has ended, the outcome to record: as a leased one's (at its leased row version), or, if the
+   * hold failed and no lease could be written, as a held one's at the row version the claim
+   * found. Undefined again if its row had moved on before the lease (a commit whose answer was
+   * lost had written it already: its lease runs out and it is tried again).
    */
   async finished(outcome: DeliveryOutcome): Promise<DeliveryOutcome | undefined> {
     // The outcome is this delivery's own (made by the worker for this call): it is marked, not
@@ -59,7 +65,11 @@ export class HeldClaim {
       return undefined;
     }
     const tids = await this.handedOver;
-    const tid = tids?.get(outcome.id);
+    if (tids === undefined) {
+      outcome.held = true;
+      return outcome;
+    }
+    const tid = tids.get(outcome.id);
     if (tid === undefined) return undefined;
     outcome.tid = tid;
     return outcome;
@@ -67,8 +77,8 @@ export class HeldClaim {
 
   /**
    * In the holding transaction: waits until every outcome is in or `holdMs` has passed, records
-   * the outcomes and leases the deliveries still in flight. Call `ended` once the transaction
-   * has committed or failed.
+   * the outcomes and leases the deliveries still in flight. Call `committed` once the
+   * transaction has committed, or `redo` if it failed.
    */
   async close(q: Queryable, holdMs: number): Promise<void> {
     let timer: NodeJS.Timeout | undefined;
@@ -88,11 +98,12 @@ export class HeldClaim {
   }
 
   /**
-   * After PostgreSQL undid the holding transaction to break a deadlock (nothing of it written,
-   * every row as the claim found it): writes outside it what `close` wrote in it — `record` of the
-   * outcomes it had (the caller's, as a retry's push-back needs a transaction of its own) and the
-   * leases of the deliveries still in flight, which are then handed over as after a commit (or
-   * dropped, if this fails too).
+   * After the holding transaction failed (nothing of it written, every row as the claim found
+   * it): writes outside it what `close` wrote in it — `record` of the outcomes it had (the
+   * caller's, as a retry's push-back needs a transaction of its own; it keeps them if the
+   * database is unavailable) and the leases of the deliveries still in flight, which are then
+   * handed over as after a commit. If the leases cannot be written, those deliveries' outcomes
+   * are recorded at the row versions the claim found (`finished`).
    */
   async redo(q: Queryable, record: (outcomes: DeliveryOutcome[]) => Promise<void>): Promise<void> {
     let tids: Map<string, string> | undefined;
@@ -104,8 +115,8 @@ export class HeldClaim {
     }
   }
 
-  /** The holding transaction ended: hands the deliveries still in flight over (committed) or drops them (failed). */
-  ended(committed: boolean): void {
-    this.handOver(committed ? this.leasedTids : undefined);
+  /** The holding transaction committed: hands the deliveries still in flight over to their leases. */
+  committed(): void {
+    this.handOver(this.leasedTids);
   }
 }

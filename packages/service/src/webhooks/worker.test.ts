@@ -1,11 +1,12 @@
 /**
  * Several workers on one database, claiming by lease or holding their claims by lock (PostgreSQL;
- * held-claim.ts), a worker that died mid-attempt, and a held claim whose transaction was lost.
+ * held-claim.ts), a worker that died mid-attempt, and a held claim whose transaction was lost
+ * (a server that goes down under a claim: db/resilience.test.ts).
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { type Receiver, startReceiver } from "../../../../test/support/receiver.js";
 import { STORES, testDb } from "../../../../test/support/stores.js";
-import type { Db } from "../db/client.js";
+import { type Db, isDatabaseUnavailable } from "../db/client.js";
 import { createMetrics } from "../metrics/metrics.js";
 import { deliveryRepo } from "./delivery.repo.js";
 import { enqueue, enqueueMany, OutboxSignal } from "./outbox.js";
@@ -121,8 +122,13 @@ describe.each(STORES)("delivery workers on %s", (store) => {
   );
 
   /** A worker whose every claim is held (held-claim.ts). */
-  const holdingWorker = () =>
-    new DeliveryWorker(db, { allowPrivate: true, metrics: createMetrics(), holdClaims: "always" });
+  const holdingWorker = (options: Partial<WorkerOptions> = {}) =>
+    new DeliveryWorker(db, {
+      allowPrivate: true,
+      metrics: createMetrics(),
+      holdClaims: "always",
+      ...options,
+    });
 
   it.runIf(store === "postgres")("a held claim's failed attempts move their endpoint's health", async () => {
     receiver.requests.length = 0;
@@ -168,7 +174,7 @@ describe.each(STORES)("delivery workers on %s", (store) => {
   });
 
   it.runIf(store === "postgres")(
-    "a held claim whose transaction is lost sends its delivery again, with the same webhook-id",
+    "a held claim whose transaction is lost writes its outcome outside it: the delivery is not sent again",
     async () => {
       receiver.requests.length = 0;
       const id = await db.tx((q) =>
@@ -188,30 +194,36 @@ describe.each(STORES)("delivery workers on %s", (store) => {
       let release: () => void = () => {};
       const released = new Promise<void>((resolve) => (release = resolve));
       receiver.respond = (_, n) => (n === 0 ? { status: 200, until: released } : { status: 200 });
-      const worker = holdingWorker();
+      const errors: unknown[] = [];
+      // No poll: only the worker's own wake after the lost hold could claim the delivery again.
+      const worker = holdingWorker({ fallbackPollMs: 600_000, onError: (error) => errors.push(error) });
       try {
         await worker.start();
         await receiver.waitFor(1);
-        // The claim's transaction is open while the attempt runs: the database loses it.
+        // The claim's transaction is open while the attempt runs: the database ends its connection.
         const [ended] = await db.query<{ n: number }>(
           `select count(pg_terminate_backend(pid))::int as n from pg_stat_activity
             where datname = current_database() and state = 'idle in transaction' and pid <> pg_backend_pid()`,
         );
         expect(ended!.n).toBe(1);
         release();
-        await receiver.waitFor(2, { timeoutMs: 10_000 });
+        await receiver.waitFor(1);
         await worker.idle();
       } finally {
         await worker.stop();
         receiver.respond = () => ({ status: 200, body: "ok" });
       }
-      expect(receiver.requests.map((r) => r.headers["webhook-id"])).toEqual([id, id]);
-      // The first attempt's outcome had nowhere to go; the second one's is the delivery's one try.
-      const [row] = await db.query<{ status: string; tries: number; sequence: number }>(
-        "select status, tries, sequence from webhook_deliveries where message_id = $1",
+      // The hold's outcome had no transaction left: it is written outside it, at the row version
+      // the claim found (nothing else had touched it), so the delivery is done after one send.
+      expect(receiver.requests.map((r) => r.headers["webhook-id"])).toEqual([id]);
+      const [row] = await db.query<{ status: string; tries: number; sequence: number; code: number }>(
+        "select status, tries, sequence, last_attempt_status_code as code from webhook_deliveries where message_id = $1",
         [id],
       );
-      expect(row).toEqual({ status: "succeeded", tries: 1, sequence: 1 });
+      expect(row).toEqual({ status: "succeeded", tries: 1, sequence: 1, code: 200 });
+      // The lost connection was reported once, as a database that could not be reached.
+      expect(errors).toHaveLength(1);
+      expect(isDatabaseUnavailable(errors[0])).toBe(true);
     },
   );
 

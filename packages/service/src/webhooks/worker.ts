@@ -6,7 +6,7 @@
  */
 import type { Agent } from "undici";
 import { CONFIG_DEFAULTS } from "../config.js";
-import type { Db } from "../db/client.js";
+import { type Db, isDatabaseUnavailable } from "../db/client.js";
 import { isTransactionConflict, retriedTx, retryConflicts } from "../db/conflict.js";
 import type { Metrics } from "../metrics/metrics.js";
 import { type AttemptInput, attemptDelivery, createDeliveryAgent } from "./deliver.js";
@@ -39,6 +39,14 @@ export const WORKER_POOL_SIZE = CLAIMERS + MAX_HELD + 4;
 /** Outcomes finishing within this window are recorded in one transaction. */
 const FLUSH_DELAY_MS = 2;
 const STOP_GRACE_MS = 5_000;
+/**
+ * Outcomes the database could not take (it was down or did not answer) are kept and written
+ * again, first after KEEP_RETRY_MIN_MS, the wait doubling up to KEEP_RETRY_MAX_MS, until it
+ * takes them or the worker stops; at most KEEP_MAX of them (the oldest go first).
+ */
+const KEEP_RETRY_MIN_MS = 100;
+const KEEP_RETRY_MAX_MS = 5_000;
+const KEEP_MAX = 10_000;
 
 export interface WorkerOptions {
   allowPrivate: boolean;
@@ -74,6 +82,8 @@ export class DeliveryWorker {
   private backlog = false;
   private again = false;
   private stopped = false;
+  /** Set once stop() has waited out its grace: outcomes still kept then are given up. */
+  private closed = false;
   private flushing: Promise<void> | undefined;
   private readonly outcomes: DeliveryOutcome[] = [];
   private timer: NodeJS.Timeout | undefined;
@@ -196,22 +206,20 @@ export class DeliveryWorker {
         })
         .then(
           async () => {
-            hold!.ended(true);
+            hold!.committed();
             await retryConflicts(() => deliveryRepo.recordHealth(this.db, hold!.recorded)).catch(
               (error: unknown) => this.options.onError?.(error),
             );
           },
           async (error: unknown) => {
             if (!hold) return reject(error);
-            if (!isTransactionConflict(error)) {
-              // Nothing of it was written: its deliveries are due again (at least once, never lost).
-              hold.ended(false);
-              return this.options.onError?.(error);
-            }
-            // Undone to break a deadlock: its rows are as claimed, and what it would have written
-            // is written now, before the wake below could claim its deliveries again.
+            // A deadlock's undoing is routine (PostgreSQL picked this transaction to break it).
+            if (!isTransactionConflict(error)) this.options.onError?.(error);
+            // Nothing of it was written (undone, or lost with its connection or the database):
+            // its rows are as claimed, and what it would have written is written now, before the
+            // wake below could claim its deliveries again — or kept until the database is back.
             await hold
-              .redo(this.db, (outcomes) => this.recordOutcomes(outcomes))
+              .redo(this.db, (outcomes) => this.recordOrKeep(outcomes))
               .catch((e: unknown) => this.options.onError?.(e));
           },
         )
@@ -276,26 +284,71 @@ export class DeliveryWorker {
     } else this.notifyIdle();
   }
 
-  /** Writes buffered outcomes (one transaction per batch), then looks for newly unblocked work. */
+  /**
+   * Writes buffered outcomes (one transaction per batch), then looks for newly unblocked work.
+   * A batch the database could not take (down, or not answering) is kept and written again when
+   * it answers: an attempt that was made stays in the attempt log, and a delivery whose outcome
+   * is recorded before its lease runs out is not sent again.
+   */
   private flush(): void {
     if (this.flushing) return;
     this.flushing = (async () => {
+      let waitMs = 0;
       try {
         if (this.outcomes.length < RECORD_BATCH) await new Promise((r) => setTimeout(r, FLUSH_DELAY_MS));
-        while (this.outcomes.length > 0) {
+        while (this.outcomes.length > 0 && !this.closed) {
           const batch = this.outcomes.splice(0, RECORD_BATCH);
-          await this.recordOutcomes(batch);
+          try {
+            await this.recordOutcomes(batch);
+            waitMs = 0;
+          } catch (error) {
+            if (!isDatabaseUnavailable(error)) throw error;
+            this.options.onError?.(error);
+            this.keep(batch, "front");
+            waitMs = Math.min(Math.max(waitMs * 2, KEEP_RETRY_MIN_MS), KEEP_RETRY_MAX_MS);
+            await new Promise((r) => setTimeout(r, waitMs).unref());
+          }
         }
       } catch (error) {
-        // The lease runs out and another try happens: at least once, never lost.
+        // Not the database's absence (a statement of ours failed): the lease runs out and
+        // another try happens — at least once, never lost.
         this.options.onError?.(error);
       } finally {
         this.flushing = undefined;
-        if (this.outcomes.length > 0) this.flush();
+        if (this.closed) this.outcomes.length = 0;
+        else if (this.outcomes.length > 0) this.flush();
         this.notifyIdle();
         this.wake();
       }
     })();
+  }
+
+  /**
+   * Keeps outcomes to record (`front`: ones that were first in line again), at most KEEP_MAX:
+   * beyond that the oldest are given up, their deliveries sent again once their leases run out.
+   */
+  private keep(outcomes: DeliveryOutcome[], where: "front" | "back"): void {
+    if (where === "front") this.outcomes.unshift(...outcomes);
+    else this.outcomes.push(...outcomes);
+    const over = this.outcomes.length - KEEP_MAX;
+    if (over > 0) {
+      this.outcomes.splice(0, over);
+      this.options.onError?.(
+        new Error(`${over} webhook delivery outcomes given up: the database has not taken them`),
+      );
+    }
+  }
+
+  /** Records outcomes now, or, when the database is unavailable, keeps them for the flush to write later. */
+  private async recordOrKeep(outcomes: DeliveryOutcome[]): Promise<void> {
+    try {
+      await this.recordOutcomes(outcomes);
+    } catch (error) {
+      if (!isDatabaseUnavailable(error)) throw error;
+      this.options.onError?.(error);
+      this.keep(outcomes, "back");
+      this.flush();
+    }
   }
 
   /**
@@ -341,6 +394,8 @@ export class DeliveryWorker {
     this.options.signal?.off("committed", this.wake);
     this.detach?.();
     await Promise.race([this.idle(), new Promise((r) => setTimeout(r, STOP_GRACE_MS).unref())]);
+    // Outcomes still kept now are given up: their deliveries are sent again once due.
+    this.closed = true;
     await settlesWithin(this.unlisten?.() ?? Promise.resolve(), STOP_GRACE_MS);
     // A delivery still in flight after the grace period is cut; its lease lets another worker retry it.
     if (!(await settlesWithin(this.agent.close(), STOP_GRACE_MS))) await this.agent.destroy().catch(() => {});
