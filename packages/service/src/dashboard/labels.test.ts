@@ -1,9 +1,28 @@
+import {
+  CHILD_STATES,
+  FORMS_OF_PAYMENT,
+  OPERATIONS,
+  PARENT_STATES,
+  PAYMENT_OPERATIONS,
+  TRANSACTION_TYPES,
+} from "@svc/protocol";
 import { describe, expect, it } from "vitest";
 import { displayState, label, labelCodes } from "./labels.js";
 
 describe("dashboard labels", () => {
   it("English and Arabic label the same codes", () => {
     expect(labelCodes("ar").sort()).toEqual(labelCodes("en").sort());
+  });
+  it("labels every code the dashboard shows: no state, operation, type or form of payment falls back to its code", () => {
+    const codes = [
+      ...PARENT_STATES,
+      ...CHILD_STATES,
+      ...OPERATIONS,
+      ...TRANSACTION_TYPES,
+      ...PAYMENT_OPERATIONS,
+      ...FORMS_OF_PAYMENT,
+    ];
+    expect(codes.filter((code) => !labelCodes("en").includes(code))).toEqual([]);
   });
   it("labels codes and falls back to the code in words", () => {
     expect(label("wallet_b_pay")).toBe("Wallet B (mobile number)");

@@ -1,7 +1,7 @@
 /**
  * Human labels for the codes the API speaks (`e_commerce`, `wallet_b_pay`, `input`, …), one table
- * per language. The dashboard shows the label; the code stays available as a title for support.
- * English is what the dashboard renders today; the Arabic table is ready for its Arabic pages.
+ * per language (the dashboard's English and Arabic pages). The dashboard shows the label; a badge
+ * keeps the code in `data-state` for scripts.
  */
 export type DashboardLanguage = "en" | "ar";
 
@@ -42,6 +42,7 @@ const EN: Record<string, string> = {
   dashboard: "Dashboard",
   gateway: "Gateway's own dashboard",
   input: "svc (dashboard or API)",
+  svc_pg: "Card (svc's card page)",
   pg: "The gateway",
   // Forms of payment.
   wallet_a_pay: "Wallet A (device wallet)",
@@ -93,6 +94,7 @@ const AR: Record<string, string> = {
   dashboard: "لوحة التحكم",
   gateway: "لوحة تحكم البوابة",
   input: "svc (لوحة التحكم أو واجهة البرمجة)",
+  svc_pg: "بطاقة (صفحة البطاقة في svc)",
   pg: "البوابة",
   wallet_a_pay: "المحفظة A (محفظة الجهاز)",
   wallet_b_pay: "المحفظة B (رقم الجوال)",
@@ -122,18 +124,20 @@ export function labelCodes(language: DashboardLanguage): string[] {
 }
 
 /**
- * What a payment is now, from its state and its totals: a paid payment with part of it refunded
- * is "partially refunded", an authorization with part captured "partially captured", and so on.
+ * What a payment is now, from its state and its totals (formatted, or in minor units: only
+ * whether each is above zero counts): a paid payment with part of it refunded is "partially
+ * refunded", an authorization with part captured "partially captured", and so on. The payment's
+ * page and the payments list both show it.
  */
 export function displayState(p: {
   state: string;
-  captured_amount: string;
-  refunded_amount: string;
-  voided_amount: string;
-  refundable_amount: string;
-  capturable_amount: string;
+  captured_amount: string | number;
+  refunded_amount: string | number;
+  voided_amount: string | number;
+  refundable_amount: string | number;
+  capturable_amount: string | number;
 }): string {
-  const some = (a: string) => Number(a) > 0;
+  const some = (a: string | number) => Number(a) > 0;
   if (p.state === "paid" || p.state === "authorized") {
     if (some(p.refunded_amount)) return some(p.refundable_amount) ? "partially_refunded" : "refunded";
     if (p.state === "authorized") {

@@ -139,7 +139,7 @@ describe.each(STORES)("dashboard operations and webhooks on %s", (store) => {
       return r.text.includes("Webhook operation (success): delivered to 1 destination") ? r.text : undefined;
     });
     expect(story).toContain("<dd>Layla Al-Sabah</dd>");
-    expect(story).toContain('title="partially_refunded">Partially refunded</span>');
+    expect(story).toContain('data-state="partially_refunded">Partially refunded</span>');
     expect(story).toContain("Wallet A (device wallet)");
     const timeline = story.slice(story.indexOf('<ol class="timeline">'));
     const order = [
@@ -156,6 +156,14 @@ describe.each(STORES)("dashboard operations and webhooks on %s", (store) => {
       timeline,
     ).toBe(true);
     expect([...order].sort((a, b) => a - b)).toEqual(order);
+    // The children table says where the refund was made; the timeline says who made it.
+    expect(story).toMatch(/<th scope="col">Made through<\/th>/);
+    expect(story).toContain(`<td data-label="Made through">svc (dashboard or API)</td>`);
+    // In Arabic, the webhook's result is an Arabic word; its event type stays the API's code.
+    const arabic = await client.get(`/dashboard/payments/${parent.session_id}?lang=ar`);
+    await client.get(`/dashboard/payments/${parent.session_id}?lang=en`);
+    expect(arabic.text).toContain("ويب هوك \u2066operation\u2069 (نجحت)");
+    expect(arabic.text).not.toContain("(success)");
   });
 
   it.each([
@@ -275,6 +283,14 @@ describe.each(STORES)("dashboard operations and webhooks on %s", (store) => {
     const shown = await client.get(voided.location!);
     expect(shown.text).toContain("Void of 4.000 KWD");
     expect((await status(b.session_id)).voided_amount).toBe("4.000");
+    // The list says what each is now, as their pages do (not the stored "authorized").
+    for (const [p, state, text] of [
+      [a, "partially_captured", "Partially captured"],
+      [b, "voided", "Voided"],
+    ] as const) {
+      const list = await client.get(`/dashboard/payments?q=${p.session_id}`);
+      expect(list.text).toContain(`data-state="${state}">${text}</span>`);
+    }
   });
 
   it("shows a queued refund as queued until the gateway's final result", async () => {

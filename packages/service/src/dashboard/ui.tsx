@@ -389,10 +389,14 @@ export function toneOf(state: string): "good" | "bad" | "wait" {
       : "good";
 }
 
-/** A state as a badge; `text` is its label (else the state with spaces), the code its title. */
+/**
+ * A state as a badge; `text` is its label (else the state with spaces). The code is in
+ * `data-state` for scripts, not in a tooltip: a raw English code there meant nothing to staff,
+ * and on an Arabic page it was the one English word.
+ */
 export function Badge({ state, text }: { state: string; text?: string | undefined }): VNode {
   return text ? (
-    <span class={`badge ${toneOf(state)}`} title={state}>
+    <span class={`badge ${toneOf(state)}`} data-state={state}>
       {text}
     </span>
   ) : (

@@ -117,6 +117,24 @@ export const paymentsRepo = {
     );
   },
 
+  /**
+   * The children of several parents added up by parent, operation and state: what
+   * `deriveTotals` needs for a page of the list, in one statement (`children` reads one parent's
+   * rows).
+   */
+  async childSums(
+    q: Queryable,
+    parentSessionIds: string[],
+  ): Promise<Pick<ChildRow, "parent_session_id" | "operation" | "state" | "amount_minor">[]> {
+    if (parentSessionIds.length === 0) return [];
+    return q.query(
+      `select parent_session_id, operation, state, sum(amount_minor)::int8 as amount_minor
+         from operations where parent_session_id = any($1::text[])
+        group by parent_session_id, operation, state`,
+      [parentSessionIds],
+    );
+  },
+
   async children(q: Queryable, parentSessionId: string): Promise<ChildRow[]> {
     return q.query<ChildRow>(
       `select session_id, parent_session_id, operation, amount_minor, currency_code, state, reference_number, source, created_at

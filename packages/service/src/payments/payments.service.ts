@@ -244,12 +244,24 @@ export function createPaymentsService(db: Db, deps: { now: () => Date; events?: 
         after = { createdAt: last.cursor_at, sessionId: last.session_id };
       }
     },
-    /** One page of the merchant's payments (the dashboard's list), newest first. */
+    /**
+     * One page of the merchant's payments (the dashboard's list), newest first, each with its
+     * totals (minor units), so the list can say what a payment is now as its page does.
+     */
     async list(merchantId: string, filter: PaymentListFilter, page: { limit: number; offset: number }) {
-      const rows = await paymentsRepo.list(db, merchantId, filter, page);
+      const read = await paymentsRepo.list(db, merchantId, filter, page);
+      const rows = read.slice(0, page.limit);
+      const sums = await paymentsRepo.childSums(
+        db,
+        rows.map((tx) => tx.session_id),
+      );
       return {
-        items: rows.slice(0, page.limit).map((tx) => ({
+        items: rows.map((tx) => ({
           ...listItem(tx),
+          totals: deriveTotals(
+            tx,
+            sums.filter((c) => c.parent_session_id === tx.session_id),
+          ),
           // One line for people: the name, else how else the customer is known.
           customer:
             [tx.customer_first_name, tx.customer_last_name].filter(Boolean).join(" ") ||
@@ -257,7 +269,7 @@ export function createPaymentsService(db: Db, deps: { now: () => Date; events?: 
             tx.customer_id ||
             tx.customer_phone,
         })),
-        hasMore: rows.length > page.limit,
+        hasMore: read.length > page.limit,
       };
     },
     async status(merchantId: string, by: { sessionId?: string; orderNo?: string }) {

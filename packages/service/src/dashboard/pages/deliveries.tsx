@@ -48,6 +48,8 @@ const WORDS = {
     no_attempt: "No attempt yet.",
     replay_to: "Replay to {urls}",
     and: " and ",
+    /** Between the items of a list: a Latin comma in English, an Arabic one in Arabic. */
+    list: ", ",
     send_to: "Send to {url}",
     event: "Event",
     message: "Message",
@@ -110,6 +112,7 @@ const WORDS = {
     no_attempt: "لا محاولة بعد.",
     replay_to: "إعادة الإرسال إلى {urls}",
     and: " و",
+    list: "، ",
     send_to: "الإرسال إلى {url}",
     event: "الحدث",
     message: "الرسالة",
@@ -283,7 +286,8 @@ function MessageSection({
               {n === 1 ? w.attempt_one : format(w.attempts, { n })}
               {d.next_attempt_at && (
                 <>
-                  , {w.next} <Time value={d.next_attempt_at} />
+                  {w.list}
+                  {w.next} <Time value={d.next_attempt_at} />
                 </>
               )}
             </summary>
@@ -350,7 +354,7 @@ function MessageSection({
         ))}
       </div>
       {others.length > 0 && (
-        <p class="hint">{format(w.urls_changed, { urls: urls.map((u) => iso(w, u)).join(", ") })}</p>
+        <p class="hint">{format(w.urls_changed, { urls: urls.map((u) => iso(w, u)).join(w.list) })}</p>
       )}
     </article>
   );

@@ -27,7 +27,7 @@ const WORDS = {
     amount: "Amount",
     state: "State",
     reference: "Reference",
-    done_by: "Done by",
+    done_by: "Made through",
     child_session: "Child session",
     created: "Created",
     customer: "Customer",
@@ -77,6 +77,11 @@ const WORDS = {
     by_api: "through the operations API",
     by_api_person: "through the operations API ({who})",
     t_webhook: "Webhook {event}: {outcome}",
+    // An operation webhook's `result`, in the timeline's title.
+    result_success: "success",
+    result_queued: "queued",
+    result_rejected: "rejected",
+    list: ", ",
     w_failed: "{failed} of {n} destinations failed",
     w_retrying: "being delivered ({n} retrying)",
     w_delivered_one: "delivered to 1 destination",
@@ -94,7 +99,7 @@ const WORDS = {
     amount: "المبلغ",
     state: "الحالة",
     reference: "المرجع",
-    done_by: "المنفِّذ",
+    done_by: "أُجريت عبر",
     child_session: "الجلسة الفرعية",
     created: "تاريخ الإنشاء",
     customer: "العميل",
@@ -143,6 +148,10 @@ const WORDS = {
     by_api: "عبر واجهة العمليات البرمجية",
     by_api_person: "عبر واجهة العمليات البرمجية ({who})",
     t_webhook: "ويب هوك {event}: {outcome}",
+    result_success: "نجحت",
+    result_queued: "في قائمة الانتظار",
+    result_rejected: "رُفضت",
+    list: "، ",
     w_failed: "فشلت {failed} من أصل {n} وجهات",
     w_retrying: "قيد التسليم (إعادة المحاولة: {n})",
     w_delivered_one: "سُلِّم إلى وجهة واحدة",
@@ -407,10 +416,10 @@ export async function timelineOf(
     events.push({
       at: m.created_at,
       title: format(w.t_webhook, {
-        event: iso(`${m.event_type}${m.result && m.event_type === "operation" ? ` (${m.result})` : ""}`),
+        event: `${iso(m.event_type)}${m.result && m.event_type === "operation" ? ` (${(w as Record<string, string>)[`result_${m.result}`] ?? m.result})` : ""}`,
         outcome,
       }),
-      detail: m.urls.join(", "),
+      detail: m.urls.map(iso).join(w.list),
       tone: n("failed") > 0 ? "bad" : n("pending") + n("retrying") > 0 ? "wait" : "good",
     });
   }

@@ -11,7 +11,7 @@ import { type DashboardContext, DashboardError, queryOf, render, sessionOf } fro
 import { dayField } from "../date-filter.js";
 import { query } from "../html.js";
 import { type DashboardLanguage, dashboardLanguage, format, messages } from "../i18n.js";
-import { label } from "../labels.js";
+import { displayState, label } from "../labels.js";
 import { Badge, can, Field, PAGE_PERMISSIONS, SelectField, Time } from "../ui.js";
 
 const WORDS = {
@@ -81,6 +81,19 @@ export const PAGE_SIZE = 25;
 const STATES = ["created", "pending", "attempted", "authorized", "paid", "failed", "canceled", "expired"];
 /** What the page shows while a date filter is refused: nothing is read with half a filter. */
 const NOTHING: Awaited<ReturnType<PaymentsService["list"]>> = { items: [], hasMore: false };
+
+/** What a listed payment is now (partially refunded, voided…), as its own page says it. */
+function nowState(p: (typeof NOTHING)["items"][number]): string {
+  const t = p.totals;
+  return displayState({
+    state: p.state,
+    captured_amount: t.captured,
+    refunded_amount: t.refunded,
+    voided_amount: t.voided,
+    refundable_amount: t.refundable,
+    capturable_amount: t.capturable,
+  });
+}
 const NO_SUMMARY: Awaited<ReturnType<PaymentsService["summary"]>> = { count: 0, currencies: [] };
 
 /**
@@ -239,7 +252,7 @@ export function paymentsListPages(scope: FastifyInstance, ctx: DashboardContext)
                       </a>
                     </td>
                     <td data-label={w.state}>
-                      <Badge state={p.state} text={label(p.state, lang)} />
+                      <Badge state={nowState(p)} text={label(nowState(p), lang)} />
                     </td>
                     <td data-label={w.customer}>
                       <bdi>{p.customer ?? "—"}</bdi>
