@@ -80,7 +80,11 @@ describe.each(STORES)("audit log on %s", (store) => {
     const page = await client.get("/dashboard/audit");
     expect(page.text).toContain("Rotated the signing secret");
     expect(page.text).toContain("Failed to sign in");
-    expect(page.text).toContain("reason: Damaged in transit");
+    expect(page.text).toContain("Amount: <bdi>1.000</bdi>; Reason: <bdi>Damaged in transit</bdi>");
+    // In Arabic, the details' names are Arabic too, joined with the Arabic semicolon.
+    const arabic = await client.get("/dashboard/audit?lang=ar");
+    await client.get("/dashboard/audit?lang=en");
+    expect(arabic.text).toContain("المبلغ: <bdi>1.000</bdi>؛ السبب: <bdi>Damaged in transit</bdi>");
   });
 
   it("pages newest first with next_before", async () => {

@@ -99,6 +99,7 @@ fieldset.choices[aria-invalid=true] input{outline:2px solid var(--err);outline-o
 details.advanced{margin-block:.5rem}details.advanced>summary{cursor:pointer;font-weight:600}
 table.gateways td,table.gateways code{overflow-wrap:break-word}table.gateways .cred{display:block}
 @media (min-width:40rem){table.gateways .cred{white-space:nowrap}}
+@media (min-width:40rem){td.num,td.nowrap{white-space:nowrap}}
 .gateway-form fieldset,fieldset.choices{min-inline-size:0}.gateway-form fieldset[hidden]{display:none}
 `;
 

@@ -166,10 +166,10 @@ describe.each(STORES)("dashboard gateways on %s", (store) => {
       .poll(async () => (await client.get("/dashboard/audit")).text, { timeout: 5_000 })
       .toContain("Added a gateway");
     const auditPage = await client.get("/dashboard/audit");
-    const line = /Added a gateway<br\/><span class="hint" dir="ltr">([^<]*)<\/span>/.exec(
-      auditPage.text,
-    )?.[1];
-    expect(line?.split(", ").sort()).toEqual(["kind: knet", "name: KNET main", `pg_code: ${code}`]);
+    const line = /Added a gateway<br\/><span class="hint">(.*?)<\/span><\/td>/
+      .exec(auditPage.text)?.[1]
+      ?.replace(/<[^>]+>/g, "");
+    expect(line?.split("; ").sort()).toEqual([`Gateway code: ${code}`, "Kind: knet", "Name: KNET main"]);
     expectNoSecrets(auditPage.text, "the audit log");
     const [event] = await stack.db.query<{ detail: Record<string, unknown> }>(
       "select detail from audit_events where merchant_id = $1 and action = 'gateway.created' order by id desc limit 1",

@@ -53,6 +53,9 @@ describe.each(STORES)("dashboard languages on %s", (store) => {
     expect(page.text).toMatch(/<strong>عدد المدفوعات: \d+<\/strong>/);
     expect(page.text).toContain(`data-state="paid">${label("paid", "ar")}</span>`);
     expect(page.text).toContain('<bdi dir="ltr">12.500 KWD</bdi>');
+    // The totals read right to left with their amounts isolated left to right, not as one
+    // left-to-right run whose parenthesis an Arabic reader meets first.
+    expect(page.text).toMatch(/\u2066[\d.]+ KWD\u2069 \(مدفوعة أو مفوَّضة: \u2066[\d.]+\u2069\)/);
     await client.get("/dashboard/payments?lang=en");
   });
 

@@ -87,11 +87,11 @@ describe.each(STORES)("payments list and export on %s", (store) => {
     const client = await signedIn(stack, other.admin);
     const page = await client.get("/dashboard/payments");
     expect(page.text).toContain(
-      "<strong>10000 payments</strong>: <bdi>15000.000 KWD (3750.000 paid or authorized)</bdi>",
+      "<strong>10000 payments</strong>: 15000.000 KWD (3750.000 paid or authorized).",
     );
     expect(page.text).toContain('href="/dashboard/payments/export.csv"');
     const paidOnly = await client.get("/dashboard/payments?state=paid");
-    expect(paidOnly.text).toContain("<strong>2500 payments</strong>: <bdi>3750.000 KWD");
+    expect(paidOnly.text).toContain("<strong>2500 payments</strong>: 3750.000 KWD");
     const response = await fetch(`${stack.url}/dashboard/payments/export.csv`, {
       headers: { cookie: [...client.cookies].map(([k, v]) => `${k}=${v}`).join("; ") },
     });

@@ -1,6 +1,7 @@
 /** @jsxImportSource preact */
 /** The audit log page: who did what, when and from where, newest first, 50 at a time. */
 import type { FastifyInstance } from "fastify";
+import type { VNode } from "preact";
 import { auditRepo } from "../../audit/audit.repo.js";
 import { auditPage } from "../../audit/audit.routes.js";
 import { type DashboardContext, queryOf, render, sessionOf } from "../context.js";
@@ -61,6 +62,117 @@ const ACTIONS: Record<DashboardLanguage, Record<string, string>> = {
   },
 };
 
+/**
+ * What each kept detail is called, in each language. A detail not listed shows its key; values
+ * are what was sent (an amount, a URL, a setting, a reason), "on" and true as yes.
+ */
+const DETAILS: Record<DashboardLanguage, Record<string, string>> = {
+  en: {
+    amount: "Amount",
+    currency_code: "Currency",
+    enabled: "Enabled",
+    event_types: "Event types",
+    failed_since: "Failed since",
+    failed_until: "Failed until",
+    include_metadata: "Metadata included",
+    kind: "Kind",
+    label: "Label",
+    name: "Name",
+    note: "Note",
+    order_no: "Order number",
+    outcome: "Outcome",
+    payload_version: "Payload version",
+    pg_code: "Gateway code",
+    reason: "Reason",
+    session_id: "Session",
+    since: "Since",
+    status: "Status",
+    until: "Until",
+    url: "URL",
+    webhook_url: "Webhook URL",
+    operations_webhook_url: "Operation webhook URL",
+    notify_api_initiated: "Webhooks for API operations",
+    timeout_seconds: "Timeout (seconds)",
+    retry_schedule_seconds: "Retries after (seconds)",
+    queued: "Queued at the gateway",
+    yes: "yes",
+    no: "no",
+    separator: "; ",
+    list: ", ",
+  },
+  ar: {
+    amount: "المبلغ",
+    currency_code: "العملة",
+    enabled: "مفعّل",
+    event_types: "أنواع الأحداث",
+    failed_since: "فشلت منذ",
+    failed_until: "فشلت حتى",
+    include_metadata: "مع البيانات الوصفية",
+    kind: "النوع",
+    label: "التسمية",
+    name: "الاسم",
+    note: "ملاحظة",
+    order_no: "رقم الطلب",
+    outcome: "النتيجة",
+    payload_version: "إصدار الحمولة",
+    pg_code: "رمز البوابة",
+    reason: "السبب",
+    session_id: "الجلسة",
+    since: "منذ",
+    status: "الحالة",
+    until: "حتى",
+    url: "العنوان",
+    webhook_url: "عنوان الويب هوك",
+    operations_webhook_url: "عنوان ويب هوك العمليات",
+    notify_api_initiated: "ويب هوك لعمليات واجهة البرمجة",
+    timeout_seconds: "المهلة (ثوانٍ)",
+    retry_schedule_seconds: "إعادة المحاولة بعد (ثوانٍ)",
+    queued: "في انتظار البوابة",
+    yes: "نعم",
+    no: "لا",
+    separator: "؛ ",
+    list: "، ",
+  },
+};
+
+/**
+ * An event's kept details in the page's language: "Amount: 1.000; Reason: …". Each value is
+ * isolated in its own direction (a URL or an amount left to right, an Arabic reason right to left).
+ */
+function Detail({
+  detail,
+  lang,
+}: {
+  detail: Record<string, unknown>;
+  lang: DashboardLanguage;
+}): VNode | null {
+  const d = DETAILS[lang];
+  const entries = Object.entries(detail);
+  if (entries.length === 0) return null;
+  const value = (v: unknown): string =>
+    v === true || v === "on" || v === "true"
+      ? d.yes!
+      : v === false || v === "false"
+        ? d.no!
+        : Array.isArray(v)
+          ? v.map(value).join(d.list)
+          : typeof v === "string"
+            ? v
+            : JSON.stringify(v);
+  return (
+    <span class="hint">
+      {entries.map(([k, v], i) => (
+        <>
+          {i > 0 ? d.separator : ""}
+          {d[k] ?? k}
+          {k === "queued" ? "" : ": "}
+          {k === "queued" ? "" : <bdi>{value(v)}</bdi>}
+        </>
+      ))}
+    </span>
+  );
+}
+
 export function auditPages(scope: FastifyInstance, ctx: DashboardContext): void {
   scope.get(
     "/audit",
@@ -79,10 +191,6 @@ export function auditPages(scope: FastifyInstance, ctx: DashboardContext): void 
         ),
         50,
       );
-      const detailOf = (detail: Record<string, unknown> | null) =>
-        Object.entries(detail ?? {})
-          .map(([k, v]) => `${k}: ${typeof v === "string" ? v : JSON.stringify(v)}`)
-          .join(", ");
       return render(
         ctx,
         request,
@@ -107,13 +215,12 @@ export function auditPages(scope: FastifyInstance, ctx: DashboardContext): void 
               </thead>
               <tbody>
                 {page.data.map((e) => {
-                  const detail = detailOf(e.detail);
                   return (
                     <tr>
                       <td data-label={t.audit_when}>
                         <Time value={e.at} />
                       </td>
-                      <td data-label={t.audit_who}>
+                      <td data-label={t.audit_who} class="nowrap">
                         <bdi>{e.actor}</bdi>
                         {e.actor_kind === "api_key" ? ` ${t.audit_api_key}` : ""}
                       </td>
@@ -125,16 +232,14 @@ export function auditPages(scope: FastifyInstance, ctx: DashboardContext): void 
                             <code dir="ltr">{e.target}</code>
                           </>
                         )}
-                        {detail && (
+                        {e.detail && Object.keys(e.detail).length > 0 && (
                           <>
                             <br />
-                            <span class="hint" dir="ltr">
-                              {detail}
-                            </span>
+                            <Detail detail={e.detail} lang={lang} />
                           </>
                         )}
                       </td>
-                      <td data-label={t.audit_from}>
+                      <td data-label={t.audit_from} class="nowrap">
                         <span dir="ltr">{e.ip ?? "—"}</span>
                       </td>
                     </tr>

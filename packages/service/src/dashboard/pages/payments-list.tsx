@@ -10,7 +10,7 @@ import type { PaymentsService } from "../../payments/payments.service.js";
 import { type DashboardContext, DashboardError, queryOf, render, sessionOf } from "../context.js";
 import { dayField } from "../date-filter.js";
 import { query } from "../html.js";
-import { type DashboardLanguage, dashboardLanguage, format, messages } from "../i18n.js";
+import { type DashboardLanguage, dashboardLanguage, format, isolate, messages } from "../i18n.js";
 import { displayState, label } from "../labels.js";
 import { Badge, can, Field, PAGE_PERMISSIONS, SelectField, Time } from "../ui.js";
 
@@ -33,7 +33,8 @@ const WORDS = {
     count: "{n} payments",
     count_one: "1 payment",
     totals: ": ",
-    total: "{total} {currency} ({paid} paid or authorized)",
+    total: "{total} ({paid} paid or authorized)",
+    separator: "; ",
     export: "Export these as CSV",
     caption: "Payments, newest first (page {page})",
     amount: "Amount",
@@ -63,7 +64,8 @@ const WORDS = {
     count: "عدد المدفوعات: {n}",
     count_one: "عدد المدفوعات: 1",
     totals: "، الإجمالي ",
-    total: "{total} {currency} (مدفوعة أو مفوَّضة: {paid})",
+    total: "{total} (مدفوعة أو مفوَّضة: {paid})",
+    separator: "؛ ",
     export: "تصدير هذه القائمة بصيغة CSV",
     caption: "المدفوعات، الأحدث أولاً (الصفحة {page})",
     amount: "المبلغ",
@@ -217,10 +219,12 @@ export function paymentsListPages(scope: FastifyInstance, ctx: DashboardContext)
             {summary.currencies.length > 0 && w.totals}
             {summary.currencies.map((c, i) => (
               <>
-                {i > 0 && "; "}
-                <bdi>
-                  {format(w.total, { total: c.total, currency: c.currency_code, paid: c.paid_or_authorized })}
-                </bdi>
+                {i > 0 && w.separator}
+                {/* Amounts isolated left to right, the words around them in the page's direction. */}
+                {format(w.total, {
+                  total: isolate(lang, `${c.total} ${c.currency_code}`),
+                  paid: isolate(lang, c.paid_or_authorized),
+                })}
               </>
             ))}
             .{" "}
