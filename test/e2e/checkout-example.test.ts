@@ -60,6 +60,8 @@ it("the Arabic example is right-to-left with the transaction's texts in Arabic",
   expect(await page.locator("html").getAttribute("dir")).toBe("rtl");
   const title = await page.locator('[data-form-of-payment="wallet_b_pay"] .t').textContent();
   expect(title).toBe("محفظة الجوال");
+  // The SDK follows the (English) browser, as on a merchant's site: the page says so.
+  expect(await page.locator("#language-note").textContent()).toContain("صفحة الدفع أدناه بالإنجليزية");
   await page.close();
 });
 
@@ -69,6 +71,8 @@ it("an Arabic browser without ?lang gets an Arabic transaction; the switch reach
     const page = await arabic.context.newPage();
     await page.goto(`${stack.url}/example/`);
     expect(await page.locator("html").getAttribute("lang")).toBe("ar");
+    // The shop, the transaction and the SDK all follow the browser: nothing to explain.
+    expect(await page.locator("#language-note").count()).toBe(0);
     // The backend texts (option names) are Arabic too: the transaction was created in Arabic.
     expect(await page.locator('[data-form-of-payment="wallet_b_pay"] .t').textContent()).toBe("محفظة الجوال");
     const tag = page.locator("script[integrity]");

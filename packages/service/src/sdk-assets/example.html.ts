@@ -19,6 +19,11 @@ export interface ExamplePage {
   sessionId: string;
   preload: unknown;
   language: "en" | "ar";
+  /**
+   * The browser's language (Accept-Language), which the SDK follows: when the shop's switch chose
+   * the other one, the page says why the checkout is not in the shop's language.
+   */
+  browserLanguage: "en" | "ar";
   forms: ExampleForms;
   /** The SDK's URL, with its Subresource Integrity hash when the build published one. */
   sdk: { src: string; integrity?: string };
@@ -37,6 +42,8 @@ const TEXT = {
     result: "Callback",
     waiting: "Waiting for a callback…",
     values: "Sandbox test values",
+    followsBrowser:
+      "The checkout below is in Arabic: as on any merchant's site, it follows your browser's language. This switch sets the shop page's language and the transaction's (the payment options' names).",
   },
   ar: {
     title: "متجر تجريبي",
@@ -50,6 +57,8 @@ const TEXT = {
     result: "الاستدعاء",
     waiting: "بانتظار الاستدعاء…",
     values: "قيم الاختبار التجريبية",
+    followsBrowser:
+      "صفحة الدفع أدناه بالإنجليزية: فهي تتبع لغة متصفحك كما في موقع أي تاجر. أما هذا الخيار فيضبط لغة صفحة المتجر ولغة عملية الدفع (أسماء طرق الدفع).",
   },
 } as const;
 
@@ -101,6 +110,7 @@ nav a[aria-current]{background:var(--acc);color:var(--card);border-color:var(--a
 dl{display:grid;grid-template-columns:1fr auto;gap:4px 12px;margin:0}dd{margin:0;font-weight:600}
 pre{white-space:pre-wrap;overflow-wrap:anywhere;background:var(--bg);padding:12px;border-radius:8px;font-size:.8125rem;margin:0;max-height:20rem;overflow:auto}
 details{margin-top:12px}ul.v{padding-inline-start:1.25rem;font-size:.875rem}
+aside{display:grid;gap:16px;align-content:start}.note{margin-top:12px}
 </style>
 </head>
 <body>
@@ -109,7 +119,7 @@ details{margin-top:12px}ul.v{padding-inline-start:1.25rem;font-size:.875rem}
 <div>
 <h1>${L === "ar" ? "الدفع" : "Checkout"}</h1>
 <p class="mut">${x.intro}</p>
-<nav aria-label="formsOfPayment"><ul>${switches}</ul></nav>
+<nav aria-label="formsOfPayment"><ul>${switches}</ul></nav>${page.browserLanguage === L ? "" : `\n<p class="mut note" id="language-note">${x.followsBrowser}</p>`}
 <div id="checkout"></div>
 </div>
 <aside>

@@ -76,6 +76,7 @@ export function exampleRoutes(fastify: FastifyInstance, config: ServiceConfig, a
         sessionId: tx.session_id,
         preload: tx.sdk_setup_preload_payload,
         language,
+        browserLanguage: exampleLanguage(undefined, request.headers["accept-language"]),
         forms,
         sdk: build
           ? {
