@@ -29,7 +29,7 @@ describe("hosted card page in Chromium", () => {
   });
 
   it("a card payment typed by keyboard makes the transaction paid", async () => {
-    const tx = (await createTransaction(stack, m, { amount: "25.750" })).json;
+    const tx = (await createTransaction(stack, m, { amount: "25.750", order_no: "ORD-KEYBOARD" })).json;
     const page = await browser.context.newPage();
     await page.goto(tx.checkout_url);
     await expect(page.locator("h1").textContent()).resolves.toBe("Pay by card");
@@ -48,6 +48,9 @@ describe("hosted card page in Chromium", () => {
     await page.locator("#card-form").waitFor({ state: "detached" });
     expect(page.url()).toBe(`${stack.url}/pay/${tx.session_id}`);
     expect(await page.locator("h1").textContent()).toBe("Payment successful");
+    // The result says which payment it was, as the form did: the amount and the order.
+    expect(await page.locator("dd.total").textContent()).toBe("25.750 KWD");
+    expect(await page.locator("dd").nth(1).textContent()).toBe("ORD-KEYBOARD");
     const status = await api(stack, "GET", `/v1/payments/${tx.session_id}`, { auth: apiKey(m.privateKey) });
     expect(status.json).toMatchObject({
       state: "paid",

@@ -12,7 +12,7 @@ import { AppError } from "../http/problem.js";
 import { parseCardForm } from "./card-input.js";
 import type { TransactionRow } from "./checkout.repo.js";
 import type { CheckoutService } from "./checkout.service.js";
-import { type CardFormView, cardFormPage, messagePage } from "./hosted-page.js";
+import { type CardFormView, cardFormPage, messagePage, type PaymentSummary } from "./hosted-page.js";
 import type { TextKey } from "./i18n.js";
 import { typed } from "../http/schema.js";
 
@@ -111,31 +111,48 @@ export function hostedPageRoutes(fastify: FastifyInstance, checkout: CheckoutSer
     title: TextKey,
     body: TextKey,
     link?: { href: string; text: TextKey },
+    summary?: PaymentSummary,
   ): FastifyReply {
-    return html(reply, status, (nonce) => messagePage(language, nonce, title, body, link));
+    return html(reply, status, (nonce) => messagePage(language, nonce, title, body, link, summary));
   }
 
   function notFound(reply: FastifyReply, lang: Language | undefined): FastifyReply {
     return message(reply, 404, lang ?? "en", "not_found_title", "not_found_body");
   }
 
-  function statePage(reply: FastifyReply, tx: TransactionRow, lang: Language | undefined): FastifyReply {
+  /**
+   * A transaction's page once it is no longer open: what happened, and what it was (the shop,
+   * the amount, the order), as the form showed it, so a customer can tell which payment it is.
+   */
+  async function statePage(
+    reply: FastifyReply,
+    tx: TransactionRow,
+    lang: Language | undefined,
+  ): Promise<FastifyReply> {
     const back = merchantReturn(tx);
     const link = back ? { href: back, text: "back_to_shop" as const } : undefined;
     const L = lang ?? tx.language;
+    const summary: PaymentSummary = {
+      merchantName: (await checkout.merchantName(tx.merchant_id)) ?? "",
+      amount: formatAmount(tx.amount_minor, tx.currency_code),
+      currency: tx.currency_code,
+      orderNo: tx.order_no,
+    };
+    const say = (status: number, title: TextKey, body: TextKey) =>
+      message(reply, status, L, title, body, link, summary);
     switch (tx.state) {
       case "paid":
-        return message(reply, 200, L, "paid_title", "paid_body", link);
+        return say(200, "paid_title", "paid_body");
       case "authorized":
-        return message(reply, 200, L, "paid_title", "authorized_body", link);
+        return say(200, "paid_title", "authorized_body");
       case "failed":
-        return message(reply, 200, L, "failed_title", "failed_body", link);
+        return say(200, "failed_title", "failed_body");
       case "canceled":
-        return message(reply, 200, L, "canceled_title", "canceled_body", link);
+        return say(200, "canceled_title", "canceled_body");
       case "expired":
-        return message(reply, 410, L, "expired_title", "expired_body", link);
+        return say(410, "expired_title", "expired_body");
       default:
-        return message(reply, 409, L, "in_progress_title", "in_progress_body", link);
+        return say(409, "in_progress_title", "in_progress_body");
     }
   }
 

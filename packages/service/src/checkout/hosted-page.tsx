@@ -364,17 +364,49 @@ export function cardFormPage(v: CardFormView): string {
   );
 }
 
+/** What a transaction's state page repeats of it: whom, how much, which order. */
+export interface PaymentSummary {
+  merchantName: string;
+  amount: string;
+  currency: string;
+  orderNo: string | null;
+}
+
 export function messagePage(
   language: Language,
   nonce: string,
   title: TextKey,
   body: TextKey,
   link?: { href: string; text: TextKey },
+  summary?: PaymentSummary,
 ): string {
   return renderDocument(
     <Page language={language} title={t(language, title)} nonce={nonce}>
+      {summary?.merchantName && (
+        <p class="overline">
+          <strong>{summary.merchantName}</strong>
+        </p>
+      )}
       <h1>{t(language, title)}</h1>
       <p>{t(language, body)}</p>
+      {summary && (
+        <dl>
+          <dt>{t(language, "amount")}</dt>
+          <dd class="total">
+            <span dir="ltr">
+              {summary.amount} {summary.currency}
+            </span>
+          </dd>
+          {summary.orderNo && (
+            <>
+              <dt>{t(language, "order")}</dt>
+              <dd>
+                <span dir="ltr">{summary.orderNo}</span>
+              </dd>
+            </>
+          )}
+        </dl>
+      )}
       {link && (
         <a class="button" href={link.href}>
           {t(language, link.text)}

@@ -15,6 +15,7 @@ a{color:var(--accent)}
 h1{font-size:1.4rem;line-height:1.25;margin:0 0 1rem}
 p{margin:0 0 1rem}
 dl{display:grid;grid-template-columns:auto 1fr;gap:.25rem 1rem;margin:0 0 1.25rem;padding-block-end:1rem;border-block-end:1px solid var(--line)}
+dl:last-child{margin:0;padding:0;border:0}
 dt{color:var(--muted)}dd{margin:0;font-weight:600;overflow-wrap:anywhere}dd.total{font-size:1.25rem;line-height:1.3}
 label,legend{display:block;margin-block:.75rem .25rem;font-weight:600;padding:0}
 .hint{color:var(--muted);font-size:.875rem;margin:-.15rem 0 .3rem}
