@@ -100,6 +100,8 @@ details.advanced{margin-block:.5rem}details.advanced>summary{cursor:pointer;font
 table.gateways td,table.gateways code{overflow-wrap:break-word}table.gateways .cred{display:block}
 @media (min-width:40rem){table.gateways .cred{white-space:nowrap}}
 @media (min-width:40rem){td.num,td.nowrap{white-space:nowrap}}
+form+section,form+article{margin-block-start:1rem}dl.facts+*{margin-block-start:.75rem}
+[dir=rtl] .field-error[dir=ltr],[dir=rtl] ul[dir=ltr]{text-align:right}[dir=rtl] ul[dir=ltr]{list-style-position:inside;padding:0}
 .gateway-form fieldset,fieldset.choices{min-inline-size:0}.gateway-form fieldset[hidden]{display:none}
 `;
 

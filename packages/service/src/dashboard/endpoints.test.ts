@@ -95,7 +95,7 @@ describe.each(STORES)("dashboard webhook endpoints on %s", (store) => {
       )
       .toBe(true);
     const edit = await client.get(`/dashboard/webhooks/endpoints/${id}`);
-    expect(edit.text).toContain("disabled (failing)");
+    expect(edit.text).toContain(`data-state="disabled_failing">Disabled (failing)</span>`);
     expect(edit.text).toContain("503");
     receiver.respond = () => ({ status: 200, body: "ok" });
     const enabled = await client.post(`/dashboard/webhooks/endpoints/${id}`, {

@@ -58,10 +58,10 @@ const WORDS = {
     general: "General configuration",
     plugin: "Plugin {type}",
     all_events: "All events",
-    enabled: "enabled",
-    disabled: "disabled",
-    disabled_failing: "disabled (failing)",
-    failing: "failing",
+    enabled: "Enabled",
+    disabled: "Disabled",
+    disabled_failing: "Disabled (failing)",
+    failing: "Failing",
     all_endpoints: "All endpoints",
     url: "URL",
     cli_hint:
@@ -230,10 +230,10 @@ function statusOf(e: EndpointView): "enabled" | "disabled" | "disabled_failing" 
   return e.failing_since ? "failing" : "enabled";
 }
 
-/** The badge's tone follows the state's English word; the text is the page's language. */
+/** The badge's tone follows the status code; the text is the page's language. */
 function StatusBadge({ e, w }: { e: EndpointView; w: Words }): VNode {
   const status = statusOf(e);
-  return <Badge state={WORDS.en[status]} text={w[status]} />;
+  return <Badge state={status} text={w[status]} />;
 }
 
 const eventsText = (w: Words, types: string[]) => (types[0] === "*" ? w.all_events : types.join(", "));
