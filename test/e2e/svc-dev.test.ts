@@ -21,6 +21,7 @@ describe("svc dev (npm start)", () => {
       SVC_PORT: String(await freePort()),
       SVC_GATEWAY_PORT: String(await freePort()),
       SVC_KNET_PORT: String(await freePort()),
+      SVC_STRIPE_PORT: String(await freePort()),
       SVC_DATA_DIR: dataDir,
     };
     const first = await startDev(env);
@@ -36,6 +37,7 @@ describe("svc dev (npm start)", () => {
         "private_key",
         "public_key",
         "service_url",
+        "stripe_account",
         "webhook_secret",
       ].sort(),
     );
@@ -47,6 +49,7 @@ describe("svc dev (npm start)", () => {
       "sandbox",
       "sandbox_authorize",
       "sandbox_queued",
+      "stripe",
     ]);
     expect(creds.webhook_secret).toMatch(/^whsec_/);
     expect(first.output()).toContain(creds.private_key);
@@ -111,6 +114,43 @@ describe("svc dev (npm start)", () => {
       })
     ).json();
     expect(knetStatus).toMatchObject({ state: "paid", pg_code: creds.pg_codes.knet });
+
+    // The Stripe path, end to end on this machine: svc's card page, the stand-in's PaymentIntent.
+    expect(first.output()).toContain(`Stripe stand-in  http://127.0.0.1:${env.SVC_STRIPE_PORT}`);
+    const stripeTx = await (
+      await fetch(`${creds.service_url}/v1/checkout`, {
+        method: "POST",
+        headers: { authorization: `Api-Key ${creds.private_key}`, "content-type": "application/json" },
+        body: JSON.stringify({
+          type: "e_commerce",
+          pg_codes: [creds.pg_codes.stripe],
+          amount: "12.00",
+          currency_code: "USD",
+        }),
+      })
+    ).json();
+    const card = await fetch(`${creds.service_url}/pay/${stripeTx.session_id}`, {
+      method: "POST",
+      headers: { "content-type": "application/x-www-form-urlencoded" },
+      body: new URLSearchParams({
+        pg_code: creds.pg_codes.stripe,
+        number: "4242424242424242",
+        expiry: `12/${String((new Date().getUTCFullYear() + 2) % 100).padStart(2, "0")}`,
+        cvc: "123",
+      }).toString(),
+      redirect: "manual",
+    });
+    expect(card.status).toBe(303);
+    const stripeStatus = await (
+      await fetch(`${creds.service_url}/v1/payments/${stripeTx.session_id}`, {
+        headers: { authorization: `Api-Key ${creds.private_key}` },
+      })
+    ).json();
+    expect(stripeStatus).toMatchObject({
+      state: "paid",
+      pg_code: creds.pg_codes.stripe,
+      captured_amount: "12.00",
+    });
     await stop(first.child);
 
     const second = await startDev(env);
@@ -124,6 +164,7 @@ describe("svc dev (npm start)", () => {
       expect(((await status.json()) as { state: string }).state).toBe("paid");
       // The KNET stand-in starts again (it forgets its payments) and the setting points at it.
       expect(second.output()).toContain(`KNET stand-in    http://127.0.0.1:${env.SVC_KNET_PORT}`);
+      expect(second.output()).toContain(`Stripe stand-in  http://127.0.0.1:${env.SVC_STRIPE_PORT}`);
     } finally {
       await stop(second.child);
     }

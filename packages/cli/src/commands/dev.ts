@@ -1,5 +1,5 @@
 /**
- * `svc dev` (what `npm start` runs): the sandbox gateway, a KNET stand-in and the service on
+ * `svc dev` (what `npm start` runs): the sandbox gateway, KNET and Stripe stand-ins and the service on
  * embedded PGlite under SVC_DATA_DIR (default .svc), a demo merchant seeded idempotently, its
  * credentials written to <data dir>/dev-credentials.json and printed with a curl that creates a
  * transaction. Gateway credentials are sealed with a key kept in <data dir>/secrets.key (made on
@@ -28,9 +28,10 @@ async function devSecretsKey(dataDir: string): Promise<string> {
 export async function devCommand(env: Record<string, string | undefined>): Promise<void> {
   const tracing = await startTracing(env);
   const { loadConfig, redactConfig, startService } = await import("@svc/service");
-  const { newDemoKnetTerminal, readCredentials, seedDemoMerchant, writeCredentials } =
+  const { newDemoKnetTerminal, newDemoStripeAccount, readCredentials, seedDemoMerchant, writeCredentials } =
     await import("@svc/service/dev-seed");
   const { startKnetStandIn } = await import("@svc/service/knet-standin");
+  const { startStripeStandIn } = await import("@svc/service/stripe-standin");
   const { startSandboxGateway } = await import("@svc/service/sandbox");
   const base = loadConfig(env);
   await mkdir(base.dataDir, { recursive: true });
@@ -76,11 +77,24 @@ export async function devCommand(env: Record<string, string | undefined>): Promi
     port: Number(env.SVC_KNET_PORT || config.gatewayPort + 1),
     terminals: [knetTerminal],
   });
+  // Stripe's API, spoken by a stand-in on this machine (cards on svc's card page, 3-D Secure,
+  // refunds, its events to svc): at SVC_STRIPE_PORT, its demo account the `stripe` setting's.
+  const stripeAccount = previous?.stripe_account ?? newDemoStripeAccount();
+  const stripe = await startStripeStandIn({
+    host: "127.0.0.1",
+    port: Number(env.SVC_STRIPE_PORT || config.gatewayPort + 2),
+    accounts: [stripeAccount],
+  });
   const service = await startService(config);
   const credentials = await seedDemoMerchant(service.app, config, previous, {
-    url: knet.url,
-    terminal: knetTerminal,
+    knet: { url: knet.url, terminal: knetTerminal },
+    stripe: { url: stripe.url, account: stripeAccount },
   });
+  // Its events (a refund made on "Stripe's dashboard", a refund's late result) go to svc.
+  stripe.setWebhookUrl(
+    stripeAccount.secretKey,
+    `${config.publicUrl}/v1/gateways/${credentials.pg_codes.stripe}/notifications`,
+  );
   const file = await writeCredentials(config.dataDir, credentials);
 
   service.app.log.debug({ config: redactConfig(config) }, "configuration");
@@ -96,6 +110,7 @@ svc is running
   dashboard        ${config.publicUrl}/dashboard   (user ${credentials.dashboard.username}, password in the credentials file)
   sandbox gateway  ${gateway.url}
   KNET stand-in    ${knet.url}   (pg_code ${credentials.pg_codes.knet}: bank "KNET1", expiry 09/2021 pays, another expiry declines)
+  Stripe stand-in  ${stripe.url}   (pg_code ${credentials.pg_codes.stripe}, KWD and USD: card 4242 4242 4242 4242 pays, 4000 0027 6000 3184 asks for 3-D Secure, 4000 0000 0000 0002 declines)
   store            ${config.databaseUrl ? "PostgreSQL" : `PGlite in ${config.dataDir}`}
   credentials      ${file}
 
@@ -115,6 +130,7 @@ Then open its checkout_url in a browser and pay with card 4242 4242 4242 4242, a
     await service.close();
     await gateway.close();
     await knet.close();
+    await stripe.close();
     await tracing?.shutdown();
     process.exit(0);
   };

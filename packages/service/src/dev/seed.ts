@@ -29,11 +29,28 @@ export interface DevCredentials {
     sandbox_queued: string;
     ndebit: string;
     knet: string;
+    stripe: string;
   };
   /** Not in the public contract: the sandbox gateway's notification secret, kept across restarts. */
   gateway_notification_secret: string;
   /** Not in the public contract: the demo KNET terminal, which the local KNET stand-in knows. */
   knet_terminal?: DemoKnetTerminal;
+  /** Not in the public contract: the demo Stripe account, which the local Stripe stand-in knows. */
+  stripe_account?: DemoStripeAccount;
+}
+
+/** The Stripe account of the demo merchant's `stripe` setting and of `svc dev`'s Stripe stand-in. */
+export interface DemoStripeAccount {
+  secretKey: string;
+  webhookSecret: string;
+}
+
+/** A fresh demo Stripe account (keys only the stand-in knows; never a real Stripe key). */
+export function newDemoStripeAccount(): DemoStripeAccount {
+  return {
+    secretKey: `sk_test_svcdev${randomBytes(12).toString("hex")}`,
+    webhookSecret: `whsec_${randomBytes(24).toString("base64")}`,
+  };
 }
 
 /** The KNET terminal of the demo merchant's `knet` setting and of `svc dev`'s KNET stand-in. */
@@ -80,9 +97,16 @@ export async function seedDemoMerchant(
   app: FastifyInstance,
   config: ServiceConfig,
   previous: DevCredentials | undefined,
-  /** `svc dev`'s KNET stand-in: the demo merchant gets a `knet` setting pointed at it. */
-  knet?: { url: string; terminal: DemoKnetTerminal },
+  /**
+   * `svc dev`'s stand-ins: the demo merchant gets a `knet` setting pointed at the KNET one and a
+   * `stripe` setting pointed at the Stripe one.
+   */
+  standIns: {
+    knet?: { url: string; terminal: DemoKnetTerminal };
+    stripe?: { url: string; account: DemoStripeAccount };
+  } = {},
 ): Promise<DevCredentials> {
+  const { knet, stripe } = standIns;
   const { merchants } = app.services;
   const q = app.services.db;
   const rootDomain = new URL(config.publicUrl).host;
@@ -171,6 +195,7 @@ export async function seedDemoMerchant(
     pgCodes[g.key] = pgCode;
   }
   if (knet) pgCodes.knet = await seedKnetSetting(app, merchant.id, existing, knet);
+  if (stripe) pgCodes.stripe = await seedStripeSetting(app, merchant.id, existing, stripe);
 
   const secret = (
     await q.query<{ secret: string }>(
@@ -190,7 +215,40 @@ export async function seedDemoMerchant(
     pg_codes: pgCodes,
     gateway_notification_secret: config.gatewayNotificationSecret,
     ...(knet ? { knet_terminal: knet.terminal } : {}),
+    ...(stripe ? { stripe_account: stripe.account } : {}),
   };
+}
+
+/**
+ * The demo merchant's Stripe setting, pointed at `svc dev`'s Stripe stand-in (its port may change
+ * between starts, and its account is the one in the credentials file): created, or brought up to
+ * date. Cards on svc's hosted card page, purchases in KWD and USD.
+ */
+async function seedStripeSetting(
+  app: FastifyInstance,
+  merchantId: string,
+  existing: GatewaySettingRow[],
+  stripe: { url: string; account: DemoStripeAccount },
+): Promise<string> {
+  const { gatewaySettings } = app.services;
+  const credentials = { secret_key: stripe.account.secretKey, webhook_secret: stripe.account.webhookSecret };
+  const mine = existing.find((s) => s.kind === "stripe");
+  if (mine) {
+    await gatewaySettings.update(merchantId, mine.pg_code, { api_base_url: stripe.url, credentials });
+    return mine.pg_code;
+  }
+  const taken = await merchantsRepo.findGatewayByCode(app.services.db, "stripe");
+  const pgCode = taken ? `stripe-${merchantId.slice(4, 10)}` : "stripe";
+  await gatewaySettings.create(merchantId, {
+    pg_code: pgCode,
+    kind: "stripe",
+    operation: "purchase",
+    currencies: ["KWD", "USD"],
+    name: "Stripe (local stand-in)",
+    api_base_url: stripe.url,
+    credentials,
+  });
+  return pgCode;
 }
 
 /**

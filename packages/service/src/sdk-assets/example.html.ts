@@ -10,6 +10,7 @@ export const EXAMPLE_FORMS = {
   tokenPay: { en: "Saved cards", ar: "البطاقات المحفوظة", forms: ["tokenPay"] },
   redirect: { en: "Bank page", ar: "صفحة البنك", forms: ["redirect"] },
   knet: { en: "KNET (local stand-in)", ar: "كي نت (بديل محلي)", forms: ["redirect"] },
+  stripe: { en: "Stripe (local stand-in)", ar: "سترايب (بديل محلي)", forms: ["svcPG"] },
 } as const;
 export type ExampleForms = keyof typeof EXAMPLE_FORMS;
 
@@ -110,7 +111,7 @@ nav a[aria-current]{background:var(--acc);color:var(--card);border-color:var(--a
 dl{display:grid;grid-template-columns:1fr auto;gap:4px 12px;margin:0}dd{margin:0;font-weight:600}
 pre{white-space:pre-wrap;overflow-wrap:anywhere;background:var(--bg);padding:12px;border-radius:8px;font-size:.8125rem;margin:0;max-height:20rem;overflow:auto}
 details{margin-top:12px}ul.v{padding-inline-start:1.25rem;font-size:.875rem}
-aside{display:grid;gap:16px;align-content:start}.note{margin-top:12px}
+aside{display:grid;gap:16px;align-content:start}.note{margin-top:12px}nav{margin-bottom:16px}
 </style>
 </head>
 <body>
@@ -131,6 +132,7 @@ aside{display:grid;gap:16px;align-content:start}.note{margin-top:12px}
 <li>Mobile wallet: any number, code <code>123456</code> approves; a number ending in <code>0000</code> is declined.</li>
 <li>Card page: <code>4242 4242 4242 4242</code> approved, <code>4000 0000 0000 0002</code> declined, <code>4000 0000 0000 3220</code> asks for the bank's confirmation; any future expiry and CVC. Tick "save" to see a saved card on the next checkout.</li>
 <li>Bank page (national debit): Approve, Decline or Cancel; a decline shows the gateway's response in a popup.</li>
+<li>Stripe (local stand-in): <code>4242 4242 4242 4242</code> approved, <code>4000 0027 6000 3184</code> opens its 3-D Secure page, <code>4000 0000 0000 0002</code> declined.</li>
 </ul></details></section>
 </aside>
 </main>

@@ -55,11 +55,13 @@ export function exampleRoutes(fastify: FastifyInstance, config: ServiceConfig, a
         headers: { authorization: `Api-Key ${credentials.private_key}`, "content-type": "application/json" },
         payload: {
           type: "e_commerce",
-          // KNET's page through `svc dev`'s KNET stand-in, when there is one; else the sandbox's.
+          // KNET's page or Stripe through `svc dev`'s stand-ins, when there are; else the sandbox's.
           pg_codes:
             forms === "knet" && credentials.pg_codes.knet
               ? [credentials.pg_codes.knet]
-              : [credentials.pg_codes.sandbox, credentials.pg_codes.ndebit],
+              : forms === "stripe" && credentials.pg_codes.stripe
+                ? [credentials.pg_codes.stripe]
+                : [credentials.pg_codes.sandbox, credentials.pg_codes.ndebit],
           amount: EXAMPLE_AMOUNT,
           currency_code: EXAMPLE_CURRENCY,
           order_no: `example-${Date.now()}`,
