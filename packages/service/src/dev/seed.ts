@@ -194,8 +194,12 @@ export async function seedDemoMerchant(
     });
     pgCodes[g.key] = pgCode;
   }
-  if (knet) pgCodes.knet = await seedKnetSetting(app, merchant.id, existing, knet);
-  if (stripe) pgCodes.stripe = await seedStripeSetting(app, merchant.id, existing, stripe);
+  // Only the settings svc dev made itself (their codes are in the credentials file) are brought up
+  // to date: a KNET or Stripe setting the developer added, with their own test keys, is theirs.
+  const ours = (code: string | undefined) => existing.find((s) => s.pg_code === code);
+  if (knet) pgCodes.knet = await seedKnetSetting(app, merchant.id, ours(previous?.pg_codes.knet), knet);
+  if (stripe)
+    pgCodes.stripe = await seedStripeSetting(app, merchant.id, ours(previous?.pg_codes.stripe), stripe);
 
   const secret = (
     await q.query<{ secret: string }>(
@@ -227,12 +231,11 @@ export async function seedDemoMerchant(
 async function seedStripeSetting(
   app: FastifyInstance,
   merchantId: string,
-  existing: GatewaySettingRow[],
+  mine: GatewaySettingRow | undefined,
   stripe: { url: string; account: DemoStripeAccount },
 ): Promise<string> {
   const { gatewaySettings } = app.services;
   const credentials = { secret_key: stripe.account.secretKey, webhook_secret: stripe.account.webhookSecret };
-  const mine = existing.find((s) => s.kind === "stripe");
   if (mine) {
     await gatewaySettings.update(merchantId, mine.pg_code, { api_base_url: stripe.url, credentials });
     return mine.pg_code;
@@ -259,7 +262,7 @@ async function seedStripeSetting(
 async function seedKnetSetting(
   app: FastifyInstance,
   merchantId: string,
-  existing: GatewaySettingRow[],
+  mine: GatewaySettingRow | undefined,
   knet: { url: string; terminal: DemoKnetTerminal },
 ): Promise<string> {
   const { gatewaySettings } = app.services;
@@ -268,7 +271,6 @@ async function seedKnetSetting(
     tranportal_password: knet.terminal.password,
     resource_key: knet.terminal.resourceKey,
   };
-  const mine = existing.find((s) => s.kind === "knet");
   if (mine) {
     await gatewaySettings.update(merchantId, mine.pg_code, { api_base_url: knet.url, credentials });
     return mine.pg_code;
