@@ -49,7 +49,7 @@ describe.each(STORES)("audit log on %s", (store) => {
     await api(stack, "GET", `/v1/payments/${parent.session_id}`, { auth: apiKey(m.privateKey) });
     await api(stack, "POST", "/v1/webhooks/endpoints", {
       auth: apiKey(m.privateKey),
-      body: { url: "https://crm.example/hooks" },
+      body: { url: "https://crm.example/hooks", enabled: false },
     });
     await client.get("/dashboard/webhooks");
     await client.post("/dashboard/webhooks/secret/rotate", { confirm: "yes" });
@@ -81,6 +81,7 @@ describe.each(STORES)("audit log on %s", (store) => {
     expect(page.text).toContain("Rotated the signing secret");
     expect(page.text).toContain("Failed to sign in");
     expect(page.text).toContain("Amount: <bdi>1.000</bdi>; Reason: <bdi>Damaged in transit</bdi>");
+    expect(page.text).toContain("URL: <bdi>https://crm.example/hooks</bdi>; Enabled: <bdi>no</bdi>");
     // In Arabic, the details' names are Arabic too, joined with the Arabic semicolon.
     const arabic = await client.get("/dashboard/audit?lang=ar");
     await client.get("/dashboard/audit?lang=en");

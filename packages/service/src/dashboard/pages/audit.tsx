@@ -135,6 +135,9 @@ const DETAILS: Record<DashboardLanguage, Record<string, string>> = {
   },
 };
 
+/** Details a dashboard form sends as a checkbox ("on"); the API sends them as booleans. Text stays text. */
+const CHECKBOXES = new Set(["enabled", "include_metadata", "notify_api_initiated"]);
+
 /**
  * An event's kept details in the page's language: "Amount: 1.000; Reason: …". Each value is
  * isolated in its own direction (a URL or an amount left to right, an Arabic reason right to left).
@@ -149,13 +152,13 @@ function Detail({
   const d = DETAILS[lang];
   const entries = Object.entries(detail);
   if (entries.length === 0) return null;
-  const value = (v: unknown): string =>
-    v === true || v === "on" || v === "true"
+  const value = (key: string, v: unknown): string =>
+    v === true || (v === "on" && CHECKBOXES.has(key))
       ? d.yes!
-      : v === false || v === "false"
+      : v === false
         ? d.no!
         : Array.isArray(v)
-          ? v.map(value).join(d.list)
+          ? v.map((item) => value(key, item)).join(d.list)
           : typeof v === "string"
             ? v
             : JSON.stringify(v);
@@ -166,7 +169,7 @@ function Detail({
           {i > 0 ? d.separator : ""}
           {d[k] ?? k}
           {k === "queued" ? "" : ": "}
-          {k === "queued" ? "" : <bdi>{value(v)}</bdi>}
+          {k === "queued" ? "" : <bdi>{value(k, v)}</bdi>}
         </>
       ))}
     </span>
