@@ -34,7 +34,7 @@ const TEXT = {
   en: {
     title: "Example shop",
     intro:
-      "A new sandbox transaction was created for this page by the shop's server with the private key; the checkout below runs in your browser with the public key only.",
+      "A new test transaction was created for this page by the shop's server with the private key; the checkout below runs in your browser with the public key only.",
     order: "Your order",
     item: "Desert rose candle × 3",
     total: "Total",
