@@ -101,6 +101,7 @@ table.gateways td,table.gateways code{overflow-wrap:break-word}table.gateways .c
 @media (min-width:40rem){table.gateways .cred{white-space:nowrap}}
 @media (min-width:40rem){td.num,td.nowrap{white-space:nowrap}}
 form+section,form+article{margin-block-start:1rem}dl.facts+*{margin-block-start:.75rem}
+select{min-block-size:calc(1.5em + .9rem + 2px)}
 [dir=rtl] .field-error[dir=ltr],[dir=rtl] ul[dir=ltr]{text-align:right}[dir=rtl] ul[dir=ltr]{list-style-position:inside;padding:0}
 .gateway-form fieldset,fieldset.choices{min-inline-size:0}.gateway-form fieldset[hidden]{display:none}
 `;

@@ -65,8 +65,8 @@ const WORDS = {
     filters_on: "Filters (on)",
     filters_label: "Deliveries",
     any_status: "Any status",
-    session: "Session",
-    session_hint: "Parent or child session_id",
+    // One line, no hint under it: the filters' labels and boxes stay in line.
+    session: "Session (parent or child)",
     since: "Since",
     until: "Until",
     filter: "Filter",
@@ -128,8 +128,7 @@ const WORDS = {
     filters_on: "التصفية (مفعّلة)",
     filters_label: "عمليات التسليم",
     any_status: "أي حالة",
-    session: "الجلسة",
-    session_hint: "session_id الأصلية أو الفرعية",
+    session: "الجلسة (الأصلية أو الفرعية)",
     since: "من",
     until: "إلى",
     filter: "تصفية",
@@ -420,7 +419,7 @@ export function deliveryPages(scope: FastifyInstance, ctx: DashboardContext): vo
                 ...STATUSES.map((s) => ({ value: s, text: w[s] })),
               ]}
             />
-            <Field name="session_id" label={w.session} value={sessionId} hint={w.session_hint} />
+            <Field name="session_id" label={w.session} value={sessionId} />
             <Field name="since" label={w.since} type="date" value={q.since} error={since.error} />
             <Field name="until" label={w.until} type="date" value={q.until} error={until.error} />
             <div class="field">
