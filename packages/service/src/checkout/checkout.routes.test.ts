@@ -275,6 +275,24 @@ describe.each(STORES)("Checkout API on %s", (store) => {
     expect(count[0]).toEqual({ n: 1 });
   });
 
+  it("an Idempotency-Key whose request was refused (a KWD amount with two decimals, an unknown pg_code) creates with the corrected body", async () => {
+    const key = `idem-fixed-${Date.now()}`;
+    const send = (body: Record<string, unknown>) =>
+      api(stack, "POST", "/v1/checkout", {
+        auth: apiKey(m.privateKey),
+        body,
+        headers: { "idempotency-key": key },
+      });
+    const body = { type: "e_commerce", pg_codes: [m.pg.sandbox], amount: "7.250", currency_code: "KWD" };
+    expect((await send({ ...body, amount: "7.25" })).status).toBe(422);
+    expect((await send({ ...body, pg_codes: ["no-such-gateway"] })).status).toBe(422);
+    const created = await send(body);
+    expect(created.status).toBe(201);
+    const again = await send(body);
+    expect(again.headers.get("idempotent-replayed")).toBe("true");
+    expect(again.json.session_id).toBe(created.json.session_id);
+  });
+
   it("keeps merchants apart: another merchant's session is 404", async () => {
     const other = await createMerchant(stack);
     const mine = await createTransaction(stack, m);

@@ -9,7 +9,8 @@
  * - The request's fingerprint is its method, path and canonical JSON body (RFC 8785): the same
  *   body with its keys in another order is the same request.
  * - The first answer is stored byte for byte and replayed as it was (`Idempotent-Replayed: true`)
- *   for 24 h; the same key with another request is 422 `idempotency_key_reused`.
+ *   for 24 h; the same key with another request is 422 `idempotency_key_reused`. A 4xx from a
+ *   request that started nothing (no recovery point) is not stored: the key is freed.
  * - While the request holding a key runs (its lease), a retry is 409 `idempotency_key_in_use`
  *   and performs nothing. A request that died leaves its lease to lapse; a request that ended
  *   with an unknown outcome (a 5xx) releases it at once. Either way the next retry takes the key
@@ -289,6 +290,21 @@ export async function finishKey(db: Queryable, claim: IdempotencyClaim, answer: 
   await finishKeys(db, [{ claim, answer }]);
 }
 
+/**
+ * Frees a claimed key whose request was refused (a 4xx) without starting anything (no recovery
+ * point): the corrected request may use the same key. True when it was freed; false when the
+ * request had started something, whose answer is then stored like any other.
+ */
+export async function freeUnstartedKey(db: Queryable, claim: IdempotencyClaim): Promise<boolean> {
+  const freed = await db.query(
+    `delete from idempotency_keys where merchant_id = $1 and credential = $2 and key = $3
+       and recovery_id is null and status = 'in_progress'
+     returning 1`,
+    [claim.merchantId, claim.credential, claim.key],
+  );
+  return freed.length > 0;
+}
+
 /** How long a 5xx answer waits at most for its key's release (see the onSend hook). */
 const RELEASE_WAIT_MS = 1_000;
 
@@ -392,6 +408,10 @@ export function registerIdempotency(app: FastifyInstance, db: Db, options: KeyOp
     const text = typeof payload === "string" ? payload : Buffer.isBuffer(payload) ? payload.toString() : "";
     const type = String(reply.getHeader("content-type") ?? "application/json");
     try {
+      // Refused by the route's own checks (an amount with the wrong decimals, an unknown
+      // session…) before it started anything: nothing to replay, and the key stays usable for
+      // the corrected request, as for a refusal before the claim (docs/api.md, Idempotency).
+      if (reply.statusCode >= 400 && !claim.recoveryId && (await freeUnstartedKey(db, claim))) return payload;
       await finish({ claim, answer: { status: reply.statusCode, type, text } });
     } catch (err) {
       // The answer stands (it is what happened); a retry waits out the lease, then finds what

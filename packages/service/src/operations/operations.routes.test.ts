@@ -250,6 +250,52 @@ describe.each(STORES)("operations API on %s", (store) => {
     ]);
   });
 
+  it("Idempotency-Key: a request refused before it started anything leaves the key to the corrected one; a decline is kept", async () => {
+    const parent = await paidParent(stack, m);
+    const send = (body: Record<string, unknown>, key: string) =>
+      api(stack, "POST", "/v1/operations", {
+        auth: apiKey(m.privateKey),
+        body,
+        headers: { "idempotency-key": key },
+      });
+    const key = `fix-${parent.session_id}`;
+    // Refused by the operation's own checks: four decimals for KWD, then another parent's id.
+    const wrongAmount = await send(
+      { operation: "refund", session_id: parent.session_id, amount: "1.0001" },
+      key,
+    );
+    expect(wrongAmount.status).toBe(422);
+    const wrongSession = await send(
+      { operation: "refund", session_id: "sess_notthisone", amount: "1.000" },
+      key,
+    );
+    expect(wrongSession.status).toBe(404);
+    expect(wrongSession.headers.get("idempotent-replayed")).toBeNull();
+    // The corrected request takes the key, refunds, and is the answer the key keeps from now on.
+    const body = { operation: "refund", session_id: parent.session_id, amount: "1.000" };
+    const done = await send(body, key);
+    expect(done.status).toBe(200);
+    const again = await send(body, key);
+    expect(again.headers.get("idempotent-replayed")).toBe("true");
+    expect(again.json).toStrictEqual(done.json);
+    expect((await send({ ...body, amount: "2.000" }, key)).json.code).toBe("idempotency_key_reused");
+    expect((await status(parent.session_id)).refunded_amount).toBe("1.000");
+    // A gateway's decline started an operation: its answer is kept and replayed.
+    const declineKey = `decline-${parent.session_id}`;
+    const declined = await send(
+      { operation: "refund", session_id: parent.session_id, amount: "1.013" },
+      declineKey,
+    );
+    expect(declined.status).toBe(402);
+    const replayed = await send(
+      { operation: "refund", session_id: parent.session_id, amount: "1.013" },
+      declineKey,
+    );
+    expect(replayed.status).toBe(402);
+    expect(replayed.headers.get("idempotent-replayed")).toBe("true");
+    expect((await send(body, declineKey)).json.code).toBe("idempotency_key_reused");
+  });
+
   it("another merchant's parent is 404", async () => {
     const other = await createMerchant(stack);
     const parent = await paidParent(stack, other);
