@@ -184,6 +184,16 @@ describe.each(STORES)("Checkout API on %s", (store) => {
     expect(r.json.errors.colour[0]).toMatch(/not a known field/);
     const url = await createTransaction(stack, m, { redirect_url: "javascript:alert(1)" });
     expect(url.json.errors.redirect_url[0]).toMatch(/http/);
+    // A password in a URL would be shown back (the delivery log, the customer's address bar).
+    const secrets = await createTransaction(stack, m, {
+      redirect_url: "https://user:hunter2pw@shop.example.com/return",
+      webhook_url: "https://user:hunter2pw@hooks.example.com/svc#frag",
+    });
+    expect(secrets.status).toBe(422);
+    expect(secrets.json.errors.redirect_url).toEqual(["must not carry a user name or password"]);
+    expect(secrets.json.errors.webhook_url[0]).toMatch(/must not carry credentials/);
+    const fragment = await createTransaction(stack, m, { webhook_url: "https://hooks.example.com/svc#frag" });
+    expect(fragment.json.errors.webhook_url).toEqual(["must not have a #fragment"]);
     const exp = await createTransaction(stack, m, { expiration_time: "P99999D" });
     expect(exp.json.errors.expiration_time[0]).toMatch(/between 1 minute and 30 days/);
   });

@@ -17,6 +17,7 @@ import { amountProblemFor } from "../gateways/capabilities.js";
 import type { GatewayRegistry } from "../gateways/registry.js";
 import { AppError, FieldErrors } from "../http/problem.js";
 import { merchantsRepo } from "../merchants/merchants.repo.js";
+import { urlProblem } from "../webhooks/settings.service.js";
 import type { PaymentsService } from "../payments/payments.service.js";
 import { checkoutRepo, type TransactionRow } from "./checkout.repo.js";
 import { createHostedPageService } from "./hosted-page.service.js";
@@ -56,13 +57,18 @@ export interface CheckoutDeps {
   payments: PaymentsService;
 }
 
-function isHttpUrl(value: string): boolean {
+/** A `redirect_url`'s problem: it must be http(s), and carry no user name or password (browsers show them). */
+function redirectUrlProblem(value: string): string | undefined {
+  let url: URL;
   try {
-    const url = new URL(value);
-    return url.protocol === "https:" || url.protocol === "http:";
+    url = new URL(value);
   } catch {
-    return false;
+    return "must be an absolute http:// or https:// URL";
   }
+  if (url.protocol !== "https:" && url.protocol !== "http:")
+    return "must be an absolute http:// or https:// URL";
+  if (url.username || url.password) return "must not carry a user name or password";
+  return undefined;
 }
 
 export function createCheckoutService(db: Db, deps: CheckoutDeps) {
@@ -157,11 +163,14 @@ export function createCheckoutService(db: Db, deps: CheckoutDeps) {
     }
     if (new Set(input.pg_codes).size !== input.pg_codes.length)
       errors.add("pg_codes", "must not list a pg_code twice");
-    for (const field of ["redirect_url", "webhook_url"] as const) {
-      const value = input[field];
-      if (value !== undefined && !isHttpUrl(value))
-        errors.add(field, "must be an absolute http:// or https:// URL");
-    }
+    // The transaction's own webhook URL follows the webhook settings' rules (no credentials in it,
+    // no #fragment, no private address unless SVC_WEBHOOK_ALLOW_PRIVATE): the delivery log shows it.
+    const redirectProblem =
+      input.redirect_url === undefined ? undefined : redirectUrlProblem(input.redirect_url);
+    if (redirectProblem) errors.add("redirect_url", redirectProblem);
+    const webhookProblem =
+      input.webhook_url === undefined ? undefined : urlProblem(input.webhook_url, config.webhookAllowPrivate);
+    if (webhookProblem) errors.add("webhook_url", webhookProblem);
     if (input.customer_email !== undefined && !/^[^\s@]+@[^\s@]+\.[^\s@]+$/.test(input.customer_email)) {
       errors.add("customer_email", "must be an email address such as name@example.com");
     }
