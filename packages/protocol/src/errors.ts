@@ -14,6 +14,8 @@ export const ERROR_CATALOGUE = {
   permission_denied: { status: 403, title: "The user lacks the permission for this action" },
   not_found: { status: 404, title: "Not found" },
   route_not_found: { status: 404, title: "No such endpoint" },
+  invalid_url: { status: 400, title: "The request's URL is not valid" },
+  invalid_request: { status: 400, title: "The request could not be read" },
   method_not_allowed: { status: 405, title: "Method not allowed" },
   duplicate_order_no: { status: 409, title: "The order number is already used" },
   conflict: { status: 409, title: "The resource already exists" },

@@ -44,6 +44,28 @@ describe.each(STORES)("service basics on %s", (store) => {
     expect(r.json).toMatchObject({ code: "route_not_found", status: 404 });
   });
 
+  it("answers what the router or the HTTP parser refuses as problem+json with a request id, too", async () => {
+    const auth = apiKey(m.privateKey);
+    const badEncoding = await api(stack, "GET", "/v1/payments/%E0%A4%A", { auth });
+    expect(badEncoding.status).toBe(400);
+    expect(badEncoding.headers.get("content-type")).toContain("application/problem+json");
+    expect(badEncoding.json).toMatchObject({ code: "invalid_url", status: 400 });
+    expect(badEncoding.json.detail).toMatch(/percent-encoding/);
+    expect(badEncoding.headers.get("x-request-id")).toMatch(/^req_/);
+    const tooLong = await api(stack, "GET", `/v1/payments/sess_${"a".repeat(5_000)}`, { auth });
+    expect(tooLong.status).toBe(414);
+    expect(tooLong.json).toMatchObject({ code: "invalid_url", status: 414 });
+    expect(tooLong.headers.get("x-request-id")).toMatch(/^req_/);
+    // Headers over Node's 16 KB: refused before a request exists, still in the API's shape.
+    const huge = await fetch(`${stack.url}/v1/payments?q=${"x".repeat(20_000)}`, {
+      headers: { authorization: auth },
+    });
+    expect(huge.status).toBe(431);
+    expect(huge.headers.get("content-type")).toBe("application/problem+json");
+    expect(huge.headers.get("x-request-id")).toMatch(/^req_/);
+    expect(await huge.json()).toMatchObject({ code: "invalid_request", status: 431 });
+  });
+
   it("guards the operator API with the admin token", async () => {
     expect(
       (await api(stack, "POST", "/v1/admin/merchants", { body: { root_domain: "a.example.com" } })).status,

@@ -6,6 +6,8 @@
 import formbody from "@fastify/formbody";
 import swagger from "@fastify/swagger";
 import swaggerUi from "@fastify/swagger-ui";
+import type { Duplex } from "node:stream";
+import { ERROR_CATALOGUE, PROBLEM_TYPE_BASE } from "@svc/protocol";
 import Fastify, { type FastifyInstance } from "fastify";
 import { checkoutRoutes } from "./checkout/checkout.routes.js";
 import { createCheckoutService } from "./checkout/checkout.service.js";
@@ -75,6 +77,37 @@ export interface AppDeps {
 }
 
 export const BODY_LIMIT_BYTES = 1024 * 1024;
+
+/**
+ * What Node's HTTP parser refuses before a request exists (too slow, headers too large, not HTTP):
+ * answered as problem+json with a request id like every other answer, then the socket is closed —
+ * Fastify's default writes a body of its own. A reset socket gets nothing.
+ */
+function answerClientError(error: Error & { code?: string }, socket: Duplex): void {
+  if (error.code === "ECONNRESET" || socket.destroyed) return;
+  const [status, reason, detail] =
+    error.code === "ERR_HTTP_REQUEST_TIMEOUT"
+      ? [408, "Request Timeout", "The request did not arrive in time; send it again, whole."]
+      : error.code === "HPE_HEADER_OVERFLOW"
+        ? [
+            431,
+            "Request Header Fields Too Large",
+            "The request's headers (with its URL) are over 16 KB; send less.",
+          ]
+        : [400, "Bad Request", "The request is not valid HTTP/1.1."];
+  const body = JSON.stringify({
+    type: `${PROBLEM_TYPE_BASE}invalid_request`,
+    title: ERROR_CATALOGUE.invalid_request.title,
+    status,
+    detail,
+    code: "invalid_request",
+  });
+  if (socket.writable)
+    socket.write(
+      `HTTP/1.1 ${status} ${reason}\r\nContent-Type: application/problem+json\r\nContent-Length: ${Buffer.byteLength(body)}\r\nx-request-id: req_${Math.random().toString(36).slice(2, 12)}\r\nConnection: close\r\n\r\n${body}`,
+    );
+  socket.destroy(error);
+}
 /** How long /readyz waits for the database before it says the process is not ready. */
 const READINESS_TIMEOUT_MS = 1_500;
 /** How often Node checks open connections against the request and headers timeouts. */
@@ -107,6 +140,23 @@ export async function buildApp(config: ServiceConfig, deps: AppDeps): Promise<Fa
       customOptions: { allErrors: true, coerceTypes: false, removeAdditional: false, useDefaults: true },
     },
     routerOptions: { ignoreTrailingSlash: true },
+    // A path the router cannot read (bad percent-encoding) or whose parameter is too long: a
+    // problem+json with the request's id like every other answer, not Fastify's own body.
+    clientErrorHandler: answerClientError,
+    frameworkErrors: (error, request, reply) => {
+      reply.header("x-request-id", request.id);
+      const tooLong = error.code === "FST_ERR_MAX_PARAM_LENGTH";
+      return sendProblem(
+        reply,
+        new AppError(
+          "invalid_url",
+          tooLong
+            ? "A part of the URL's path is longer than any id the API uses; check the URL."
+            : "The URL's path is not valid percent-encoding (e.g. %E0%A4 cut short); encode it as UTF-8.",
+          tooLong ? { status: 414 } : {},
+        ),
+      );
+    },
   });
   const now = deps.now ?? (() => new Date());
 
