@@ -74,6 +74,53 @@ describe.each(STORES)("input rules over HTTP on %s", (store) => {
     );
   });
 
+  it("a JSON body is UTF-8, names each field once, holds no prototype keys, and a syntax error says where", async () => {
+    const post = (body: Buffer | string, type = "application/json") =>
+      fetch(`${stack.url}/v1/checkout`, {
+        method: "POST",
+        headers: { authorization: apiKey(m.privateKey), "content-type": type },
+        body,
+      }).then(async (r) => ({ status: r.status, json: await r.json() }));
+    const valid = `{"type":"e_commerce","pg_codes":["${m.pg.sandbox}"],"amount":"10.500","currency_code":"KWD"`;
+    const before = await stack.db.query(
+      "select count(*)::int as n from transactions where merchant_id = $1",
+      [m.id],
+    );
+    // Bytes that are not UTF-8 were stored as U+FFFD; now refused.
+    const latin = await post(
+      Buffer.concat([
+        Buffer.from(`${valid},"customer_first_name":"A`),
+        Buffer.from([0xff, 0xfe, 0xc3]),
+        Buffer.from('B"}'),
+      ]),
+    );
+    expect(latin).toMatchObject({ status: 400, json: { code: "invalid_json" } });
+    expect(latin.json.detail).toMatch(/not valid UTF-8/);
+    const declared = await post(`${valid}}`, "application/json; charset=latin1");
+    expect(declared.status).toBe(415);
+    expect(declared.json.detail).toMatch(/declared as latin1; send it as UTF-8/);
+    // A field twice: which one counts is not the client's guess.
+    const twice = await post(`{"amount":"-1",${valid.slice(1)}}`);
+    expect(twice).toMatchObject({ status: 400, json: { code: "invalid_json" } });
+    expect(twice.json.detail).toBe('The body names the field "amount" twice in one object; send it once.');
+    const proto = await post(`${valid},"__proto__":{"admin":true}}`);
+    expect(proto.status).toBe(400);
+    expect(proto.json.detail).toMatch(/"__proto__"/);
+    const broken = await post(`${valid},}`);
+    expect(broken.status).toBe(400);
+    expect(broken.json.detail).toMatch(/position \d+/);
+    // Nothing was created by any of them; the same body, once each and UTF-8, is.
+    expect(
+      await stack.db.query("select count(*)::int as n from transactions where merchant_id = $1", [m.id]),
+    ).toEqual(before);
+    // A value holding `":` (the duplicate check's slow path) is no duplicate; a declared UTF-8 is fine.
+    const quoted = await post(
+      `${valid},"customer_first_name":"Ünal \\":x"}`,
+      "application/json; charset=UTF-8",
+    );
+    expect(quoted.status).toBe(201);
+  });
+
   it("92,000 unknown fields get a small 422, cheaply; deep JSON is refused before validation", async () => {
     const wide = `{${Array.from({ length: 92_000 }, (_, i) => `"f${i}":1`).join(",")}}`;
     expect(wide.length).toBeLessThan(1024 * 1024);

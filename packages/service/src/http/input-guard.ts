@@ -11,10 +11,15 @@
  * - the API under `/v1/` takes JSON bodies only: a form-encoded body there is 415 (forms are for
  *   the dashboard and the hosted pages), except on a route whose config says `gatewayForms`
  *   (the gateway notification endpoint: KNET posts its response as a form);
- * - query integers are numbers: `?limit=5` is read as 5 where the route's schema says integer.
+ * - query integers are numbers: `?limit=5` is read as 5 where the route's schema says integer;
+ * - a JSON body is UTF-8 (another declared charset is 415, bytes that are not UTF-8 are 400: they
+ *   were stored as U+FFFD before), names no field twice at one level (the last one won, so a proxy
+ *   reading the first saw another request) and no `__proto__` or `constructor.prototype`
+ *   (prototype pollution), and a syntax error says where it is ({@link parseJsonBody}).
  *
  * A refusal is 422 `validation_failed` naming the field (`errors`), except the content type (415).
  */
+import { isUtf8 } from "node:buffer";
 import type { FastifyInstance, FastifyRequest } from "fastify";
 import { AppError, validationError } from "./problem.js";
 
@@ -99,7 +104,122 @@ declare module "fastify" {
   }
 }
 
+/** A JSON body's problem: 400 `invalid_json`, saying what to fix. */
+const badJson = (detail: string) => new AppError("invalid_json", detail, { status: 400 });
+
+/** Objects in `value` (iteratively) that hold `__proto__`, or `constructor` with a `prototype`. */
+function poisoned(value: unknown): boolean {
+  const stack: unknown[] = [value];
+  while (stack.length > 0) {
+    const node = stack.pop();
+    if (typeof node !== "object" || node === null) continue;
+    if (!Array.isArray(node)) {
+      if (Object.hasOwn(node, "__proto__")) return true;
+      const ctor = (node as { constructor?: unknown }).constructor;
+      if (
+        Object.hasOwn(node, "constructor") &&
+        typeof ctor === "object" &&
+        ctor !== null &&
+        "prototype" in ctor
+      )
+        return true;
+    }
+    for (const child of Object.values(node)) stack.push(child);
+  }
+  return false;
+}
+
+/**
+ * A field named twice in one object (`{"amount":"-1","amount":"10.500"}`): JSON.parse keeps the
+ * last, so the request svc acted on was not the one a proxy or a log reading the first saw. Found
+ * by re-reading the text with a reviver only when the text has more `":` pairs than the parsed
+ * value has keys — never on an ordinary body.
+ */
+function duplicateField(text: string, value: unknown): string | undefined {
+  let keys = 0;
+  const stack: unknown[] = [value];
+  while (stack.length > 0) {
+    const node = stack.pop();
+    if (typeof node !== "object" || node === null) continue;
+    if (!Array.isArray(node)) keys += Object.keys(node).length;
+    for (const child of Object.values(node)) stack.push(child);
+  }
+  const pairs = text.match(/"\s*:/g)?.length ?? 0;
+  if (pairs <= keys) return undefined;
+  // Slow path: walk the text's objects in order, counting each object's names.
+  let found: string | undefined;
+  const seen: Set<string>[] = [];
+  let inString = false;
+  let escaped = false;
+  let start = -1;
+  for (let i = 0; i < text.length && found === undefined; i++) {
+    const c = text[i]!;
+    if (inString) {
+      if (escaped) escaped = false;
+      else if (c === "\\") escaped = true;
+      else if (c === '"') {
+        inString = false;
+        // A string followed by a colon is a field name of the innermost object.
+        let j = i + 1;
+        while (j < text.length && /\s/.test(text[j]!)) j++;
+        if (text[j] === ":" && seen.length > 0) {
+          const name = JSON.parse(text.slice(start, i + 1)) as string;
+          const names = seen[seen.length - 1]!;
+          if (names.has(name)) found = name;
+          names.add(name);
+        }
+      }
+    } else if (c === '"') {
+      inString = true;
+      start = i;
+    } else if (c === "{") seen.push(new Set());
+    else if (c === "}") seen.pop();
+    else if (c === "[") seen.push(new Set());
+    else if (c === "]") seen.pop();
+  }
+  return found;
+}
+
+/**
+ * The API's JSON body parser, in place of Fastify's: UTF-8 only, no field twice, no prototype
+ * keys, and a syntax error that says where (JSON.parse's own message, e.g. "Unexpected token }
+ * in JSON at position 12").
+ */
+export function parseJsonBody(body: Buffer, contentType: string | undefined): unknown {
+  const charset = /;\s*charset\s*=\s*"?([^";\s]+)/i.exec(contentType ?? "")?.[1]?.toLowerCase();
+  if (charset && charset !== "utf-8" && charset !== "utf8")
+    throw new AppError(
+      "unsupported_media_type",
+      `The body is declared as ${charset}; send it as UTF-8 (Content-Type: application/json; charset=utf-8).`,
+    );
+  if (body.length === 0) throw badJson("The body is empty; send a JSON object.");
+  if (!isUtf8(body)) throw badJson("The body is not valid UTF-8; send it encoded as UTF-8.");
+  const text = body.toString("utf8");
+  let value: unknown;
+  try {
+    value = JSON.parse(text);
+  } catch (error) {
+    throw badJson(`The body is not valid JSON (${(error as Error).message}); send a JSON object.`);
+  }
+  if ((text.includes("__proto__") || text.includes("constructor")) && poisoned(value))
+    throw badJson(
+      'The body names a field "__proto__" or "constructor.prototype", which svc refuses; remove it.',
+    );
+  const twice = duplicateField(text, value);
+  if (twice !== undefined)
+    throw badJson(`The body names the field "${twice}" twice in one object; send it once.`);
+  return value;
+}
+
 export function registerInputGuard(app: FastifyInstance): void {
+  app.removeContentTypeParser("application/json");
+  app.addContentTypeParser("application/json", { parseAs: "buffer" }, (request, body, done) => {
+    try {
+      done(null, parseJsonBody(body as Buffer, request.headers["content-type"]));
+    } catch (error) {
+      done(error as Error, undefined);
+    }
+  });
   app.addHook("preValidation", async (request) => {
     if (
       request.url.startsWith("/v1/") &&
