@@ -186,4 +186,30 @@ describe.each(STORES)("service basics on %s", (store) => {
     expect(rows).toEqual([{ message: "boom" }]);
     await stack.service.app.services.sdk.setErrorReporting(m.id, true);
   });
+
+  it("bounds an SDK error report (the public key is public): small details, a session id and a form of payment in their shapes", async () => {
+    const report = (body: Record<string, unknown>) =>
+      api(stack, "POST", "/v1/sdk/errors", { auth: apiKey(m.publicKey), body });
+    const big = await report({ message: "boom", details: { dump: "x".repeat(9_000) } });
+    expect(big.status).toBe(422);
+    expect(big.json.errors.details[0]).toMatch(/at most 8 KB/);
+    const wide = await report({
+      message: "boom",
+      details: Object.fromEntries(Array.from({ length: 31 }, (_, i) => [`k${i}`, i])),
+    });
+    expect(wide.status).toBe(422);
+    expect((await report({ message: "boom", session_id: "../etc" })).json.errors).toHaveProperty(
+      "session_id",
+    );
+    expect((await report({ message: "boom", form_of_payment: "Nope!" })).json.errors).toHaveProperty(
+      "form_of_payment",
+    );
+    const fine = await report({
+      message: "boom",
+      session_id: "sess_abc123",
+      form_of_payment: "svc_pg",
+      details: { code: "network", status: 0, page: "https://shop.example.com/checkout" },
+    });
+    expect(fine.status).toBe(201);
+  });
 });

@@ -6,6 +6,7 @@ import { Type } from "@sinclair/typebox";
 import { FORMS_OF_PAYMENT } from "@svc/protocol";
 import type { FastifyInstance, FastifyReply } from "fastify";
 import { merchantOf } from "../http/auth.js";
+import { validationError } from "../http/problem.js";
 import { PUBLIC_SECURITY } from "../http/openapi.js";
 import { stringEnum, typed } from "../http/schema.js";
 import type { CheckoutService } from "./checkout.service.js";
@@ -17,6 +18,9 @@ const SessionParams = Type.Object({ session_id: Type.String({ minLength: 1, maxL
 const tags = ["Checkout SDK"];
 const security = PUBLIC_SECURITY;
 const config = { auth: "public" as const };
+/** An SDK error report's `details`: at most this many fields and this many bytes of JSON. */
+const MAX_DETAILS_FIELDS = 30;
+const MAX_DETAILS_BYTES = 8 * 1024;
 
 function outcomeBody(outcome: PaymentOutcome) {
   const form = outcome.tx.form_of_payment ?? undefined;
@@ -184,15 +188,27 @@ export function sdkRoutes(fastify: FastifyInstance, checkout: CheckoutService, s
           body: Type.Object(
             {
               message: Type.String({ minLength: 1, maxLength: 2000 }),
-              session_id: Type.Optional(Type.String({ maxLength: 64 })),
-              form_of_payment: Type.Optional(Type.String({ maxLength: 32 })),
-              details: Type.Optional(Type.Record(Type.String({ maxLength: 100 }), Type.Unknown())),
+              session_id: Type.Optional(Type.String({ maxLength: 64, pattern: "^sess_[a-z0-9]+$" })),
+              form_of_payment: Type.Optional(Type.String({ maxLength: 32, pattern: "^[a-z][a-z0-9_]*$" })),
+              // What an SDK adds (a code, a status, the page or app platform): a few small values.
+              details: Type.Optional(
+                Type.Record(Type.String({ maxLength: 100 }), Type.Unknown(), {
+                  maxProperties: MAX_DETAILS_FIELDS,
+                }),
+              ),
             },
             { additionalProperties: false },
           ),
         },
       },
       async (request, reply) => {
+        // The public key is public: a report is bounded like the SDK's own, so none stores a megabyte.
+        if (request.body.details && JSON.stringify(request.body.details).length > MAX_DETAILS_BYTES)
+          throw validationError({
+            details: [
+              `must be at most ${MAX_DETAILS_BYTES / 1024} KB as JSON; report a code and a status, not a dump`,
+            ],
+          });
         const stored = await sdk.report(merchantOf(request), request.body, request.headers["user-agent"]);
         return reply
           .status(stored ? 201 : 202)

@@ -79,7 +79,7 @@ describe.each(STORES)("input rules over HTTP on %s", (store) => {
       fetch(`${stack.url}/v1/checkout`, {
         method: "POST",
         headers: { authorization: apiKey(m.privateKey), "content-type": type },
-        body,
+        body: typeof body === "string" ? body : new Uint8Array(body),
       }).then(async (r) => ({ status: r.status, json: await r.json() }));
     const valid = `{"type":"e_commerce","pg_codes":["${m.pg.sandbox}"],"amount":"10.500","currency_code":"KWD"`;
     const before = await stack.db.query(
