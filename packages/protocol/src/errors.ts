@@ -6,7 +6,7 @@
 export const ERROR_CATALOGUE = {
   validation_failed: { status: 422, title: "The request body or query is invalid" },
   invalid_json: { status: 400, title: "The request body is not valid JSON" },
-  unsupported_media_type: { status: 415, title: "Send the body as application/json" },
+  unsupported_media_type: { status: 415, title: "The body's content type is not accepted here" },
   body_too_large: { status: 413, title: "The request body is too large" },
   unauthenticated: { status: 401, title: "Authentication is required" },
   invalid_credentials: { status: 401, title: "The credentials are not valid" },

@@ -140,6 +140,10 @@ export function endpointsRoutes(fastify: FastifyInstance, endpoints: EndpointsSe
         params: IdParams,
         body: Type.Optional(ReplayBody),
       },
+      // The body is optional: none at all means `{}` (Fastify would validate `undefined` as the object).
+      preValidation: async (request) => {
+        request.body ??= {};
+      },
     },
     async (request) =>
       endpoints.replay(merchantOf(request), request.params.id, apiFilterTime(request.body?.since, "since")),
