@@ -236,6 +236,10 @@ describe.each(STORES)("SDK payments on %s", (store) => {
     expect(r.status).toBe(422);
     expect(r.json.code).toBe("invalid_token");
     expect((await status(tx.session_id)).state).toBe("created");
+    // No token at all is a missing field, said so.
+    const none = await pay(tx.session_id, { form_of_payment: "token_pay", pg_code: m.pg.sandbox });
+    expect(none.status).toBe(422);
+    expect(none.json.errors).toEqual({ token: ["is required for token_pay"] });
   });
 
   it("refuses a form of payment the gateway lacks and a second payment on a paid session", async () => {

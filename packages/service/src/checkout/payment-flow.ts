@@ -499,13 +499,19 @@ export function createPaymentFlow(db: Db, deps: PaymentFlowDeps) {
         }
         instrument = { type: "wallet_a", paymentToken: input.payment_token };
       } else if (form === "token_pay") {
+        if (!input.token) {
+          throw new AppError(
+            "validation_failed",
+            "Give token: one of the saved cards listed in the transaction's cards[] for this pg_code.",
+            { errors: { token: ["is required for token_pay"] } },
+          );
+        }
         const tx = await deps.load(merchantId, sessionId);
-        const card =
-          tx.customer_id && input.token
-            ? (await checkoutRepo.savedCards(db, merchantId, tx.customer_id, [input.pg_code])).find(
-                (c) => c.token === input.token,
-              )
-            : undefined;
+        const card = tx.customer_id
+          ? (await checkoutRepo.savedCards(db, merchantId, tx.customer_id, [input.pg_code])).find(
+              (c) => c.token === input.token,
+            )
+          : undefined;
         if (!card) {
           throw new AppError(
             "invalid_token",
