@@ -194,6 +194,11 @@ describe.each(STORES)("Checkout API on %s", (store) => {
     expect(secrets.json.errors.webhook_url[0]).toMatch(/must not carry credentials/);
     const fragment = await createTransaction(stack, m, { webhook_url: "https://hooks.example.com/svc#frag" });
     expect(fragment.json.errors.webhook_url).toEqual(["must not have a #fragment"]);
+    const blank = await createTransaction(stack, m, { order_no: "   ", customer_first_name: " " });
+    expect(blank.json.errors).toMatchObject({
+      order_no: ["must not be blank; leave it out instead"],
+      customer_first_name: ["must not be blank; leave it out instead"],
+    });
     const exp = await createTransaction(stack, m, { expiration_time: "P99999D" });
     expect(exp.json.errors.expiration_time[0]).toMatch(/between 1 minute and 30 days/);
   });

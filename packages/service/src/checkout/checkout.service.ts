@@ -161,6 +161,18 @@ export function createCheckoutService(db: Db, deps: CheckoutDeps) {
       if (parsed.ok) amountMinor = parsed.minor;
       else errors.add("amount", parsed.message);
     }
+    for (const field of [
+      "order_no",
+      "customer_id",
+      "customer_email",
+      "customer_phone",
+      "customer_first_name",
+      "customer_last_name",
+    ] as const) {
+      const value = input[field];
+      if (value !== undefined && value.trim() === "")
+        errors.add(field, "must not be blank; leave it out instead");
+    }
     if (new Set(input.pg_codes).size !== input.pg_codes.length)
       errors.add("pg_codes", "must not list a pg_code twice");
     // The transaction's own webhook URL follows the webhook settings' rules (no credentials in it,
