@@ -78,6 +78,9 @@ export interface AppDeps {
 
 export const BODY_LIMIT_BYTES = 1024 * 1024;
 
+/** A request's id, in `x-request-id` and every log line of it. */
+const newRequestId = () => `req_${Math.random().toString(36).slice(2, 12)}`;
+
 /**
  * What Node's HTTP parser refuses before a request exists (too slow, headers too large, not HTTP):
  * answered as problem+json with a request id like every other answer, then the socket is closed —
@@ -104,10 +107,11 @@ function answerClientError(error: Error & { code?: string }, socket: Duplex): vo
   });
   if (socket.writable)
     socket.write(
-      `HTTP/1.1 ${status} ${reason}\r\nContent-Type: application/problem+json\r\nContent-Length: ${Buffer.byteLength(body)}\r\nx-request-id: req_${Math.random().toString(36).slice(2, 12)}\r\nConnection: close\r\n\r\n${body}`,
+      `HTTP/1.1 ${status} ${reason}\r\nContent-Type: application/problem+json\r\nContent-Length: ${Buffer.byteLength(body)}\r\nx-request-id: ${newRequestId()}\r\nConnection: close\r\n\r\n${body}`,
     );
   socket.destroy(error);
 }
+
 /** How long /readyz waits for the database before it says the process is not ready. */
 const READINESS_TIMEOUT_MS = 1_500;
 /** How often Node checks open connections against the request and headers timeouts. */
@@ -135,14 +139,14 @@ export async function buildApp(config: ServiceConfig, deps: AppDeps): Promise<Fa
     keepAliveTimeout: config.keepAliveTimeoutMs,
     connectionTimeout: config.idleTimeoutMs,
     http: { headersTimeout: config.headersTimeoutMs, connectionsCheckingInterval: CONNECTION_CHECK_MS },
-    genReqId: () => `req_${Math.random().toString(36).slice(2, 12)}`,
+    genReqId: newRequestId,
     ajv: {
       customOptions: { allErrors: true, coerceTypes: false, removeAdditional: false, useDefaults: true },
     },
     routerOptions: { ignoreTrailingSlash: true },
+    clientErrorHandler: answerClientError,
     // A path the router cannot read (bad percent-encoding) or whose parameter is too long: a
     // problem+json with the request's id like every other answer, not Fastify's own body.
-    clientErrorHandler: answerClientError,
     frameworkErrors: (error, request, reply) => {
       reply.header("x-request-id", request.id);
       const tooLong = error.code === "FST_ERR_MAX_PARAM_LENGTH";

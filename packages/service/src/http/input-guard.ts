@@ -131,9 +131,9 @@ function poisoned(value: unknown): boolean {
 
 /**
  * A field named twice in one object (`{"amount":"-1","amount":"10.500"}`): JSON.parse keeps the
- * last, so the request svc acted on was not the one a proxy or a log reading the first saw. Found
- * by re-reading the text with a reviver only when the text has more `":` pairs than the parsed
- * value has keys — never on an ordinary body.
+ * last, so the request svc acted on was not the one a proxy or a log reading the first saw. The
+ * text is walked object by object only when it has more `"…":` than the parsed value has keys (a
+ * duplicate, or a string value holding `":`) — an ordinary body costs a count.
  */
 function duplicateField(text: string, value: unknown): string | undefined {
   let keys = 0;
@@ -207,7 +207,7 @@ export function parseJsonBody(body: Buffer, contentType: string | undefined): un
     );
   const twice = duplicateField(text, value);
   if (twice !== undefined)
-    throw badJson(`The body names the field "${twice}" twice in one object; send it once.`);
+    throw badJson(`The body names the field "${twice.slice(0, 100)}" twice in one object; send it once.`);
   return value;
 }
 
