@@ -175,11 +175,11 @@ export function createCheckoutService(db: Db, deps: CheckoutDeps) {
     }
     if (new Set(input.pg_codes).size !== input.pg_codes.length)
       errors.add("pg_codes", "must not list a pg_code twice");
-    // The transaction's own webhook URL follows the webhook settings' rules (no credentials in it,
-    // no #fragment, no private address unless SVC_WEBHOOK_ALLOW_PRIVATE): the delivery log shows it.
     const redirectProblem =
       input.redirect_url === undefined ? undefined : redirectUrlProblem(input.redirect_url);
     if (redirectProblem) errors.add("redirect_url", redirectProblem);
+    // The transaction's own webhook URL follows the webhook settings' rules (no credentials in it,
+    // no #fragment, no private address unless SVC_WEBHOOK_ALLOW_PRIVATE): the delivery log shows it.
     const webhookProblem =
       input.webhook_url === undefined ? undefined : urlProblem(input.webhook_url, config.webhookAllowPrivate);
     if (webhookProblem) errors.add("webhook_url", webhookProblem);
