@@ -296,20 +296,13 @@ export function cardFormPage(v: CardFormView): string {
         </p>
       )}
       <h1>{t(L, "page_title")}</h1>
-      <dl>
-        <dt>{t(L, "amount_due")}</dt>
-        <dd class="total">
-          <Money v={v} />
-        </dd>
-        {v.orderNo && (
-          <>
-            <dt>{t(L, "order")}</dt>
-            <dd>
-              <span dir="ltr">{v.orderNo}</span>
-            </dd>
-          </>
-        )}
-      </dl>
+      <PaymentFacts
+        language={L}
+        label="amount_due"
+        amount={v.amount}
+        currency={v.currency}
+        orderNo={v.orderNo}
+      />
       <form method="post" action={`/pay/${v.sessionId}`} id="card-form" novalidate>
         <ErrorSummary v={v} />
         <LangField v={v} />
@@ -364,6 +357,34 @@ export function cardFormPage(v: CardFormView): string {
   );
 }
 
+/** How much and which order, as the card form and the state pages show it. */
+function PaymentFacts(o: {
+  language: Language;
+  label: "amount_due" | "amount";
+  amount: string;
+  currency: string;
+  orderNo: string | null;
+}): VNode {
+  return (
+    <dl>
+      <dt>{t(o.language, o.label)}</dt>
+      <dd class="total">
+        <span dir="ltr">
+          {o.amount} {o.currency}
+        </span>
+      </dd>
+      {o.orderNo && (
+        <>
+          <dt>{t(o.language, "order")}</dt>
+          <dd>
+            <span dir="ltr">{o.orderNo}</span>
+          </dd>
+        </>
+      )}
+    </dl>
+  );
+}
+
 /** What a transaction's state page repeats of it: whom, how much, which order. */
 export interface PaymentSummary {
   merchantName: string;
@@ -390,22 +411,13 @@ export function messagePage(
       <h1>{t(language, title)}</h1>
       <p>{t(language, body)}</p>
       {summary && (
-        <dl>
-          <dt>{t(language, "amount")}</dt>
-          <dd class="total">
-            <span dir="ltr">
-              {summary.amount} {summary.currency}
-            </span>
-          </dd>
-          {summary.orderNo && (
-            <>
-              <dt>{t(language, "order")}</dt>
-              <dd>
-                <span dir="ltr">{summary.orderNo}</span>
-              </dd>
-            </>
-          )}
-        </dl>
+        <PaymentFacts
+          language={language}
+          label="amount"
+          amount={summary.amount}
+          currency={summary.currency}
+          orderNo={summary.orderNo}
+        />
       )}
       {link && (
         <a class="button" href={link.href}>

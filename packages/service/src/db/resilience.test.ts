@@ -172,6 +172,40 @@ describe.runIf(bin)("PostgreSQL failures", () => {
     });
     afterAll(() => receiver?.close());
 
+    /** One message to the receiver at `path`, committed; its id. */
+    const enqueueTo = (parentSessionId: string, path: string) =>
+      db.tx((q) =>
+        enqueue(
+          q,
+          { merchantId, kind: "operation", eventType: "operation", parentSessionId, body: "{}" },
+          [`${receiver.url}${path}`],
+          { timeout_seconds: 30, retry_schedule_seconds: [1] },
+        ),
+      );
+    const workerFor = (holdClaims: WorkerOptions["holdClaims"], errors: unknown[]) =>
+      new DeliveryWorker(db, {
+        allowPrivate: true,
+        metrics: createMetrics(),
+        holdClaims,
+        holdMs: 60_000,
+        fallbackPollMs: 600_000,
+        onError: (error) => errors.push(error),
+      });
+    /**
+     * With the first attempt in flight: puts what is committed on disk (this cluster commits
+     * without waiting for it, as the worker's own commits do in production), crashes the server,
+     * answers the attempt, and waits until the worker has tried to record it.
+     */
+    const crashThenAnswer = async (release: () => void, errors: unknown[]) => {
+      await receiver.waitFor(1);
+      await db.query("checkpoint");
+      cluster.crash();
+      release();
+      await eventually(async () => {
+        if (!errors.some(isDatabaseUnavailable)) throw new Error("the outcome was not tried yet");
+      }, 5_000);
+    };
+
     // Leased: the outcome is kept and recorded within its lease, so the delivery is not sent again.
     // Held: the claim's transaction dies with the server and its locks with it, so once the server
     // is back the delivery may be claimed and sent again before the kept outcome is recorded
@@ -180,45 +214,17 @@ describe.runIf(bin)("PostgreSQL failures", () => {
       "an attempt answered while the server is down is recorded when it is back (claims: %s)",
       async (holdClaims) => {
         receiver.requests.length = 0;
-        const id = await db.tx((q) =>
-          enqueue(
-            q,
-            {
-              merchantId,
-              kind: "operation",
-              eventType: "operation",
-              parentSessionId: `sess_down_${holdClaims}`,
-              body: "{}",
-            },
-            [`${receiver.url}/down`],
-            { timeout_seconds: 30, retry_schedule_seconds: [1] },
-          ),
-        );
+        const id = await enqueueTo(`sess_down_${holdClaims}`, "/down");
         let release: () => void = () => {};
         const released = new Promise<void>((resolve) => (release = resolve));
         receiver.respond = (_, n) => (n === 0 ? { status: 200, until: released } : { status: 200 });
         const errors: unknown[] = [];
-        const worker = new DeliveryWorker(db, {
-          allowPrivate: true,
-          metrics: createMetrics(),
-          holdClaims,
-          holdMs: 60_000,
-          fallbackPollMs: 600_000,
-          onError: (error) => errors.push(error),
-        });
+        const worker = workerFor(holdClaims, errors);
         try {
           await worker.start();
-          await receiver.waitFor(1);
-          // This cluster commits without waiting for the disk (synchronous_commit off, as do the
-          // worker's own commits in production): a checkpoint puts the message and the claim there.
-          await db.query("checkpoint");
-          cluster.crash();
           try {
             // Answered while the server is down: the outcome cannot be written now.
-            release();
-            await eventually(async () => {
-              if (!errors.some(isDatabaseUnavailable)) throw new Error("the outcome was not tried yet");
-            }, 5_000);
+            await crashThenAnswer(release, errors);
           } finally {
             cluster.start();
           }
@@ -247,40 +253,15 @@ describe.runIf(bin)("PostgreSQL failures", () => {
 
     it("a worker stopped while the server is down gives its kept outcomes up within its grace, and stops trying", async () => {
       receiver.requests.length = 0;
-      await db.tx((q) =>
-        enqueue(
-          q,
-          {
-            merchantId,
-            kind: "operation",
-            eventType: "operation",
-            parentSessionId: "sess_down_stop",
-            body: "{}",
-          },
-          [`${receiver.url}/down-stop`],
-          { timeout_seconds: 30, retry_schedule_seconds: [1] },
-        ),
-      );
+      await enqueueTo("sess_down_stop", "/down-stop");
       let release: () => void = () => {};
       const released = new Promise<void>((resolve) => (release = resolve));
       receiver.respond = () => ({ status: 200, until: released });
       const errors: unknown[] = [];
-      const worker = new DeliveryWorker(db, {
-        allowPrivate: true,
-        metrics: createMetrics(),
-        holdClaims: "never",
-        fallbackPollMs: 600_000,
-        onError: (error) => errors.push(error),
-      });
+      const worker = workerFor("never", errors);
       await worker.start();
-      await receiver.waitFor(1);
-      await db.query("checkpoint");
-      cluster.crash();
       try {
-        release();
-        await eventually(async () => {
-          if (!errors.some(isDatabaseUnavailable)) throw new Error("the outcome was not tried yet");
-        }, 5_000);
+        await crashThenAnswer(release, errors);
         const stopping = timed(() => worker.stop());
         // Its grace (5 s) plus one wait between tries (at most 5 s) and a statement's failure.
         expect((await stopping).ms).toBeLessThan(12_000);

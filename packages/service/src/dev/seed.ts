@@ -197,9 +197,27 @@ export async function seedDemoMerchant(
   // Only the settings svc dev made itself (their codes are in the credentials file) are brought up
   // to date: a KNET or Stripe setting the developer added, with their own test keys, is theirs.
   const ours = (code: string | undefined) => existing.find((s) => s.pg_code === code);
-  if (knet) pgCodes.knet = await seedKnetSetting(app, merchant.id, ours(previous?.pg_codes.knet), knet);
+  if (knet)
+    pgCodes.knet = await seedStandInSetting(app, merchant.id, ours(previous?.pg_codes.knet), {
+      kind: "knet",
+      name: "KNET (local stand-in)",
+      currencies: ["KWD"],
+      url: knet.url,
+      credentials: {
+        tranportal_id: knet.terminal.tranportalId,
+        tranportal_password: knet.terminal.password,
+        resource_key: knet.terminal.resourceKey,
+      },
+    });
+  // Cards on svc's hosted card page.
   if (stripe)
-    pgCodes.stripe = await seedStripeSetting(app, merchant.id, ours(previous?.pg_codes.stripe), stripe);
+    pgCodes.stripe = await seedStandInSetting(app, merchant.id, ours(previous?.pg_codes.stripe), {
+      kind: "stripe",
+      name: "Stripe (local stand-in)",
+      currencies: ["KWD", "USD"],
+      url: stripe.url,
+      credentials: { secret_key: stripe.account.secretKey, webhook_secret: stripe.account.webhookSecret },
+    });
 
   const secret = (
     await q.query<{ secret: string }>(
@@ -223,66 +241,42 @@ export async function seedDemoMerchant(
   };
 }
 
-/**
- * The demo merchant's Stripe setting, pointed at `svc dev`'s Stripe stand-in (its port may change
- * between starts, and its account is the one in the credentials file): created, or brought up to
- * date. Cards on svc's hosted card page, purchases in KWD and USD.
- */
-async function seedStripeSetting(
-  app: FastifyInstance,
-  merchantId: string,
-  mine: GatewaySettingRow | undefined,
-  stripe: { url: string; account: DemoStripeAccount },
-): Promise<string> {
-  const { gatewaySettings } = app.services;
-  const credentials = { secret_key: stripe.account.secretKey, webhook_secret: stripe.account.webhookSecret };
-  if (mine) {
-    await gatewaySettings.update(merchantId, mine.pg_code, { api_base_url: stripe.url, credentials });
-    return mine.pg_code;
-  }
-  const taken = await merchantsRepo.findGatewayByCode(app.services.db, "stripe");
-  const pgCode = taken ? `stripe-${merchantId.slice(4, 10)}` : "stripe";
-  await gatewaySettings.create(merchantId, {
-    pg_code: pgCode,
-    kind: "stripe",
-    operation: "purchase",
-    currencies: ["KWD", "USD"],
-    name: "Stripe (local stand-in)",
-    api_base_url: stripe.url,
-    credentials,
-  });
-  return pgCode;
+/** A stand-in's setting as `svc dev` makes it: its kind (and the code it asks for), name, currencies. */
+interface StandInSetting {
+  kind: "knet" | "stripe";
+  name: string;
+  currencies: string[];
+  url: string;
+  credentials: Record<string, string>;
 }
 
 /**
- * The demo merchant's KNET setting, pointed at `svc dev`'s KNET stand-in (its port may change
- * between starts, and its terminal is the one in the credentials file): created, or brought up
- * to date.
+ * The demo merchant's setting for one of `svc dev`'s stand-ins (KNET, Stripe), pointed at it: its
+ * port may change between starts, and its credentials are the ones in the credentials file.
+ * `mine` (the setting svc dev made, by the code in the credentials file) is brought up to date;
+ * without one a setting is created, coded as the kind unless that code is taken.
  */
-async function seedKnetSetting(
+async function seedStandInSetting(
   app: FastifyInstance,
   merchantId: string,
   mine: GatewaySettingRow | undefined,
-  knet: { url: string; terminal: DemoKnetTerminal },
+  setting: StandInSetting,
 ): Promise<string> {
   const { gatewaySettings } = app.services;
-  const credentials = {
-    tranportal_id: knet.terminal.tranportalId,
-    tranportal_password: knet.terminal.password,
-    resource_key: knet.terminal.resourceKey,
-  };
+  const { kind, name, currencies, url, credentials } = setting;
   if (mine) {
-    await gatewaySettings.update(merchantId, mine.pg_code, { api_base_url: knet.url, credentials });
+    await gatewaySettings.update(merchantId, mine.pg_code, { api_base_url: url, credentials });
     return mine.pg_code;
   }
-  const taken = await merchantsRepo.findGatewayByCode(app.services.db, "knet");
-  const pgCode = taken ? `knet-${merchantId.slice(4, 10)}` : "knet";
+  const taken = await merchantsRepo.findGatewayByCode(app.services.db, kind);
+  const pgCode = taken ? `${kind}-${merchantId.slice(4, 10)}` : kind;
   await gatewaySettings.create(merchantId, {
     pg_code: pgCode,
-    kind: "knet",
-    currencies: ["KWD"],
-    name: "KNET (local stand-in)",
-    api_base_url: knet.url,
+    kind,
+    operation: "purchase",
+    currencies,
+    name,
+    api_base_url: url,
     credentials,
   });
   return pgCode;

@@ -167,7 +167,7 @@ function Detail({
       {entries.map(([k, v], i) => (
         <>
           {i > 0 ? d.separator : ""}
-          {d[k] ?? k}
+          {Object.hasOwn(d, k) ? d[k] : k}
           {k === "queued" ? "" : ": "}
           {k === "queued" ? "" : <bdi>{value(k, v)}</bdi>}
         </>
