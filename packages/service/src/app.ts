@@ -79,6 +79,9 @@ export interface AppDeps {
 export const BODY_LIMIT_BYTES = 1024 * 1024;
 
 /** A request's id, in `x-request-id` and every log line of it. */
+/** The query schema of an API endpoint that takes no query parameters (see the onRoute hook). */
+const NO_QUERY = { type: "object", properties: {}, additionalProperties: false } as const;
+
 const newRequestId = () => `req_${Math.random().toString(36).slice(2, 12)}`;
 
 /**
@@ -165,6 +168,15 @@ export async function buildApp(config: ServiceConfig, deps: AppDeps): Promise<Fa
   const now = deps.now ?? (() => new Date());
 
   app.setErrorHandler(errorHandler);
+  // An API endpoint that takes no query parameters refuses one, as those that take some refuse
+  // the ones they do not know: a misspelt filter (`?stat=paid` on an endpoint without filters)
+  // is a 422 naming it everywhere, never silently ignored on some endpoints. A gateway's
+  // notifications (`auth: "none"`) are the gateway's own protocol and keep whatever it sends.
+  app.addHook("onRoute", (route) => {
+    const auth = route.config?.auth;
+    if (!auth || auth === "none" || route.schema?.querystring) return;
+    route.schema = { ...route.schema, querystring: NO_QUERY };
+  });
   // Every answer names its request: what a client quotes to support (@svc/node's SvcError.requestId)
   // and what the logs are searched by.
   app.addHook("onRequest", async (request, reply) => {

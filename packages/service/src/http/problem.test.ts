@@ -38,6 +38,51 @@ describe("FieldErrors", () => {
   });
 });
 
+describe("ajvToFieldErrors on alternatives and queries", () => {
+  const union = (type: string, at = "/expiry") => ({
+    instancePath: at,
+    schemaPath: `#/properties${at}/anyOf/${type === "string" ? 0 : 1}/type`,
+    keyword: "type",
+    params: { type },
+  });
+  const anyOf = { instancePath: "/expiry", schemaPath: "#/properties/expiry/anyOf", keyword: "anyOf", params: {} };
+
+  it("one message for a value that has none of the alternatives' types", () => {
+    expect(ajvToFieldErrors([union("string"), union("integer"), anyOf], "body")).toEqual({
+      expiry: ["must be a string or a whole number"],
+    });
+  });
+
+  it("what is wrong with the value as the alternative whose type it has", () => {
+    const tooLong = {
+      instancePath: "/expiry",
+      schemaPath: "#/properties/expiry/anyOf/0/maxLength",
+      keyword: "maxLength",
+      params: { limit: 32 },
+    };
+    expect(ajvToFieldErrors([tooLong, union("integer"), anyOf], "body")).toEqual({
+      expiry: ["must be at most 32 characters"],
+    });
+  });
+
+  it("a query parameter given twice, an unknown one, and an endpoint with none", () => {
+    const twice = { instancePath: "/limit", keyword: "type", params: { type: "integer" } };
+    const unknown = { instancePath: "", keyword: "additionalProperties", params: { additionalProperty: "stat" } };
+    const query = { values: { limit: ["5", "6"], stat: "paid" }, parameters: ["state", "limit"] };
+    expect(ajvToFieldErrors([twice, unknown], "querystring", query)).toEqual({
+      limit: ["is given more than once; give it once"],
+      stat: ["is not a parameter of this endpoint (state, limit); remove it or check its spelling"],
+    });
+    expect(ajvToFieldErrors([unknown], "querystring", { values: {}, parameters: [] })).toEqual({
+      stat: ["is not taken: this endpoint has no query parameters; remove it"],
+    });
+    // The same type error on a value given once says what type it must be.
+    expect(ajvToFieldErrors([twice], "querystring", { values: { limit: "x" }, parameters: ["limit"] })).toEqual({
+      limit: ["must be a whole number"],
+    });
+  });
+});
+
 describe("errorHandler", () => {
   it("answers a transaction undone by a deadlock with 503 database_conflict and Retry-After, never 500", async () => {
     const app = Fastify({ logger: false });

@@ -80,15 +80,66 @@ export class FieldErrors {
 
 interface AjvIssue {
   instancePath: string;
+  /** Where in the schema the rule is, e.g. `#/properties/expiry/anyOf/1/type`. */
+  schemaPath?: string;
   keyword: string;
   params: Record<string, unknown>;
   message?: string;
 }
 
-/** Turns Ajv's schema errors into field → message pairs a developer can act on. */
-export function ajvToFieldErrors(issues: AjvIssue[], context: string): Record<string, string[]> {
+/** What a field's value must be, as a type name: `integer`, `string`, `null`. */
+const TYPE_WORDS: Record<string, string> = { integer: "a whole number", number: "a number", boolean: "true or false" };
+const typeWords = (type: string) => TYPE_WORDS[type] ?? `of type ${type}`;
+
+/**
+ * One message per broken alternative of an `anyOf` (a value that may be a string or null, a
+ * duration or a number of seconds), instead of Ajv's one error per branch and "must match a
+ * schema in anyOf": the branches whose type the value has say what is wrong with it; when it has
+ * none of their types, one message names them all ("must be a string or null").
+ */
+function collapseAlternatives(issues: AjvIssue[]): AjvIssue[] {
+  const unions = issues.filter((i) => i.keyword === "anyOf");
+  if (unions.length === 0) return issues;
+  let out = issues.filter((i) => i.keyword !== "anyOf");
+  for (const union of unions) {
+    const base = `${union.schemaPath ?? ""}/`;
+    const branches = out.filter((i) => i.schemaPath?.startsWith(base));
+    if (branches.length === 0) continue;
+    const typeMismatches = branches.filter((i) => i.keyword === "type");
+    const typed = branches.filter((i) => i.keyword !== "type");
+    out = out.filter((i) => !branches.includes(i));
+    if (typed.length > 0) out.push(...typed);
+    else {
+      const types = typeMismatches.map((i) => String(i.params.type));
+      out.push({
+        instancePath: union.instancePath,
+        keyword: "oneOfTypes",
+        params: { types },
+      });
+    }
+  }
+  return out;
+}
+
+/** What a query's problems are read against: the query as parsed, and the parameters the endpoint takes. */
+export interface QueryContext {
+  values: unknown;
+  parameters: string[];
+}
+
+/**
+ * Turns Ajv's schema errors into field → message pairs a developer can act on. For a query,
+ * `query` says what was sent and what the endpoint takes: a parameter given twice reaches Ajv as
+ * a list, and is told to be given once rather than to be of its type; an unknown one is told the
+ * ones there are.
+ */
+export function ajvToFieldErrors(
+  issues: AjvIssue[],
+  context: string,
+  query?: QueryContext,
+): Record<string, string[]> {
   const out = new FieldErrors();
-  for (const issue of issues) {
+  for (const issue of collapseAlternatives(issues)) {
     let field = issue.instancePath.replace(/^\//, "").replace(/\//g, ".") || context;
     let message: string;
     switch (issue.keyword) {
@@ -102,11 +153,25 @@ export function ajvToFieldErrors(issues: AjvIssue[], context: string): Record<st
         field = [field === context ? "" : field, String(issue.params.additionalProperty)]
           .filter(Boolean)
           .join(".");
-        message = "is not a known field; remove it or check its spelling";
+        message = !query
+          ? "is not a known field; remove it or check its spelling"
+          : query.parameters.length === 0
+            ? "is not taken: this endpoint has no query parameters; remove it"
+            : `is not a parameter of this endpoint (${query.parameters.join(", ")}); remove it or check its spelling`;
         break;
       case "type":
-        message = `must be of type ${String(issue.params.type)}`;
+        message =
+          query && Array.isArray(queryValue(query.values, field))
+            ? "is given more than once; give it once"
+            : `must be ${typeWords(String(issue.params.type))}`;
         break;
+      case "oneOfTypes": {
+        const words = (issue.params.types as string[]).map((t) =>
+          t === "null" ? "null" : t === "string" ? "a string" : typeWords(t),
+        );
+        message = `must be ${words.slice(0, -1).join(", ")} or ${words.at(-1)}`;
+        break;
+      }
       case "maxLength":
         message = `must be at most ${String(issue.params.limit)} characters`;
         break;
@@ -138,6 +203,13 @@ export function ajvToFieldErrors(issues: AjvIssue[], context: string): Record<st
     out.add(field, message);
   }
   return out.errors;
+}
+
+/** A query parameter's value(s) as the router parsed them (`a=1&a=2` is a list). */
+function queryValue(values: unknown, name: string): unknown {
+  return typeof values === "object" && values !== null && Object.hasOwn(values, name)
+    ? (values as Record<string, unknown>)[name]
+    : undefined;
 }
 
 export function sendProblem(reply: FastifyReply, error: AppError): FastifyReply {
@@ -191,7 +263,12 @@ export function errorHandler(
   if (error instanceof AppError) return sendProblem(reply, error);
   if (error.validation) {
     const context = error.validationContext ?? "body";
-    return sendProblem(reply, validationError(ajvToFieldErrors(error.validation as AjvIssue[], context)));
+    const schema = request.routeOptions.schema?.querystring as { properties?: object } | undefined;
+    const query =
+      context === "querystring"
+        ? { values: request.query, parameters: Object.keys(schema?.properties ?? {}) }
+        : undefined;
+    return sendProblem(reply, validationError(ajvToFieldErrors(error.validation as AjvIssue[], context, query)));
   }
   switch (error.code) {
     case "FST_ERR_CTP_INVALID_MEDIA_TYPE":
