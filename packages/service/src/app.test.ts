@@ -102,6 +102,42 @@ describe.each(STORES)("service basics on %s", (store) => {
     expect(dup.status).toBe(409);
   });
 
+  it("refuses a root domain's port or address out of range, a user's phone that is not one, and body fields an endpoint does not take", async () => {
+    for (const [root_domain, words] of [
+      ["shop.example.com:70000", /port out of range/],
+      ["shop.example.com:0", /port out of range/],
+      ["300.1.1.1", /each part is 0–255/],
+    ] as const) {
+      const r = await api(stack, "POST", "/v1/admin/merchants", { auth: bearer, body: { root_domain } });
+      expect(r.status).toBe(422);
+      expect(r.json.errors.root_domain[0]).toMatch(words);
+    }
+    const fine = await api(stack, "POST", "/v1/admin/merchants", {
+      auth: bearer,
+      body: { root_domain: `127.0.0.1:${40000 + (process.pid % 20000)}` },
+    });
+    expect(fine.status).toBe(201);
+    const user = {
+      username: `u${process.pid}`,
+      email: "u@shop.example",
+      password: "a long enough password 1",
+      permissions: [],
+    };
+    const phone = await api(stack, "POST", `/v1/admin/merchants/${m.id}/users`, {
+      auth: bearer,
+      body: { ...user, phone: "call me maybe" },
+    });
+    expect(phone.status).toBe(422);
+    expect(phone.json.errors.phone[0]).toMatch(/phone number of digits/);
+    const rotate = await api(stack, "POST", "/v1/admin/secrets/rotate", {
+      auth: bearer,
+      body: { key: "new" },
+    });
+    expect(rotate.status).toBe(422);
+    expect(rotate.json.errors).toEqual({ key: ["is not taken: this endpoint takes no body; send none"] });
+    expect((await api(stack, "POST", "/v1/admin/secrets/rotate", { auth: bearer })).status).toBe(200);
+  });
+
   it("stores keys hashed, shows them once, and revokes them", async () => {
     const created = await api(stack, "POST", `/v1/admin/merchants/${m.id}/keys`, {
       auth: bearer,

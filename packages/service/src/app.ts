@@ -8,7 +8,7 @@ import swagger from "@fastify/swagger";
 import swaggerUi from "@fastify/swagger-ui";
 import type { Duplex } from "node:stream";
 import { ERROR_CATALOGUE, PROBLEM_TYPE_BASE } from "@svc/protocol";
-import Fastify, { type FastifyInstance } from "fastify";
+import Fastify, { type FastifyInstance, type FastifyRequest } from "fastify";
 import { checkoutRoutes } from "./checkout/checkout.routes.js";
 import { createCheckoutService } from "./checkout/checkout.service.js";
 import { hostedPageRoutes } from "./checkout/hosted-page.routes.js";
@@ -30,7 +30,7 @@ import { registerAuth } from "./http/auth.js";
 import { registerIdempotency } from "./http/idempotency.js";
 import { registerInputGuard } from "./http/input-guard.js";
 import { registerRateLimits } from "./http/rate-limit.js";
-import { AppError, errorHandler, sendProblem } from "./http/problem.js";
+import { AppError, errorHandler, sendProblem, validationError } from "./http/problem.js";
 import { adminRoutes } from "./merchants/admin.routes.js";
 import { createMerchantsService } from "./merchants/merchants.service.js";
 import { createMetrics, type Metrics } from "./metrics/metrics.js";
@@ -81,6 +81,17 @@ export const BODY_LIMIT_BYTES = 1024 * 1024;
 /** A request's id, in `x-request-id` and every log line of it. */
 /** The query schema of an API endpoint that takes no query parameters (see the onRoute hook). */
 const NO_QUERY = { type: "object", properties: {}, additionalProperties: false } as const;
+
+/** An API endpoint without a body schema takes no body fields (see the onRoute hook). */
+async function refuseBodyFields(request: FastifyRequest): Promise<void> {
+  const body = request.body;
+  if (body === undefined || body === null) return;
+  const fields = typeof body === "object" && !Array.isArray(body) ? Object.keys(body) : ["body"];
+  if (fields.length === 0) return;
+  const errors: Record<string, string[]> = Object.create(null);
+  for (const field of fields) errors[field] = ["is not taken: this endpoint takes no body; send none"];
+  throw validationError(errors);
+}
 
 const newRequestId = () => `req_${Math.random().toString(36).slice(2, 12)}`;
 
@@ -172,10 +183,14 @@ export async function buildApp(config: ServiceConfig, deps: AppDeps): Promise<Fa
   // the ones they do not know: a misspelt filter (`?stat=paid` on an endpoint without filters)
   // is a 422 naming it everywhere, never silently ignored on some endpoints. A gateway's
   // notifications (`auth: "none"`) are the gateway's own protocol and keep whatever it sends.
+  // So does one that takes no body: no body or `{}`, never a field it would ignore. Checked here
+  // rather than by a body schema, which would make the OpenAPI document ask for a body.
   app.addHook("onRoute", (route) => {
     const auth = route.config?.auth;
-    if (!auth || auth === "none" || route.schema?.querystring) return;
-    route.schema = { ...route.schema, querystring: NO_QUERY };
+    if (!auth || auth === "none") return;
+    if (!route.schema?.querystring) route.schema = { ...route.schema, querystring: NO_QUERY };
+    if (route.schema.body) return;
+    route.preValidation = [refuseBodyFields, ...[route.preValidation ?? []].flat()];
   });
   // Every answer names its request: what a client quotes to support (@svc/node's SvcError.requestId)
   // and what the logs are searched by.

@@ -189,7 +189,9 @@ describe.each(STORES)("input rules over HTTP on %s", (store) => {
     for (const path of ["/v1/webhooks/endpoints", "/v1/webhooks/config", "/v1/sdk/config"]) {
       const r = await api(stack, "GET", `${path}?status=failed`, { auth });
       expect422(r, "status");
-      expect(r.json.errors.status).toEqual(["is not taken: this endpoint has no query parameters; remove it"]);
+      expect(r.json.errors.status).toEqual([
+        "is not taken: this endpoint has no query parameters; remove it",
+      ]);
     }
     const twice = await api(stack, "GET", "/v1/webhooks/messages?limit=5&limit=6", { auth });
     expect422(twice, "limit");
@@ -200,14 +202,29 @@ describe.each(STORES)("input rules over HTTP on %s", (store) => {
 
   it("a value that may take several forms gets one message saying which, not one per form", async () => {
     const auth = apiKey(m.privateKey);
-    const config = await api(stack, "PUT", "/v1/webhooks/config", { auth, body: { operations_webhook_url: 5 } });
+    const config = await api(stack, "PUT", "/v1/webhooks/config", {
+      auth,
+      body: { operations_webhook_url: 5 },
+    });
     expect422(config, "operations_webhook_url");
     expect(config.json.errors.operations_webhook_url).toEqual(["must be a string or null"]);
-    const order = { type: "e_commerce", pg_codes: ["sandbox"], amount: "1.000", currency_code: "KWD", order_no: "o-1" };
-    const neither = await api(stack, "POST", "/v1/checkout", { auth, body: { ...order, expiration_time: true } });
+    const order = {
+      type: "e_commerce",
+      pg_codes: ["sandbox"],
+      amount: "1.000",
+      currency_code: "KWD",
+      order_no: "o-1",
+    };
+    const neither = await api(stack, "POST", "/v1/checkout", {
+      auth,
+      body: { ...order, expiration_time: true },
+    });
     expect(neither.json.errors.expiration_time).toEqual(["must be a string or a whole number"]);
     // A string too long is told what is wrong with it as a string.
-    const long = await api(stack, "POST", "/v1/checkout", { auth, body: { ...order, expiration_time: `PT${"1".repeat(40)}M` } });
+    const long = await api(stack, "POST", "/v1/checkout", {
+      auth,
+      body: { ...order, expiration_time: `PT${"1".repeat(40)}M` },
+    });
     expect(long.json.errors.expiration_time).toEqual(["must be at most 32 characters"]);
   });
 });

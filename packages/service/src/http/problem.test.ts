@@ -45,7 +45,12 @@ describe("ajvToFieldErrors on alternatives and queries", () => {
     keyword: "type",
     params: { type },
   });
-  const anyOf = { instancePath: "/expiry", schemaPath: "#/properties/expiry/anyOf", keyword: "anyOf", params: {} };
+  const anyOf = {
+    instancePath: "/expiry",
+    schemaPath: "#/properties/expiry/anyOf",
+    keyword: "anyOf",
+    params: {},
+  };
 
   it("one message for a value that has none of the alternatives' types", () => {
     expect(ajvToFieldErrors([union("string"), union("integer"), anyOf], "body")).toEqual({
@@ -67,7 +72,11 @@ describe("ajvToFieldErrors on alternatives and queries", () => {
 
   it("a query parameter given twice, an unknown one, and an endpoint with none", () => {
     const twice = { instancePath: "/limit", keyword: "type", params: { type: "integer" } };
-    const unknown = { instancePath: "", keyword: "additionalProperties", params: { additionalProperty: "stat" } };
+    const unknown = {
+      instancePath: "",
+      keyword: "additionalProperties",
+      params: { additionalProperty: "stat" },
+    };
     const query = { values: { limit: ["5", "6"], stat: "paid" }, parameters: ["state", "limit"] };
     expect(ajvToFieldErrors([twice, unknown], "querystring", query)).toEqual({
       limit: ["is given more than once; give it once"],
@@ -77,7 +86,9 @@ describe("ajvToFieldErrors on alternatives and queries", () => {
       stat: ["is not taken: this endpoint has no query parameters; remove it"],
     });
     // The same type error on a value given once says what type it must be.
-    expect(ajvToFieldErrors([twice], "querystring", { values: { limit: "x" }, parameters: ["limit"] })).toEqual({
+    expect(
+      ajvToFieldErrors([twice], "querystring", { values: { limit: "x" }, parameters: ["limit"] }),
+    ).toEqual({
       limit: ["must be a whole number"],
     });
   });

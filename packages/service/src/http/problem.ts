@@ -88,7 +88,11 @@ interface AjvIssue {
 }
 
 /** What a field's value must be, as a type name: `integer`, `string`, `null`. */
-const TYPE_WORDS: Record<string, string> = { integer: "a whole number", number: "a number", boolean: "true or false" };
+const TYPE_WORDS: Record<string, string> = {
+  integer: "a whole number",
+  number: "a number",
+  boolean: "true or false",
+};
 const typeWords = (type: string) => TYPE_WORDS[type] ?? `of type ${type}`;
 
 /**
@@ -268,7 +272,10 @@ export function errorHandler(
       context === "querystring"
         ? { values: request.query, parameters: Object.keys(schema?.properties ?? {}) }
         : undefined;
-    return sendProblem(reply, validationError(ajvToFieldErrors(error.validation as AjvIssue[], context, query)));
+    return sendProblem(
+      reply,
+      validationError(ajvToFieldErrors(error.validation as AjvIssue[], context, query)),
+    );
   }
   switch (error.code) {
     case "FST_ERR_CTP_INVALID_MEDIA_TYPE":

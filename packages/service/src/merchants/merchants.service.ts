@@ -13,6 +13,18 @@ import { merchantsRepo } from "./merchants.repo.js";
 const ROOT_DOMAIN =
   /^(?=.{1,253}$)(localhost|[a-z0-9]([a-z0-9-]{0,61}[a-z0-9])?(\.[a-z0-9]([a-z0-9-]{0,61}[a-z0-9])?)+|\d{1,3}(\.\d{1,3}){3})(:\d{1,5})?$/;
 const USERNAME = /^[A-Za-z0-9@.+\-_]{1,150}$/;
+/** A phone number as the checkout takes a customer's (`customer_phone`). */
+const PHONE = /^\+?[0-9 ()-]{4,32}$/;
+
+/** What is wrong with a root domain that has the right shape: an address part or a port out of range. */
+function rootDomainRange(rootDomain: string): string | undefined {
+  const [host, port] = rootDomain.split(":");
+  if (port !== undefined && !(Number(port) >= 1 && Number(port) <= 65535))
+    return "has a port out of range: use 1–65535";
+  if (/^[\d.]+$/.test(host!) && host!.split(".").some((part) => Number(part) > 255))
+    return "is not an IPv4 address: each part is 0–255";
+  return undefined;
+}
 
 export function createMerchantsService(
   db: Db,
@@ -43,6 +55,10 @@ export function createMerchantsService(
         errors.add("root_domain", "must be a domain without a scheme, e.g. shop.example.com");
       else if (!ROOT_DOMAIN.test(rootDomain))
         errors.add("root_domain", "must be a domain name such as shop.example.com");
+      else {
+        const range = rootDomainRange(rootDomain);
+        if (range) errors.add("root_domain", range);
+      }
       errors.throwIfAny();
       return db.tx(async (q) => {
         if (await merchantsRepo.findMerchantByDomain(q, rootDomain)) {
@@ -126,6 +142,11 @@ export function createMerchantsService(
         errors.add("username", "may use only letters, digits and @ . + - _ (at most 150)");
       if (!/^[^\s@]+@[^\s@]+$/.test(input.email) || input.email.length > 254)
         errors.add("email", "must be an email address of at most 254 characters");
+      if (input.phone !== undefined && !PHONE.test(input.phone))
+        errors.add(
+          "phone",
+          "must be a phone number of digits, optionally starting with +, e.g. +96550000000",
+        );
       const pw = passwordProblem(input.password);
       if (pw) errors.add("password", pw);
       for (const p of input.permissions) {
