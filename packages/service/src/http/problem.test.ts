@@ -101,6 +101,9 @@ describe("errorHandler", () => {
     app.get("/deadlock", async () => {
       throw Object.assign(new Error("deadlock detected"), { code: "40P01" });
     });
+    app.get("/unread", async () => {
+      throw Object.assign(new Error("querystring is too long"), { statusCode: 400, code: "FST_ERR_OTHER" });
+    });
     app.get("/other", async () => {
       throw new Error("something else");
     });
@@ -110,6 +113,10 @@ describe("errorHandler", () => {
     expect(deadlock.json()).toMatchObject({ code: "database_conflict", status: 503 });
     expect(deadlock.json().detail).toContain("Retry in 1 s with the same Idempotency-Key");
     expect(deadlock.body).not.toContain("deadlock detected");
+    // A request Fastify could not read keeps its status, and is not called a JSON error.
+    const unread = await app.inject({ method: "GET", url: "/unread" });
+    expect([unread.statusCode, unread.json().code]).toEqual([400, "invalid_request"]);
+    expect(unread.json().detail).toContain("querystring is too long");
     // Anything unexpected stays a 500 that shows nothing of it.
     const other = await app.inject({ method: "GET", url: "/other" });
     expect([other.statusCode, other.json().code]).toEqual([500, "internal_error"]);

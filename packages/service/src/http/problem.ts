@@ -296,11 +296,20 @@ export function errorHandler(
         new AppError("invalid_json", "The Content-Length does not match the body.", { status: 400 }),
       );
   }
-  if (error instanceof SyntaxError || error.statusCode === 400) {
+  if (error instanceof SyntaxError) {
     return sendProblem(
       reply,
       new AppError("invalid_json", `The body is not valid JSON: ${error.message}. Send a JSON object.`, {
         status: 400,
+      }),
+    );
+  }
+  // Any other request Fastify or a plugin could not read: its own 4xx, not a JSON error.
+  if (error.statusCode && error.statusCode >= 400 && error.statusCode < 500) {
+    return sendProblem(
+      reply,
+      new AppError("invalid_request", `The request could not be read: ${error.message}. See /docs.`, {
+        status: error.statusCode,
       }),
     );
   }
