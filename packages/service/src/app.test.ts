@@ -2,6 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { api, apiKey, bearer, createMerchant, type TestMerchant } from "../../../test/support/merchant.js";
 import { type Stack, startStack } from "../../../test/support/stack.js";
 import { STORES } from "../../../test/support/stores.js";
+import { createSdkService } from "./checkout/sdk.service.js";
 
 describe.each(STORES)("service basics on %s", (store) => {
   let stack: Stack;
@@ -221,6 +222,34 @@ describe.each(STORES)("service basics on %s", (store) => {
     const rows = await stack.db.query("select message from sdk_error_reports where merchant_id = $1", [m.id]);
     expect(rows).toEqual([{ message: "boom" }]);
     await stack.service.app.services.sdk.setErrorReporting(m.id, true);
+  });
+
+  it("keeps a merchant's newest SDK error reports, none older than 30 days", async () => {
+    const merchant = await createMerchant(stack);
+    await stack.service.app.services.sdk.setErrorReporting(merchant.id, true);
+    await stack.db.query(
+      `insert into sdk_error_reports (id, merchant_id, message, created_at)
+       values ('err_old', $1, 'old', now() - interval '31 days'), ('err_recent', $1, 'recent', now() - interval '29 days')`,
+      [merchant.id],
+    );
+    const sdk = createSdkService(stack.db, stack.url, 3);
+    for (const n of [1, 2, 3]) await sdk.report(merchant.id, { message: `r${n}` }, undefined);
+    const messages = async () =>
+      (
+        await stack.db.query<{ message: string }>(
+          "select message from sdk_error_reports where merchant_id = $1 order by created_at, message",
+          [merchant.id],
+        )
+      ).map((r) => r.message);
+    // The 31-day-old one went with the first report; the 29-day-old one with the third (3 kept).
+    expect(await messages()).toEqual(["r1", "r2", "r3"]);
+    await sdk.report(merchant.id, { message: "r4" }, undefined);
+    expect(await messages()).toHaveLength(3);
+    expect(await messages()).toContain("r4");
+    // Another merchant's reports are not counted or touched.
+    expect(
+      await stack.db.query("select message from sdk_error_reports where merchant_id = $1", [m.id]),
+    ).toEqual([{ message: "boom" }]);
   });
 
   it("bounds an SDK error report (the public key is public): small details, a session id and a form of payment in their shapes", async () => {

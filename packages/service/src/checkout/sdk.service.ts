@@ -9,7 +9,16 @@ export interface SdkErrorReport {
   details?: Record<string, unknown>;
 }
 
-export function createSdkService(db: Db, publicUrl: string) {
+/**
+ * What is kept of a merchant's reports: the newest {@link REPORTS_KEPT} (`kept`), none older
+ * than {@link REPORT_DAYS} days. The public key that sends them is public, so a flood of reports
+ * replaces older ones rather than growing the table without bound; the dashboard shows the
+ * newest 100.
+ */
+export const REPORTS_KEPT = 1000;
+export const REPORT_DAYS = 30;
+
+export function createSdkService(db: Db, publicUrl: string, kept = REPORTS_KEPT) {
   return {
     async config(merchantId: string) {
       const rows = await db.query<{ error_reporting_enabled: boolean }>(
@@ -48,6 +57,18 @@ export function createSdkService(db: Db, publicUrl: string) {
           userAgent?.slice(0, 500) ?? null,
         ],
       );
+      // Only after a report was stored, through the merchant's (merchant_id, created_at) index:
+      // at most REPORTS_KEPT entries read, a few rows deleted.
+      if (rows[0])
+        await db.query(
+          `delete from sdk_error_reports
+            where merchant_id = $1
+              and created_at < greatest(
+                    now() - make_interval(days => $3),
+                    (select created_at from sdk_error_reports where merchant_id = $1
+                      order by created_at desc offset $2 - 1 limit 1))`,
+          [merchantId, kept, REPORT_DAYS],
+        );
       return rows[0];
     },
     async list(merchantId: string, limit = 100) {
