@@ -78,7 +78,6 @@ export interface AppDeps {
 
 export const BODY_LIMIT_BYTES = 1024 * 1024;
 
-/** A request's id, in `x-request-id` and every log line of it. */
 /** The query schema of an API endpoint that takes no query parameters (see the onRoute hook). */
 const NO_QUERY = { type: "object", properties: {}, additionalProperties: false } as const;
 
@@ -93,6 +92,7 @@ async function refuseBodyFields(request: FastifyRequest): Promise<void> {
   throw validationError(errors);
 }
 
+/** A request's id, in `x-request-id` and every log line of it. */
 const newRequestId = () => `req_${Math.random().toString(36).slice(2, 12)}`;
 
 /**

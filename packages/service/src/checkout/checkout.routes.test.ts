@@ -104,7 +104,7 @@ describe.each(STORES)("Checkout API on %s", (store) => {
     ["USD", "0.00", /greater than zero/],
     ["USD", "-1.00", /positive decimal string/],
     ["USD", "1e3", /positive decimal string/],
-    ["USD", 10.5, /must be of type string/],
+    ["USD", 10.5, /must be a string/],
   ])("refuses %s amount %j naming the field", async (currency, amount, message) => {
     const r = await createTransaction(stack, m, { currency_code: currency, amount });
     expect(r.headers.get("content-type")).toMatch(/application\/problem\+json/);

@@ -87,11 +87,15 @@ interface AjvIssue {
   message?: string;
 }
 
-/** What a field's value must be, as a type name: `integer`, `string`, `null`. */
+/** What a field's value must be, in words, by its JSON Schema type. */
 const TYPE_WORDS: Record<string, string> = {
+  string: "a string",
   integer: "a whole number",
   number: "a number",
   boolean: "true or false",
+  object: "an object",
+  array: "a list",
+  null: "null",
 };
 const typeWords = (type: string) => TYPE_WORDS[type] ?? `of type ${type}`;
 
@@ -117,7 +121,7 @@ function collapseAlternatives(issues: AjvIssue[]): AjvIssue[] {
       const types = typeMismatches.map((i) => String(i.params.type));
       out.push({
         instancePath: union.instancePath,
-        keyword: "oneOfTypes",
+        keyword: "anyOfTypes",
         params: { types },
       });
     }
@@ -169,10 +173,8 @@ export function ajvToFieldErrors(
             ? "is given more than once; give it once"
             : `must be ${typeWords(String(issue.params.type))}`;
         break;
-      case "oneOfTypes": {
-        const words = (issue.params.types as string[]).map((t) =>
-          t === "null" ? "null" : t === "string" ? "a string" : typeWords(t),
-        );
+      case "anyOfTypes": {
+        const words = (issue.params.types as string[]).map(typeWords);
         message = `must be ${words.slice(0, -1).join(", ")} or ${words.at(-1)}`;
         break;
       }
