@@ -1025,7 +1025,10 @@ export interface components {
             messages: components["schemas"]["WebhookMessage"][];
         };
         Replayed: {
+            /** @description Deliveries queued again */
             replayed: number;
+            /** @description Deliveries left as they are: their endpoint is disabled or deleted now */
+            skipped: number;
         };
         OverviewReport: {
             /** @enum {string} */

@@ -217,7 +217,13 @@ export const SCHEMAS = {
     ),
   }),
   WebhookMessageList: obj({ messages: Type.Array(ref("WebhookMessage")) }),
-  Replayed: obj({ replayed: Type.Integer({ minimum: 0 }) }),
+  Replayed: obj({
+    replayed: Type.Integer({ minimum: 0, description: "Deliveries queued again" }),
+    skipped: Type.Integer({
+      minimum: 0,
+      description: "Deliveries left as they are: their endpoint is disabled or deleted now",
+    }),
+  }),
   OverviewReport: obj({
     range: stringEnum(["today", "7d", "30d"] as const),
     since: time(),

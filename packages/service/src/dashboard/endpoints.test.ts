@@ -163,4 +163,46 @@ describe.each(STORES)("dashboard webhook endpoints on %s", (store) => {
       (await api(stack, "DELETE", `/v1/webhooks/endpoints/${id}`, { auth: apiKey(m.privateKey) })).status,
     ).toBe(204);
   });
+
+  it("replaying a message whose only endpoint is disabled now says so, and sends nothing", async () => {
+    const other = await createMerchant(stack);
+    const auth = apiKey(other.privateKey);
+    await api(stack, "PUT", "/v1/webhooks/config", {
+      auth,
+      body: { enabled: true, notify_api_initiated: true },
+    });
+    const created = await api(stack, "POST", "/v1/webhooks/endpoints", {
+      auth,
+      body: { url: `${receiver.url}/shelved`, event_types: ["operation"] },
+    });
+    receiver.respond = () => ({ status: 200, body: "ok" });
+    const parent = await paidParent(stack, other);
+    await api(stack, "POST", "/v1/operations", {
+      auth,
+      body: { operation: "refund", session_id: parent.session_id, amount: "1.000" },
+    });
+    const [sent] = await receiver.waitFor(1, { path: "/shelved" });
+    const messageId = sent!.headers["webhook-id"]!;
+    await expect
+      .poll(
+        async () => (await api(stack, "GET", `/v1/webhooks/messages/${messageId}`, { auth })).json.status,
+        {
+          timeout: 10_000,
+        },
+      )
+      .toBe("succeeded");
+    await api(stack, "PATCH", `/v1/webhooks/endpoints/${created.json.id}`, {
+      auth,
+      body: { enabled: false },
+    });
+    const dashboard = await signedIn(stack, other.admin);
+    await dashboard.get("/dashboard/deliveries");
+    const replayed = await dashboard.post(`/dashboard/deliveries/${messageId}/replay`);
+    expect(replayed.status).toBe(303);
+    expect((await dashboard.get("/dashboard/deliveries")).text).toContain(
+      "it went only to endpoints that are disabled or deleted now",
+    );
+    await new Promise((r) => setTimeout(r, 1_000));
+    expect(receiver.requests.filter((r) => r.path === "/shelved")).toHaveLength(1);
+  });
 });

@@ -481,7 +481,7 @@ export function createEndpointsService(
           );
         const config = await settingsRepo.config(q, merchantId);
         const from = since ?? e.replay_since ?? e.failing_since ?? e.updated_at;
-        const replayed = await messagesRepo.replay(
+        const { replayed } = await messagesRepo.replay(
           q,
           merchantId,
           { endpointId: id, status: "failed", completedSince: from },

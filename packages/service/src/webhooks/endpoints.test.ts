@@ -368,4 +368,57 @@ describe.each(STORES)("webhook endpoints on %s", (store) => {
     expect(new Set(since.map((r) => r.json.reference_number)).size).toBe(2);
     expect(since.map((r) => r.headers["svc-sequence"]).sort()).toEqual(["1", "2"]);
   });
+
+  it("a replay leaves out what went to an endpoint disabled or deleted since, and says how many", async () => {
+    const m = await merchant();
+    const seed = path("seed");
+    const off = path("off");
+    const gone = path("gone");
+    await configureWebhooks(stack, m, { operations_webhook_url: `${receiver.url}${seed}` });
+    const disabled = await call(m, "POST", "/v1/webhooks/endpoints", { url: `${receiver.url}${off}` });
+    const deleted = await call(m, "POST", "/v1/webhooks/endpoints", { url: `${receiver.url}${gone}` });
+    const parent = await paidParent(stack, m);
+    expect((await refund(m, parent.session_id)).status).toBe(200);
+    const [first] = await receiver.waitFor(1, { path: seed });
+    for (const x of [off, gone]) await receiver.waitFor(2, { path: x }); // payment.paid, operation
+    const messageId = first!.headers["webhook-id"]!;
+    // Every delivery done, then one endpoint disabled by hand and the other deleted.
+    await expect
+      .poll(async () => (await call(m, "GET", `/v1/webhooks/messages/${messageId}`)).json.status, {
+        timeout: 10_000,
+      })
+      .toBe("succeeded");
+    expect(
+      (await call(m, "PATCH", `/v1/webhooks/endpoints/${disabled.json.id}`, { enabled: false })).status,
+    ).toBe(200);
+    expect((await call(m, "DELETE", `/v1/webhooks/endpoints/${deleted.json.id}`)).status).toBe(204);
+    const counts = { off: at(off).length, gone: at(gone).length };
+
+    const replay = await call(m, "POST", `/v1/webhooks/messages/${messageId}/replay`);
+    expect(replay.status).toBe(202);
+    expect(replay.json).toEqual({ replayed: 1, skipped: 2 });
+    await receiver.waitFor(2, { path: seed });
+    // A bulk replay of everything that succeeded leaves them out too.
+    const bulk = await call(m, "POST", "/v1/webhooks/replay", { status: "succeeded" });
+    expect(bulk.json.skipped).toBeGreaterThanOrEqual(4);
+    await new Promise((r) => setTimeout(r, 1_500));
+    expect({ off: at(off).length, gone: at(gone).length }).toEqual(counts);
+    const rows = await stack.db.query<{ status: string }>(
+      "select status from webhook_deliveries where endpoint_id = any($1::text[])",
+      [[disabled.json.id, deleted.json.id]],
+    );
+    expect(rows.map((r) => r.status)).not.toContain("pending");
+    // Enabled again, the endpoint's deliveries replay as before (once the seed's replays are done).
+    await expect
+      .poll(async () => (await call(m, "GET", `/v1/webhooks/messages/${messageId}`)).json.status, {
+        timeout: 10_000,
+      })
+      .toBe("succeeded");
+    expect(
+      (await call(m, "PATCH", `/v1/webhooks/endpoints/${disabled.json.id}`, { enabled: true })).status,
+    ).toBe(200);
+    const again = await call(m, "POST", `/v1/webhooks/messages/${messageId}/replay`);
+    expect(again.json).toEqual({ replayed: 2, skipped: 1 });
+    await receiver.waitFor(counts.off + 1, { path: off });
+  });
 });

@@ -158,7 +158,10 @@ export const messagesRepo = {
   /**
    * Puts finished deliveries back in the queue as new: no tries yet, due now, with `current`
    * timeout and retry schedule (the merchant's settings now, not those saved when the message
-   * was created: a merchant replays after fixing what made them fail). Returns how many.
+   * was created: a merchant replays after fixing what made them fail). A delivery to an endpoint
+   * that is disabled or deleted now is left as it is and counted in `skipped`: a disabled
+   * endpoint gets nothing, a deleted one is gone. The endpoints it reads are share-locked, so an
+   * endpoint being disabled or deleted meanwhile waits for this replay, then ends what it queued.
    */
   async replay(
     q: Queryable,
@@ -173,7 +176,7 @@ export const messagesRepo = {
       completedSince?: Date | undefined;
     },
     current: Pick<WebhookConfig, "timeout_seconds" | "retry_schedule_seconds">,
-  ): Promise<number> {
+  ): Promise<{ replayed: number; skipped: number }> {
     const params: unknown[] = [merchantId, current.timeout_seconds, current.retry_schedule_seconds];
     const where = ["merchant_id = $1", "status in ('succeeded', 'failed')"];
     if (by.messageId) {
@@ -200,12 +203,19 @@ export const messagesRepo = {
       params.push(by.completedSince);
       where.push(`completed_at >= $${params.length}`);
     }
-    const rows = await q.query(
-      `update webhook_deliveries set status = 'pending', tries = 0, next_attempt_at = now(), lease_until = null,
-              completed_at = null, updated_at = now(), timeout_seconds = $2, retry_schedule_seconds = $3::int4[]
-        where ${where.join(" and ")} returning id`,
+    const [row] = await q.query<{ replayed: number; skipped: number }>(
+      `with live as (select e.id from webhook_endpoints e where e.merchant_id = $1 and e.enabled for share),
+       replayed as (
+         update webhook_deliveries set status = 'pending', tries = 0, next_attempt_at = now(), lease_until = null,
+                completed_at = null, updated_at = now(), timeout_seconds = $2, retry_schedule_seconds = $3::int4[]
+          where ${where.join(" and ")} and (endpoint_id is null or endpoint_id in (select id from live))
+         returning id)
+       select (select count(*) from replayed)::int as replayed,
+              (select count(*) from webhook_deliveries
+                where ${where.join(" and ")} and endpoint_id is not null
+                  and endpoint_id not in (select id from live))::int as skipped`,
       params,
     );
-    return rows.length;
+    return row!;
   },
 };

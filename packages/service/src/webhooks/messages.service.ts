@@ -75,11 +75,11 @@ export function createMessagesService(db: Db, deps: { outbox: OutboxSignal }) {
     async replay(merchantId: string, id: string) {
       const message = await messagesRepo.find(db, merchantId, id);
       if (!message) throw new AppError("not_found", `No webhook message ${id}.`);
-      const replayed = await retriedTx(db, async (q) =>
+      const counts = await retriedTx(db, async (q) =>
         messagesRepo.replay(q, merchantId, { messageId: id }, await settingsRepo.config(q, merchantId)),
       );
       deps.outbox.committed();
-      return { replayed };
+      return counts;
     },
     /**
      * The URLs a message could be sent to now that it was not sent to: the general URL, the plugin
@@ -141,11 +141,11 @@ export function createMessagesService(db: Db, deps: { outbox: OutboxSignal }) {
       merchantId: string,
       by: { status: "failed" | "succeeded"; since?: Date | undefined; until?: Date | undefined },
     ) {
-      const replayed = await retriedTx(db, async (q) =>
+      const counts = await retriedTx(db, async (q) =>
         messagesRepo.replay(q, merchantId, by, await settingsRepo.config(q, merchantId)),
       );
       deps.outbox.committed();
-      return { replayed };
+      return counts;
     },
   };
 }

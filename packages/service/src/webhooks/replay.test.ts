@@ -91,7 +91,7 @@ describe.each(STORES)("webhook replay on %s", (store) => {
       auth: auth(),
     });
     expect(replay.status).toBe(202);
-    expect(replay.json).toEqual({ replayed: 1 });
+    expect(replay.json).toEqual({ replayed: 1, skipped: 0 });
     expect(await storedSettings(first.id)).toEqual(AT_REPLAY);
     // Fails for good only after the current schedule's 4 tries (the old one would stop at 2).
     const again = await deliveryOf(sessionId, (d) => failed(d) && d.attempts.length > 2);
@@ -116,7 +116,7 @@ describe.each(STORES)("webhook replay on %s", (store) => {
       body: { status: "failed" },
     });
     expect(bulk.status).toBe(202);
-    expect(bulk.json).toEqual({ replayed: 2 });
+    expect(bulk.json).toEqual({ replayed: 2, skipped: 0 });
     for (const [i, sessionId] of sessions.entries()) {
       expect(await storedSettings(before[i]!.id)).toEqual(AT_REPLAY);
       const after = await deliveryOf(sessionId, (d) => d.status === "succeeded");

@@ -85,6 +85,12 @@ const WORDS = {
     many_one: "1 failed delivery is queued again.",
     many: "{n} failed deliveries are queued again.",
     many_none: "There are no failed deliveries to replay.",
+    skipped_one: "1 destination is left out: an endpoint disabled or deleted since.",
+    skipped_many: "{n} destinations are left out: endpoints disabled or deleted since.",
+    only_skipped:
+      "Message {id} is not queued again: it went only to endpoints that are disabled or deleted now. Enable the endpoint, or send the message to a current destination.",
+    many_only_skipped:
+      "No failed delivery is queued again: the {n} there are went to endpoints that are disabled or deleted now.",
   },
   ar: {
     title: "سجل التسليم",
@@ -147,12 +153,22 @@ const WORDS = {
     many_one: "أُعيدت عملية تسليم فاشلة واحدة إلى الانتظار.",
     many: "أُعيدت عمليات تسليم فاشلة إلى الانتظار (العدد: {n}).",
     many_none: "لا عمليات تسليم فاشلة لإعادة إرسالها.",
+    skipped_one: "استُثنيت وجهة واحدة: نقطة عُطِّلت أو حُذفت منذ ذلك الحين.",
+    skipped_many: "استُثنيت وجهات (العدد: {n}): نقاط عُطِّلت أو حُذفت منذ ذلك الحين.",
+    only_skipped:
+      "لم تُعَد الرسالة {id} إلى الانتظار: أُرسلت فقط إلى نقاط معطّلة أو محذوفة الآن. فعّل النقطة، أو أرسل الرسالة إلى وجهة حالية.",
+    many_only_skipped:
+      "لم تُعَد أي عملية تسليم فاشلة إلى الانتظار: كلها (العدد: {n}) كانت لنقاط معطّلة أو محذوفة الآن.",
   },
 } satisfies Record<DashboardLanguage, Record<string, string>>;
 
 type Words = (typeof WORDS)["en"];
 /** Left to right inside an Arabic sentence (U+2066 … U+2069): amounts, ids, URLs. */
 const iso = (w: Words, text: string) => isolate(w === WORDS.ar ? "ar" : "en", text);
+
+/** After a replay's count: how many deliveries it left out (their endpoint disabled or deleted), if any. */
+const skippedNote = (w: Words, skipped: number) =>
+  skipped ? ` ${format(skipped === 1 ? w.skipped_one : w.skipped_many, { n: skipped })}` : "";
 
 const STATUSES = ["pending", "retrying", "succeeded", "failed"] as const;
 type Status = (typeof STATUSES)[number];
@@ -466,12 +482,13 @@ export function deliveryPages(scope: FastifyInstance, ctx: DashboardContext): vo
     const id = pathParam(request, "message_id");
     if (!MESSAGE_ID.test(id)) throw new AppError("not_found", "There is no such webhook message.");
     const w = WORDS[dashboardLanguage(request)];
-    const { replayed } = await ctx.services().messages.replay(sessionOf(request).merchantId, id);
+    const { replayed, skipped } = await ctx.services().messages.replay(sessionOf(request).merchantId, id);
     return redirectWithFlash(ctx, request, reply, "/dashboard/deliveries", {
       kind: replayed ? "success" : "info",
       text: replayed
-        ? format(replayed === 1 ? w.replayed_one : w.replayed, { id: iso(w, id), n: replayed })
-        : format(w.still, { id: iso(w, id) }),
+        ? format(replayed === 1 ? w.replayed_one : w.replayed, { id: iso(w, id), n: replayed }) +
+          skippedNote(w, skipped)
+        : format(skipped ? w.only_skipped : w.still, { id: iso(w, id) }),
     });
   });
 
@@ -510,14 +527,18 @@ export function deliveryPages(scope: FastifyInstance, ctx: DashboardContext): vo
         kind: "error",
         text: refused,
       });
-    const { replayed } = await ctx.services().messages.replayMany(sessionOf(request).merchantId, {
+    const { replayed, skipped } = await ctx.services().messages.replayMany(sessionOf(request).merchantId, {
       status: "failed",
       since: since.start,
       until: until.end,
     });
     return redirectWithFlash(ctx, request, reply, "/dashboard/deliveries", {
       kind: replayed ? "success" : "info",
-      text: replayed ? format(replayed === 1 ? w.many_one : w.many, { n: replayed }) : w.many_none,
+      text: replayed
+        ? format(replayed === 1 ? w.many_one : w.many, { n: replayed }) + skippedNote(w, skipped)
+        : skipped
+          ? format(w.many_only_skipped, { n: skipped })
+          : w.many_none,
     });
   });
 }
