@@ -137,6 +137,12 @@ describe.each(STORES)("service basics on %s", (store) => {
     expect(rotate.status).toBe(422);
     expect(rotate.json.errors).toEqual({ key: ["is not taken: this endpoint takes no body; send none"] });
     expect((await api(stack, "POST", "/v1/admin/secrets/rotate", { auth: bearer })).status).toBe(200);
+    // No body labelled JSON, as many HTTP clients send on every request, is no body.
+    const labelled = await fetch(`${stack.url}/v1/admin/secrets/rotate`, {
+      method: "POST",
+      headers: { authorization: bearer, "content-type": "application/json" },
+    });
+    expect(labelled.status).toBe(200);
   });
 
   it("stores keys hashed, shows them once, and revokes them", async () => {
@@ -192,11 +198,16 @@ describe.each(STORES)("service basics on %s", (store) => {
     expect(pre.status).toBe(204);
     expect(pre.headers.get("access-control-allow-origin")).toBe("*");
     expect(pre.headers.get("access-control-allow-headers")).toContain("authorization");
+    // The seed's Tracking-Key may be sent, and a page can read what support asks for.
+    expect(pre.headers.get("access-control-allow-headers")).toContain("tracking-key");
     const config = await api(stack, "GET", "/v1/sdk/config", {
       auth: apiKey(m.publicKey),
       headers: { origin: "https://shop.example.com" },
     });
     expect(config.headers.get("access-control-allow-origin")).toBe("*");
+    expect(config.headers.get("access-control-expose-headers")).toBe(
+      "x-request-id, idempotent-replayed, retry-after",
+    );
     expect(config.json).toEqual({
       error_reporting: { is_enabled: true, endpoint: `${stack.url}/v1/sdk/errors` },
     });

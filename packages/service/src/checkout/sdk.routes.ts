@@ -46,7 +46,10 @@ function outcomeBody(outcome: PaymentOutcome) {
 
 function cors(reply: FastifyReply): void {
   reply.header("access-control-allow-origin", "*");
-  reply.header("access-control-allow-headers", "authorization, content-type, idempotency-key");
+  // Tracking-Key is the seed's name for Idempotency-Key; a page reads x-request-id (what support
+  // asks for), Idempotent-Replayed and a 429's or 503's Retry-After.
+  reply.header("access-control-allow-headers", "authorization, content-type, idempotency-key, tracking-key");
+  reply.header("access-control-expose-headers", "x-request-id, idempotent-replayed, retry-after");
   reply.header("access-control-allow-methods", "GET, POST, OPTIONS");
   reply.header("access-control-max-age", String(CORS_MAX_AGE_S));
 }

@@ -215,6 +215,9 @@ export function registerInputGuard(app: FastifyInstance): void {
   app.removeContentTypeParser("application/json");
   app.addContentTypeParser("application/json", { parseAs: "buffer" }, (request, body, done) => {
     try {
+      // An endpoint that takes no body (app.ts) takes none even when a client labels it JSON, as
+      // many HTTP clients do on every request.
+      if ((body as Buffer).length === 0 && !request.routeOptions.schema?.body) return done(null, undefined);
       done(null, parseJsonBody(body as Buffer, request.headers["content-type"]));
     } catch (error) {
       done(error as Error, undefined);
