@@ -193,6 +193,11 @@ describe.each(STORES)("input rules over HTTP on %s", (store) => {
         "is not taken: this endpoint has no query parameters; remove it",
       ]);
     }
+    // order_no answers one payment: a list filter beside it is refused, not ignored.
+    const beside = await api(stack, "GET", "/v1/payments?order_no=o-1&state=paid&since=notadate", { auth });
+    expect422(beside, "state");
+    expect(Object.keys(beside.json.errors).sort()).toEqual(["since", "state"]);
+    expect(beside.json.errors.state[0]).toContain("cannot be combined with order_no");
     const twice = await api(stack, "GET", "/v1/webhooks/messages?limit=5&limit=6", { auth });
     expect422(twice, "limit");
     expect(twice.json.errors.limit).toEqual(["is given more than once; give it once"]);

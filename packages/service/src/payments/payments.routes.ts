@@ -3,6 +3,7 @@ import { Type } from "@sinclair/typebox";
 import { PARENT_STATES } from "@svc/protocol";
 import type { FastifyInstance } from "fastify";
 import { merchantOf } from "../http/auth.js";
+import { validationError } from "../http/problem.js";
 import { PRIVATE_SECURITY } from "../http/openapi.js";
 import { stringEnum, typed } from "../http/schema.js";
 import { apiFilterTime } from "../http/time-filter.js";
@@ -45,7 +46,21 @@ export function paymentsRoutes(fastify: FastifyInstance, payments: PaymentsServi
     async (request) => {
       const query = request.query;
       const merchantId = merchantOf(request);
-      if (query.order_no !== undefined) return payments.status(merchantId, { orderNo: query.order_no });
+      if (query.order_no !== undefined) {
+        // A look-up of one payment, not a filter: another parameter beside it would be ignored,
+        // and `?order_no=A&state=paid` answer a failed payment with 200.
+        const others = Object.keys(query).filter((name) => name !== "order_no");
+        if (others.length > 0)
+          throw validationError(
+            Object.fromEntries(
+              others.map((name) => [
+                name,
+                ["cannot be combined with order_no, which answers that one payment: leave one out"],
+              ]),
+            ),
+          );
+        return payments.status(merchantId, { orderNo: query.order_no });
+      }
       return payments.page(
         merchantId,
         {
