@@ -256,4 +256,22 @@ describe.each(STORES)("SDK payments on %s", (store) => {
     expect(again.status).toBe(409);
     expect(again.json.code).toBe("invalid_state");
   });
+
+  it("svc_pg sends the customer to the card page only for a gateway the transaction offers that takes cards there", async () => {
+    const tx = (await createTransaction(stack, m, { pg_codes: [m.pg.sandbox, m.pg.ndebit] })).json;
+    const card = await pay(tx.session_id, { form_of_payment: "svc_pg", pg_code: m.pg.sandbox });
+    expect(card.status).toBe(200);
+    expect(card.json.redirect_url).toContain(`/pay/${tx.session_id}?pg_code=`);
+    // A pg_code the transaction does not offer, and one whose gateway has no card page: both led
+    // to a page that does not exist.
+    for (const [pgCode, field] of [
+      ["doesnotexist", "pg_code"],
+      [m.pg.ndebit, "form_of_payment"],
+    ] as const) {
+      const r = await pay(tx.session_id, { form_of_payment: "svc_pg", pg_code: pgCode });
+      expect(r.status).toBe(422);
+      expect(r.json.code).toBe("form_of_payment_not_available");
+      expect(Object.keys(r.json.errors)).toEqual([field]);
+    }
+  });
 });

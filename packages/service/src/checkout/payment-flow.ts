@@ -21,7 +21,7 @@ import {
   type ParentState,
 } from "@svc/protocol";
 import type { ServiceConfig } from "../config.js";
-import type { Db } from "../db/client.js";
+import type { Db, Queryable } from "../db/client.js";
 import type {
   GatewayAdapter,
   GatewayPaymentRef,
@@ -87,6 +87,38 @@ export function createPaymentFlow(db: Db, deps: PaymentFlowDeps) {
     return `${config.publicUrl}/v1/gateways/${encodeURIComponent(pgCode)}/notifications`;
   }
 
+  /**
+   * The gateway setting `pgCode` names, if the transaction offers it and it takes `form`; else
+   * `form_of_payment_not_available`, saying what to pick instead.
+   */
+  async function offeredSetting(
+    q: Queryable,
+    tx: TransactionRow,
+    pgCode: string,
+    form: FormOfPayment,
+  ): Promise<GatewaySettingRow> {
+    if (!tx.pg_codes.includes(pgCode)) {
+      throw new AppError(
+        "form_of_payment_not_available",
+        `pg_code "${pgCode}" is not offered by this transaction; use one of ${tx.pg_codes.join(", ")}.`,
+        {
+          errors: { pg_code: ["is not one of the transaction's pg_codes"] },
+        },
+      );
+    }
+    const setting = await merchantsRepo.findGatewayByCode(q, pgCode);
+    if (!setting || !formsOfPaymentFor(setting.kind).includes(form)) {
+      throw new AppError(
+        "form_of_payment_not_available",
+        `${form} is not available with pg_code "${pgCode}". Pick a form of payment from the transaction's payment_methods.`,
+        {
+          errors: { form_of_payment: [`is not offered by ${pgCode}`] },
+        },
+      );
+    }
+    return setting;
+  }
+
   /** Locks the parent, checks it can take a payment with this gateway and form, and records the attempt. */
   async function beginAttempt(
     sessionId: string,
@@ -103,25 +135,7 @@ export function createPaymentFlow(db: Db, deps: PaymentFlowDeps) {
         : await checkoutRepo.findBySession(q, sessionId, true);
       if (!tx) throw new AppError("not_found", `No transaction with session_id ${sessionId}.`);
       assertPayable(tx);
-      if (!tx.pg_codes.includes(pgCode)) {
-        throw new AppError(
-          "form_of_payment_not_available",
-          `pg_code "${pgCode}" is not offered by this transaction; use one of ${tx.pg_codes.join(", ")}.`,
-          {
-            errors: { pg_code: ["is not one of the transaction's pg_codes"] },
-          },
-        );
-      }
-      const setting = await merchantsRepo.findGatewayByCode(q, pgCode);
-      if (!setting || !formsOfPaymentFor(setting.kind).includes(form)) {
-        throw new AppError(
-          "form_of_payment_not_available",
-          `${form} is not available with pg_code "${pgCode}". Pick a form of payment from the transaction's payment_methods.`,
-          {
-            errors: { form_of_payment: [`is not offered by ${pgCode}`] },
-          },
-        );
-      }
+      const setting = await offeredSetting(q, tx, pgCode, form);
       // Built now, so a setting whose credentials cannot be opened fails before anything is written.
       gateways.adapterFor(setting);
       const attemptId = newId("pay");
@@ -473,6 +487,9 @@ export function createPaymentFlow(db: Db, deps: PaymentFlowDeps) {
       if (form === "svc_pg") {
         const tx = await deps.load(merchantId, sessionId);
         assertPayable(tx);
+        // The card page is only for a gateway the transaction offers that takes cards there: any
+        // other pg_code led the customer to a page that does not exist.
+        await offeredSetting(db, tx, input.pg_code, form);
         return {
           kind: "redirect",
           redirectUrl: `${config.publicUrl}/pay/${sessionId}?pg_code=${encodeURIComponent(input.pg_code)}`,
