@@ -76,6 +76,7 @@ const ENTRIES = {
   node: "adapters/node",
   fastify: "adapters/fastify",
   fetch: "adapters/fetch",
+  notices: "notices",
 };
 
 const SRC = new URL("../packages/webhooks/src/", import.meta.url).pathname;

@@ -730,6 +730,23 @@ export interface webhooks {
         patch?: never;
         trace?: never;
     };
+    "webhook.endpoint_disabled": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** One of the merchant's endpoints was disabled: every delivery to it failed for the configured period (to endpoints subscribed to webhook.endpoint_disabled) */
+        post: operations["endpointDisabledWebhook"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
 }
 export interface components {
     schemas: {
@@ -2856,6 +2873,56 @@ export interface operations {
                         source: "input" | "pg";
                         created_at: string;
                     }[];
+                };
+            };
+        };
+        responses: {
+            /** @description Received. Anything else (redirects included) is retried; 410 stops retrying. */
+            "2XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    endpointDisabledWebhook: {
+        parameters: {
+            query?: never;
+            header: {
+                "webhook-id": string;
+                "webhook-timestamp": string;
+                "webhook-signature": string;
+                "svc-event-type": string;
+                "svc-sequence": string;
+                "svc-webhook-version": "2026-11-24";
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** @enum {string} */
+                    event: "webhook.endpoint_disabled";
+                    /** @description The endpoint that was disabled */
+                    endpoint: {
+                        id: string;
+                        url: string;
+                        /** @description The endpoint's description, possibly empty */
+                        description: string;
+                    };
+                    /** @enum {string} */
+                    reason: "failing";
+                    /** @description When its deliveries began to fail (ISO 8601 UTC) */
+                    failing_since: string | null;
+                    /** @description The last error its deliveries met */
+                    last_error: string | null;
+                    /** @description When it was disabled (ISO 8601 UTC) */
+                    disabled_at: string;
+                    /** @description YYYY-MM-DD HH:MM:SS, UTC */
+                    timestamp_utc: string;
+                    signature: string;
                 };
             };
         };

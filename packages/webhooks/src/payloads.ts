@@ -125,3 +125,25 @@ export const PAYMENT_FIELDS = {
   signature: "s",
   transactions: [PAYMENT_TRANSACTION_FIELDS],
 } as const satisfies Table;
+
+/**
+ * The `webhook.endpoint_disabled` payload: one of the merchant's endpoints was disabled because
+ * every delivery to it failed for the configured period.
+ *
+ * @example
+ * ENDPOINT_DISABLED_FIELDS.failing_since; // "z~": ISO 8601 UTC, or null
+ */
+export const ENDPOINT_DISABLED_FIELDS = {
+  event: ["webhook.endpoint_disabled"],
+  /** The endpoint that was disabled (its `description`, possibly empty, is checked by the parser). */
+  endpoint: { id: "s", url: "s" },
+  reason: ["failing"],
+  /** When its deliveries began to fail, ISO 8601 UTC. */
+  failing_since: "z~",
+  /** The last error its deliveries met. */
+  last_error: "s~",
+  /** When it was disabled, ISO 8601 UTC. */
+  disabled_at: "z",
+  timestamp_utc: "t",
+  signature: "s",
+} as const satisfies Table;

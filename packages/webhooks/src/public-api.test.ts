@@ -59,6 +59,7 @@ describe("public API", () => {
       "./fetch",
       "./sequence",
       "./schema",
+      "./notices",
     ]);
     for (const [, file] of entries) expect(exportsOf(file).size, file).toBeGreaterThan(0);
   });

@@ -14,7 +14,13 @@
 import type { TxnState } from "./types.js";
 import { OPTIONAL, type Rule, type Table } from "./validate.js";
 
-export { CHILD_FIELDS, OPERATION_FIELDS, PAYMENT_FIELDS, PAYMENT_TRANSACTION_FIELDS } from "./payloads.js";
+export {
+  CHILD_FIELDS,
+  ENDPOINT_DISABLED_FIELDS,
+  OPERATION_FIELDS,
+  PAYMENT_FIELDS,
+  PAYMENT_TRANSACTION_FIELDS,
+} from "./payloads.js";
 export type { FieldsOf, Rule, Table } from "./validate.js";
 
 /**

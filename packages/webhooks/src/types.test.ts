@@ -117,13 +117,16 @@ interface PaymentWebhook {
 
 type WebhookPayload = OperationWebhook | PaymentWebhook;
 
+// Added after 0.1.0: any other authentic event (svc's notices, a newer service's events) is
+// returned as "other" rather than refused.
 type WebhookEvent =
   | { type: "operation"; id: string; timestamp: number; payload: OperationWebhook }
-  | { type: "payment"; id: string; timestamp: number; payload: PaymentWebhook };
+  | { type: "payment"; id: string; timestamp: number; payload: PaymentWebhook }
+  | { type: "other"; event: string; id: string; timestamp: number; payload: Record<string, unknown> };
 
 describe("public payload types inferred from payloads.ts", () => {
   // Checked by tsc (npx tsc -p packages/webhooks/tsconfig.json), not at run time.
-  it("are exactly the 0.1.0 types", () => {
+  it('are exactly the 0.1.0 types (WebhookEvent with its later "other")', () => {
     expectTypeOf<Now.OperationKind>().toEqualTypeOf<OperationKind>();
     expectTypeOf<Now.OperationResult>().toEqualTypeOf<OperationResult>();
     expectTypeOf<Now.TxnState>().toEqualTypeOf<TxnState>();

@@ -5,6 +5,7 @@
 
 import type {
   CHILD_FIELDS,
+  ENDPOINT_DISABLED_FIELDS,
   OPERATION_FIELDS,
   OPERATIONS,
   PAYMENT_FIELDS,
@@ -148,7 +149,20 @@ export type PaymentTransaction = FieldsOf<typeof PAYMENT_TRANSACTION_FIELDS>;
 export type PaymentWebhook = FieldsOf<typeof PAYMENT_FIELDS>;
 
 /**
- * Any payload the service sends.
+ * `webhook.endpoint_disabled`: one of the merchant's endpoints was disabled because every delivery
+ * to it failed for the configured period (5 days by default). Sent to the merchant's other
+ * endpoints subscribed to it.
+ *
+ * @example
+ * if (event.type === "webhook.endpoint_disabled") alertOps(`${event.payload.endpoint.url}: ${event.payload.last_error}`);
+ */
+export type EndpointDisabledWebhook = FieldsOf<typeof ENDPOINT_DISABLED_FIELDS> & {
+  /** The endpoint that was disabled: its id, URL and description (possibly empty). */
+  endpoint: { id: string; url: string; description: string };
+};
+
+/**
+ * The payloads `verifyWebhook` parses and types (svc's notices: `@svc/webhooks/notices`).
  *
  * @example
  * const payload: WebhookPayload = parseOperationWebhook(JSON.parse(archivedBody));
@@ -164,4 +178,23 @@ export type WebhookPayload = OperationWebhook | PaymentWebhook;
  */
 export type WebhookEvent =
   | { type: "operation"; id: string; timestamp: number; payload: OperationWebhook }
-  | { type: "payment"; id: string; timestamp: number; payload: PaymentWebhook };
+  | { type: "payment"; id: string; timestamp: number; payload: PaymentWebhook }
+  | OtherWebhookEvent;
+
+/**
+ * An authentic message that is neither an operation nor a payment webhook: one of svc's notices
+ * about the account (`event: "webhook.endpoint_disabled"`, parsed by `@svc/webhooks/notices`), or
+ * an event a newer service sends. Both signatures are checked, its fields are not. Answer it 2xx
+ * when you have no use for it, so it is not retried.
+ *
+ * @example
+ * if (event.type === "other") console.info(`not handled: ${event.event}`);
+ */
+export interface OtherWebhookEvent {
+  type: "other";
+  /** The payload's `event`, e.g. "webhook.endpoint_disabled". */
+  event: string;
+  id: string;
+  timestamp: number;
+  payload: Record<string, unknown>;
+}

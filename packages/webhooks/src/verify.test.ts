@@ -2,7 +2,19 @@ import { Webhook } from "standardwebhooks";
 import { describe, expect, it } from "vitest";
 import { OTHER_SECRET, operationPayload, paymentPayload, SECRET } from "../test/fixtures.js";
 import { verifyWebhook, verifyWebhookHeaders, WebhookVerificationError } from "./index.js";
+import { parseEndpointDisabledWebhook } from "./notices.js";
 import { generateTestHeaders, signPayload, signWebhook } from "./signing.js";
+
+/** What svc sends when one of a merchant's endpoints is disabled (before its signature). */
+const endpointDisabledPayload = () => ({
+  event: "webhook.endpoint_disabled",
+  endpoint: { id: "we_1", url: "https://crm.example/hook", description: "" },
+  reason: "failing",
+  failing_since: "2026-11-23T10:00:00.000Z",
+  last_error: "HTTP 500",
+  disabled_at: "2026-11-28T10:00:00.000Z",
+  timestamp_utc: "2026-11-28 10:00:00",
+});
 
 const NOW = 1_800_000_000;
 
@@ -198,10 +210,68 @@ describe("verifyWebhook", () => {
       }),
     };
     expect(await codeOf(verifyWebhook(notJson, h, SECRET, { nowSeconds: NOW }))).toBe("invalid_payload");
-    const unknown = await generateTestHeaders({ event: "refund.v2" }, SECRET, { timestamp: NOW });
-    expect(await codeOf(verifyWebhook(unknown.body, unknown.headers, SECRET, { nowSeconds: NOW }))).toBe(
-      "invalid_payload",
+  });
+
+  it('returns any other authentic event as "other", for the receiver to answer 2xx, not refused (it was retried until the endpoint was disabled)', async () => {
+    const notice = endpointDisabledPayload();
+    const signed = await generateTestHeaders(notice, SECRET, { timestamp: NOW, id: "msg_n" });
+    const event = await verifyWebhook(signed.body, signed.headers, SECRET, { nowSeconds: NOW });
+    expect(event).toEqual({
+      type: "other",
+      event: "webhook.endpoint_disabled",
+      id: "msg_n",
+      timestamp: NOW,
+      payload: signed.payload,
+    });
+    // What a newer service may send one day, the same way.
+    const newer = await generateTestHeaders({ event: "refund.v2", amount: "1" }, SECRET, { timestamp: NOW });
+    expect(await verifyWebhook(newer.body, newer.headers, SECRET, { nowSeconds: NOW })).toMatchObject({
+      type: "other",
+      event: "refund.v2",
+    });
+    // Authentic only: both signatures are still checked.
+    expect(await codeOf(verifyWebhook(signed.body, signed.headers, OTHER_SECRET, { nowSeconds: NOW }))).toBe(
+      "signature_mismatch",
     );
+    // A body changed after its payload was signed, its headers signed again: the payload's own
+    // signature no longer matches.
+    const forged = JSON.stringify({ ...signed.payload, last_error: "all fine" });
+    const headers = {
+      ...signed.headers,
+      "webhook-signature": await signWebhook({ id: "msg_n", timestamp: NOW, body: forged, secrets: SECRET }),
+    };
+    expect(await codeOf(verifyWebhook(forged, headers, SECRET, { nowSeconds: NOW }))).toBe(
+      "payload_signature_mismatch",
+    );
+  });
+});
+
+describe("parseEndpointDisabledWebhook (@svc/webhooks/notices)", () => {
+  it("types the notice svc sends when an endpoint is disabled, an empty description included", async () => {
+    const notice = parseEndpointDisabledWebhook({ ...endpointDisabledPayload(), signature: "ab" });
+    expect(notice.endpoint).toEqual({ id: "we_1", url: "https://crm.example/hook", description: "" });
+    expect(notice.failing_since).toBe("2026-11-23T10:00:00.000Z");
+  });
+
+  it("names every broken rule", () => {
+    const err = (() => {
+      try {
+        parseEndpointDisabledWebhook({
+          ...endpointDisabledPayload(),
+          reason: "bored",
+          endpoint: { id: "we_1" },
+        });
+      } catch (e) {
+        return e as WebhookVerificationError;
+      }
+    })();
+    expect(err?.code).toBe("invalid_payload");
+    expect(err?.issues).toEqual([
+      "endpoint.url: required",
+      'reason: expected one of failing, got "bored"',
+      "signature: required",
+      "endpoint.description: expected a string, got undefined",
+    ]);
   });
 });
 

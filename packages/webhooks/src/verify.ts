@@ -1,6 +1,6 @@
 import { canonical } from "./canonical-json.js";
 import { timingSafeEqual, utf8Decoder } from "./encoding.js";
-import { fail, UPGRADE } from "./errors.js";
+import { fail } from "./errors.js";
 import type { HeadersLike } from "./headers.js";
 import { macFor, type MacResult, secretList } from "./hmac.js";
 import { parseOperationWebhook } from "./parse-operation.js";
@@ -226,13 +226,16 @@ function* webhookSteps(
     yield* payloadSteps(payload, secrets, text);
   }
   const event = payload?.event;
-  const parse =
-    event === undefined
-      ? parseOperationWebhook
-      : event === "payment"
-        ? parsePaymentWebhook
-        : fail("invalid_payload", `Unknown event ${JSON.stringify(event)}: ${UPGRADE}`);
-  return { type: event ?? "operation", id, timestamp, payload: parse(payload) } as WebhookEvent;
+  const parse = event === undefined ? parseOperationWebhook : event === "payment" ? parsePaymentWebhook : 0;
+  // Any other event — svc's notices about the account (`webhook.endpoint_disabled`: parse it with
+  // @svc/webhooks/notices) or one a newer service sends — is authentic (both signatures held) and
+  // returned for the caller to answer 2xx: refused, it would be retried until its endpoint is
+  // disabled.
+  return (
+    parse
+      ? { type: event ?? "operation", id, timestamp, payload: parse(payload) }
+      : { type: "other", event, id, timestamp, payload }
+  ) as WebhookEvent;
 }
 
 /**

@@ -12,7 +12,7 @@
  * (`webhook.endpoint_disabled`); re-enabling it offers to replay what it missed.
  */
 import { newId, TRANSACTION_TYPES } from "@svc/protocol";
-import { canonicalJson } from "@svc/webhooks";
+import { canonicalJson, type EndpointDisabledWebhook } from "@svc/webhooks";
 import {
   CURRENT_PAYLOAD_VERSION,
   PAYLOAD_VERSIONS,
@@ -249,17 +249,11 @@ function validate(
   return out;
 }
 
-/** The `webhook.endpoint_disabled` payload: which endpoint, since when it failed, its last error. */
-export interface EndpointDisabledPayload {
-  event: "webhook.endpoint_disabled";
-  endpoint: { id: string; url: string; description: string };
-  reason: "failing";
-  failing_since: string | null;
-  last_error: string | null;
-  disabled_at: string;
-  timestamp_utc: string;
-  signature: string;
-}
+/**
+ * The `webhook.endpoint_disabled` payload: which endpoint, since when it failed, its last error.
+ * @svc/webhooks' type, so the notice and the library that parses it cannot differ.
+ */
+export type EndpointDisabledPayload = EndpointDisabledWebhook;
 
 export function createEndpointsService(
   db: Db,

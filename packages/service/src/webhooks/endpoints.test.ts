@@ -6,6 +6,7 @@
  * others are told, the metric counts it, re-enabling offers the replay of what it missed).
  */
 import { verifyWebhook } from "@svc/webhooks";
+import { parseEndpointDisabledWebhook } from "@svc/webhooks/notices";
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import {
   api,
@@ -340,6 +341,17 @@ describe.each(STORES)("webhook endpoints on %s", (store) => {
       endpoint: { id: d.json.id, url: `${receiver.url}${dead}` },
       reason: "failing",
     });
+    // @svc/webhooks takes it (it refused it as an unknown event, and a receiver built on it
+    // answered 400 until it was disabled too), and its notices entry types it.
+    const verified = await verifyWebhook(
+      told!.body,
+      told!.headers as Record<string, string>,
+      m.webhookSecret,
+    );
+    expect(verified).toMatchObject({ type: "other", event: "webhook.endpoint_disabled" });
+    const notice = parseEndpointDisabledWebhook(verified.payload);
+    expect(notice.endpoint).toEqual({ id: d.json.id, url: `${receiver.url}${dead}`, description: "" });
+    expect(notice.last_error).toContain("500");
     const metrics = await api(stack, "GET", "/metrics", {});
     expect(metrics.text).toMatch(/svc_webhook_endpoints\{state="disabled_failing"\} [1-9]/);
     // While disabled it gets nothing: the refund below is not sent to it.

@@ -1,6 +1,11 @@
 /** The OpenAPI 3.1 `webhooks` section: what svc POSTs to a merchant's URLs (see docs/webhooks.md). */
 import { EVENT_TYPES } from "./outbox.js";
-import { OPERATION_FIELDS, PAYMENT_FIELDS, payloadJsonSchema } from "@svc/webhooks/schema";
+import {
+  ENDPOINT_DISABLED_FIELDS,
+  OPERATION_FIELDS,
+  PAYMENT_FIELDS,
+  payloadJsonSchema,
+} from "@svc/webhooks/schema";
 import { PAYLOAD_VERSIONS, VERSION_HEADER } from "@svc/webhooks/sign";
 
 const str = (description: string, extra: Record<string, unknown> = {}) => ({
@@ -78,6 +83,24 @@ const PaymentWebhook = payloadJsonSchema(PAYMENT_FIELDS, {
   timestamp_utc: "YYYY-MM-DD HH:MM:SS, UTC",
 });
 
+const endpointDisabled = payloadJsonSchema(ENDPOINT_DISABLED_FIELDS, {
+  endpoint: "The endpoint that was disabled",
+  failing_since: "When its deliveries began to fail (ISO 8601 UTC)",
+  last_error: "The last error its deliveries met",
+  disabled_at: "When it was disabled (ISO 8601 UTC)",
+  timestamp_utc: "YYYY-MM-DD HH:MM:SS, UTC",
+}) as { properties: { endpoint: { properties: object; required: string[] } } };
+// The description may be empty (the tables' strings may not): described here, checked by
+// @svc/webhooks/notices.
+endpointDisabled.properties.endpoint.properties = {
+  ...endpointDisabled.properties.endpoint.properties,
+  description: { type: "string", description: "The endpoint's description, possibly empty" },
+};
+endpointDisabled.properties.endpoint.required = [
+  ...endpointDisabled.properties.endpoint.required,
+  "description",
+];
+
 const delivery = (operationId: string, summary: string, schema: unknown) => ({
   post: {
     operationId,
@@ -101,4 +124,9 @@ export const OPENAPI_WEBHOOKS: Record<string, never> = {
     OperationWebhook,
   ),
   payment: delivery("paymentWebhook", "Payment webhook: a payment became final", PaymentWebhook),
+  "webhook.endpoint_disabled": delivery(
+    "endpointDisabledWebhook",
+    "One of the merchant's endpoints was disabled: every delivery to it failed for the configured period (to endpoints subscribed to webhook.endpoint_disabled)",
+    endpointDisabled,
+  ),
 } as unknown as Record<string, never>;
