@@ -182,8 +182,8 @@ function duplicateField(text: string, value: unknown): string | undefined {
 
 /**
  * The API's JSON body parser, in place of Fastify's: UTF-8 only, no field twice, no prototype
- * keys, and a syntax error that says where (JSON.parse's own message, e.g. "Unexpected token }
- * in JSON at position 12").
+ * keys, and a syntax error that says where (JSON.parse's own message, e.g. "Expected
+ * double-quoted property name in JSON at position 21").
  */
 export function parseJsonBody(body: Buffer, contentType: string | undefined): unknown {
   const charset = /;\s*charset\s*=\s*"?([^";\s]+)/i.exec(contentType ?? "")?.[1]?.toLowerCase();

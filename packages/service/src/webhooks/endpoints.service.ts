@@ -521,7 +521,12 @@ export function createEndpointsService(
               parentSessionId: e.id,
               result: "failing",
             },
-            destinations: route([], routing.endpoints, "webhook.endpoint_disabled"),
+            // Its other endpoints: the disabled one would get a held delivery of its own notice.
+            destinations: route(
+              [],
+              routing.endpoints.filter((other) => other.id !== e.id),
+              "webhook.endpoint_disabled",
+            ),
             body: () => canonicalJson(payload),
             config: routing.config,
           });

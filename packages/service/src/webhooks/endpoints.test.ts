@@ -308,9 +308,11 @@ describe.each(STORES)("webhook endpoints on %s", (store) => {
     const watcher = path("watcher");
     receiver.respond = (req) =>
       req.path === dead ? { status: 500, body: "down" } : { status: 200, body: "ok" };
+    // Subscribed to the notice too: it is not sent its own (it got a held delivery of it, sent
+    // when it was enabled again and replayed).
     const d = await call(m, "POST", "/v1/webhooks/endpoints", {
       url: `${receiver.url}${dead}`,
-      event_types: ["operation"],
+      event_types: ["operation", "webhook.endpoint_disabled"],
     });
     await call(m, "POST", "/v1/webhooks/endpoints", {
       url: `${receiver.url}${watcher}`,
@@ -352,6 +354,12 @@ describe.each(STORES)("webhook endpoints on %s", (store) => {
     const notice = parseEndpointDisabledWebhook(verified.payload);
     expect(notice.endpoint).toEqual({ id: d.json.id, url: `${receiver.url}${dead}`, description: "" });
     expect(notice.last_error).toContain("500");
+    expect(
+      await stack.db.query(
+        "select id from webhook_deliveries where endpoint_id = $1 and event_type = 'webhook.endpoint_disabled'",
+        [d.json.id],
+      ),
+    ).toEqual([]);
     const metrics = await api(stack, "GET", "/metrics", {});
     expect(metrics.text).toMatch(/svc_webhook_endpoints\{state="disabled_failing"\} [1-9]/);
     // While disabled it gets nothing: the refund below is not sent to it.
