@@ -198,6 +198,15 @@ describe.each(STORES)("input rules over HTTP on %s", (store) => {
     expect422(beside, "state");
     expect(Object.keys(beside.json.errors).sort()).toEqual(["since", "state"]);
     expect(beside.json.errors.state[0]).toContain("cannot be combined with order_no");
+    // A query that is not valid percent-encoding is refused as such a path is, not read literally.
+    for (const query of ["order_no=%ED%A0%80", "q=%FF", "q=%E0%A4%A"]) {
+      const bad = await api(stack, "GET", `/v1/payments?${query}`, { auth });
+      expect([bad.status, bad.json.code]).toEqual([400, "invalid_url"]);
+      expect(bad.headers.get("x-request-id")).toMatch(/^req_/);
+    }
+    expect((await api(stack, "GET", "/v1/payments?q=%D8%B9%D8%B1%D8%A8%D9%8A+x%20y", { auth })).status).toBe(
+      200,
+    );
     const twice = await api(stack, "GET", "/v1/webhooks/messages?limit=5&limit=6", { auth });
     expect422(twice, "limit");
     expect(twice.json.errors.limit).toEqual(["is given more than once; give it once"]);

@@ -223,6 +223,22 @@ export function registerInputGuard(app: FastifyInstance): void {
       done(error as Error, undefined);
     }
   });
+  // A query string that is not valid percent-encoding is refused as such a path is (app.ts's
+  // frameworkErrors), not read literally: `?order_no=%ED%A0%80` searched for those 9 characters.
+  app.addHook("onRequest", async (request) => {
+    const at = request.url.indexOf("?");
+    if (at < 0 || !request.url.startsWith("/v1/") || !request.url.includes("%", at)) return;
+    for (const piece of request.url.slice(at + 1).split(/[&=]/)) {
+      try {
+        decodeURIComponent(piece);
+      } catch {
+        throw new AppError(
+          "invalid_url",
+          "The query string is not valid percent-encoding (e.g. %E0%A4 cut short, or bytes that are not UTF-8); encode each value as UTF-8.",
+        );
+      }
+    }
+  });
   app.addHook("preValidation", async (request) => {
     if (
       request.url.startsWith("/v1/") &&
