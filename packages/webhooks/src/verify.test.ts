@@ -229,6 +229,13 @@ describe("verifyWebhook", () => {
       type: "other",
       event: "refund.v2",
     });
+    // An `event` that is not a string is not an event name.
+    const odd = await generateTestHeaders({ event: 5 }, SECRET, { timestamp: NOW });
+    const oddError = await verifyWebhook(odd.body, odd.headers, SECRET, { nowSeconds: NOW }).catch(
+      (e: WebhookVerificationError) => e,
+    );
+    expect(oddError).toMatchObject({ code: "invalid_payload" });
+    expect((oddError as WebhookVerificationError).issues).toContain("event: expected one of payment, got 5");
     // Authentic only: both signatures are still checked.
     expect(await codeOf(verifyWebhook(signed.body, signed.headers, OTHER_SECRET, { nowSeconds: NOW }))).toBe(
       "signature_mismatch",

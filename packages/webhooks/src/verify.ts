@@ -226,7 +226,13 @@ function* webhookSteps(
     yield* payloadSteps(payload, secrets, text);
   }
   const event = payload?.event;
-  const parse = event === undefined ? parseOperationWebhook : event === "payment" ? parsePaymentWebhook : 0;
+  // An `event` that is not a string goes to the payment rules, which name it.
+  const parse =
+    event === undefined
+      ? parseOperationWebhook
+      : event !== "payment" && typeof event === "string"
+        ? 0
+        : parsePaymentWebhook;
   // Any other event — svc's notices about the account (`webhook.endpoint_disabled`: parse it with
   // @svc/webhooks/notices) or one a newer service sends — is authentic (both signatures held) and
   // returned for the caller to answer 2xx: refused, it would be retried until its endpoint is
