@@ -161,6 +161,14 @@ describe.each(STORES)("svc listen, service side, on %s", (store) => {
     const [waited] = await back.next(1);
     expect(waited!.headers["svc-sequence"]).toBe("4");
     await forward(id, waited!, "/local");
+    // A replay of a message sent to it comes down its stream again (the worker once took it and
+    // posted it to the endpoint's svc-cli:// name).
+    const messageId = first!.headers["webhook-id"]!;
+    const replayed = await call("POST", `/v1/webhooks/messages/${messageId}/replay`);
+    expect(replayed.json).toEqual({ replayed: 1, skipped: 0 });
+    const [, replay] = await back.next(2);
+    expect(replay!.headers["webhook-id"]).toBe(messageId);
+    expect(await forward(id, replay!, "/local")).toMatchObject({ status: "succeeded" });
     back.close();
     // The CLI deletes its endpoint when it stops.
     expect((await call("DELETE", `/v1/webhooks/endpoints/${id}`)).status).toBe(204);
