@@ -402,12 +402,14 @@ describe.each(STORES)("webhook endpoints on %s", (store) => {
     const [first] = await receiver.waitFor(1, { path: seed });
     for (const x of [off, gone]) await receiver.waitFor(2, { path: x }); // payment.paid, operation
     const messageId = first!.headers["webhook-id"]!;
+    const settled = () =>
+      expect
+        .poll(async () => (await call(m, "GET", `/v1/webhooks/messages/${messageId}`)).json.status, {
+          timeout: 10_000,
+        })
+        .toBe("succeeded");
     // Every delivery done, then one endpoint disabled by hand and the other deleted.
-    await expect
-      .poll(async () => (await call(m, "GET", `/v1/webhooks/messages/${messageId}`)).json.status, {
-        timeout: 10_000,
-      })
-      .toBe("succeeded");
+    await settled();
     expect(
       (await call(m, "PATCH", `/v1/webhooks/endpoints/${disabled.json.id}`, { enabled: false })).status,
     ).toBe(200);
@@ -429,11 +431,7 @@ describe.each(STORES)("webhook endpoints on %s", (store) => {
     );
     expect(rows.map((r) => r.status)).not.toContain("pending");
     // Enabled again, the endpoint's deliveries replay as before (once the seed's replays are done).
-    await expect
-      .poll(async () => (await call(m, "GET", `/v1/webhooks/messages/${messageId}`)).json.status, {
-        timeout: 10_000,
-      })
-      .toBe("succeeded");
+    await settled();
     expect(
       (await call(m, "PATCH", `/v1/webhooks/endpoints/${disabled.json.id}`, { enabled: true })).status,
     ).toBe(200);
