@@ -202,6 +202,16 @@ describe.each(STORES)("dashboard webhook endpoints on %s", (store) => {
     expect((await dashboard.get("/dashboard/deliveries")).text).toContain(
       "it went only to endpoints that are disabled or deleted now",
     );
+    // A refund while it is disabled is held for it (failed, not sent); replaying every failed
+    // delivery leaves it out too, and says so.
+    await api(stack, "POST", "/v1/operations", {
+      auth,
+      body: { operation: "refund", session_id: parent.session_id, amount: "1.000" },
+    });
+    await dashboard.post("/dashboard/deliveries/replay", {});
+    expect((await dashboard.get("/dashboard/deliveries")).text).toContain(
+      "No failed delivery is queued again: each of them (1) went to an endpoint that is disabled or deleted now.",
+    );
     await new Promise((r) => setTimeout(r, 1_000));
     expect(receiver.requests.filter((r) => r.path === "/shelved")).toHaveLength(1);
   });

@@ -90,7 +90,7 @@ const WORDS = {
     only_skipped:
       "Message {id} is not queued again: it went only to endpoints that are disabled or deleted now. Enable the endpoint, or send the message to a current destination.",
     many_only_skipped:
-      "No failed delivery is queued again: the {n} there are went to endpoints that are disabled or deleted now.",
+      "No failed delivery is queued again: each of them ({n}) went to an endpoint that is disabled or deleted now.",
   },
   ar: {
     title: "سجل التسليم",
