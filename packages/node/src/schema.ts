@@ -908,6 +908,7 @@ export interface components {
                 email: string;
                 phone?: string;
             };
+            /** @description False only when a gateway setting that moves real money did it: KNET's or Stripe's production host, Stripe with a live key */
             is_sandbox: boolean;
             /** @description The payment's metadata: only to endpoints with include_metadata, when the payment has some; never to the general and plugin URLs */
             metadata?: {
@@ -2763,6 +2764,7 @@ export interface operations {
                         email: string;
                         phone?: string;
                     };
+                    /** @description False only when a gateway setting that moves real money did it: KNET's or Stripe's production host, Stripe with a live key */
                     is_sandbox: boolean;
                     /** @description The payment's metadata: only to endpoints with include_metadata, when the payment has some; never to the general and plugin URLs */
                     metadata?: {
@@ -2849,6 +2851,7 @@ export interface operations {
                     refunded_amount: string;
                     voided_amount: string;
                     remaining_amount: string;
+                    /** @description False only when a gateway setting that moves real money did it: KNET's or Stripe's production host, Stripe with a live key; before any gateway, false when one it offered is */
                     is_sandbox: boolean;
                     pg_response: Record<string, never>;
                     /** @description Your own data given at checkout; absent when none was given */

@@ -105,6 +105,9 @@ export async function startService(
       onError: (err) => app.log.warn({ err }, "webhook delivery worker error"),
     });
   await worker?.start();
+  void app.services.gatewaySettings
+    .refreshHints()
+    .catch((err: unknown) => app.log.warn({ err }, "gateway credential hints not refreshed"));
   const sweep = setInterval(() => {
     app.services.checkout
       .expireDueSessions()

@@ -192,7 +192,7 @@ describe.each(STORES)("dashboard gateways on %s", (store) => {
     expect(r.status, r.text.slice(0, 300)).toBe(303);
     const list = await client.get("/dashboard/gateways");
     expect(list.text).toContain(">Stripe</td>");
-    expect(list.text).toContain('Secret key <code dir="ltr">…Zz09</code>');
+    expect(list.text).toContain('Secret key <code dir="ltr">sk_test_…Zz09</code>');
     expect(list.text).toContain("Webhook signing secret <strong>saved</strong>");
     expect(list.text).toContain("<code>USD, EUR</code>");
     expect(list.text).toContain(">Authorization</td>");
@@ -203,7 +203,7 @@ describe.each(STORES)("dashboard gateways on %s", (store) => {
       currencies: ["USD", "EUR"],
       operation: "authorize",
       api_base_url: null,
-      credentials: { secret_key: "…Zz09", webhook_secret: "set" },
+      credentials: { secret_key: "sk_test_…Zz09", webhook_secret: "set" },
     });
   });
 
@@ -378,7 +378,7 @@ describe.each(STORES)("dashboard gateways on %s", (store) => {
       name: "Stripe EU",
       currencies: ["EUR"],
       operation: "purchase",
-      credentials: { secret_key: "…Zz09", webhook_secret: "set" },
+      credentials: { secret_key: "sk_test_…Zz09", webhook_secret: "set" },
     });
   });
 

@@ -11,8 +11,12 @@ import { credentialsContext } from "./connection.js";
 interface CredentialField {
   /** Checks the value; returns what is wrong with it, or undefined. */
   problem(value: string): string | undefined;
-  /** `last4`: the last 4 characters may be shown; `set`: only that it is set. */
-  hint: "last4" | "set";
+  /**
+   * `last4`: the last 4 characters may be shown; `mode`: those and the key's first 8, which say
+   * whether it is a live or a test key (`sk_live_…a1b2`, as Stripe's Dashboard shows it); `set`:
+   * only that it is set.
+   */
+  hint: "last4" | "mode" | "set";
 }
 
 const text =
@@ -44,7 +48,7 @@ export const CREDENTIAL_FIELDS: Partial<Record<GatewayKind, Record<string, Crede
         /^(sk|rk)_(test|live)_[A-Za-z0-9]{8,247}$/.test(value)
           ? undefined
           : "must be a Stripe secret key (sk_test_… or sk_live_…) or restricted key (rk_…) from the Dashboard's API keys page",
-      hint: "last4",
+      hint: "mode",
     },
     webhook_secret: {
       problem: (value) =>
@@ -101,7 +105,8 @@ export function credentialsHint(
   return Object.fromEntries(
     Object.entries(fields).map(([name, field]) => {
       const value = credentials[name] ?? "";
-      return [name, field.hint === "last4" && value.length >= 8 ? `…${value.slice(-4)}` : "set"];
+      if (field.hint === "set" || value.length < 8) return [name, "set"];
+      return [name, `${field.hint === "mode" ? value.slice(0, 8) : ""}…${value.slice(-4)}`];
     }),
   );
 }

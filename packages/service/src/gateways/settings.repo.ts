@@ -41,6 +41,14 @@ export const gatewaySettingsRepo = {
       "select * from gateway_settings where credentials is not null order by id",
     );
   },
+  /** Replaces a setting's credentials hint if its credentials are still `sealed`. */
+  async rehint(q: Queryable, id: string, sealed: string, hint: Record<string, string>): Promise<boolean> {
+    const rows = await q.query(
+      "update gateway_settings set credentials_hint = $3 where id = $1 and credentials = $2 returning 1",
+      [id, sealed, JSON.stringify(hint)],
+    );
+    return rows.length > 0;
+  },
   /** Replaces a setting's sealed credentials if they are still `previous`; false when they changed meanwhile. */
   async reseal(q: Queryable, id: string, previous: string, sealed: string): Promise<boolean> {
     const rows = await q.query(

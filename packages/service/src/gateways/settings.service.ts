@@ -293,6 +293,30 @@ export function createGatewaySettingsService(
       }
       return { key_id: keyring.currentKeyId, resealed, already_current: current, cannot_open: cannotOpen };
     },
+
+    /**
+     * Writes each saved hint again where it is not what {@link credentialsHint} shows now (a
+     * Stripe key's hint gained its mode, `sk_live_…`, which is what makes its payments' webhooks
+     * say `is_sandbox: false`). Run at start; idempotent; settings it cannot open are left as they are.
+     */
+    async refreshHints(): Promise<number> {
+      if (!keyring) return 0;
+      let refreshed = 0;
+      for (const row of await gatewaySettingsRepo.withCredentials(db)) {
+        let hint: Record<string, string>;
+        try {
+          hint = credentialsHint(row.kind, openCredentials(keyring, row));
+        } catch {
+          continue;
+        }
+        const saved = row.credentials_hint ?? {};
+        const same =
+          Object.keys(saved).length === Object.keys(hint).length &&
+          Object.entries(hint).every(([name, value]) => saved[name] === value);
+        if (!same) if (await gatewaySettingsRepo.rehint(db, row.id, row.credentials, hint)) refreshed += 1;
+      }
+      return refreshed;
+    },
   };
 }
 

@@ -8,6 +8,7 @@ import { api, bearer, createMerchant, type TestMerchant } from "../../../../test
 import { SECRETS_KEY, type Stack, startStack } from "../../../../test/support/stack.js";
 import { STORES } from "../../../../test/support/stores.js";
 import { createKeyring, generateSecretsKey } from "../secrets/keyring.js";
+import { settingsRepo } from "../webhooks/settings.repo.js";
 import { credentialsContext } from "./connection.js";
 
 const KNET = {
@@ -60,7 +61,7 @@ describe.each(STORES)("gateway settings with credentials (%s)", (kind) => {
       },
     });
     expect(stripe.status).toBe(201);
-    expect(stripe.json.credentials).toEqual({ secret_key: "…Zz09", webhook_secret: "set" });
+    expect(stripe.json.credentials).toEqual({ secret_key: "sk_test_…Zz09", webhook_secret: "set" });
     noSecretIn(knet.text + stripe.text);
 
     const listed = await api(stack, "GET", path(), { auth: bearer });
@@ -176,6 +177,55 @@ describe.each(STORES)("gateway settings with credentials (%s)", (kind) => {
       expect(sandbox.status).toBe(201);
     } finally {
       await keyless.close();
+    }
+  });
+
+  it("counts as moving real money only KNET's and Stripe's production hosts (Stripe: with a live key)", async () => {
+    const owner = await createMerchant(stack);
+    const tag = owner.id.slice(4, 12);
+    const live = { ...STRIPE, secret_key: `sk_live_${"51Ab".repeat(6)}Lv01` };
+    const settings: [string, Record<string, unknown>][] = [
+      [`kprod-${tag}`, { kind: "knet", currencies: ["KWD"], credentials: KNET }],
+      [`ktest-${tag}`, { kind: "knet", currencies: ["KWD"], credentials: KNET, environment: "test" }],
+      [`slive-${tag}`, { kind: "stripe", currencies: ["USD"], credentials: live }],
+      [`stest-${tag}`, { kind: "stripe", currencies: ["USD"], credentials: STRIPE }],
+      [
+        `sstand-${tag}`,
+        { kind: "stripe", currencies: ["USD"], credentials: live, api_base_url: "http://127.0.0.1:9" },
+      ],
+      [`sbx-${tag}`, { kind: "sandbox", currencies: ["KWD"] }],
+    ];
+    for (const [pgCode, body] of settings) {
+      const r = await api(stack, "POST", `/v1/admin/merchants/${owner.id}/gateways`, {
+        auth: bearer,
+        body: { pg_code: pgCode, ...body },
+      });
+      expect(r.status, pgCode).toBe(201);
+    }
+    const liveOf = async () => (await settingsRepo.routing(stack.db, owner.id, "e_commerce")).live.sort();
+    expect(await liveOf()).toEqual([`kprod-${tag}`, `slive-${tag}`]);
+    // The hint says the key's mode; a live key moved to a stand-in, or a test key, is a sandbox.
+    const shown = await api(stack, "GET", `/v1/admin/merchants/${owner.id}/gateways/slive-${tag}`, {
+      auth: bearer,
+    });
+    expect(shown.json.credentials.secret_key).toBe("sk_live_…Lv01");
+    await api(stack, "PATCH", `/v1/admin/merchants/${owner.id}/gateways/kprod-${tag}`, {
+      auth: bearer,
+      body: { environment: "test" },
+    });
+    expect(await liveOf()).toEqual([`slive-${tag}`]);
+
+    // A hint saved before keys showed their mode is written again when svc starts.
+    await stack.db.query(
+      `update gateway_settings set credentials_hint = '{"secret_key": "…Lv01", "webhook_secret": "set"}' where pg_code = $1`,
+      [`slive-${tag}`],
+    );
+    expect(await liveOf()).toEqual([]);
+    const restarted = await startStack(kind, { db: stack.db });
+    try {
+      await expect.poll(liveOf, { timeout: 5_000 }).toEqual([`slive-${tag}`]);
+    } finally {
+      await restarted.close();
     }
   });
 

@@ -16,7 +16,7 @@ import { canonicalJson } from "@svc/webhooks";
 import { signPayload } from "@svc/webhooks/sign";
 import type { Queryable } from "../db/client.js";
 import type { TransactionRow } from "../payments/transactions.repo.js";
-import { isSandboxGateway, timestampUtc } from "../webhooks/format.js";
+import { isSandboxPayment, timestampUtc } from "../webhooks/format.js";
 import { messagesRepo } from "../webhooks/messages.repo.js";
 import { uniqueUrls } from "../webhooks/outbox.js";
 import {
@@ -59,14 +59,14 @@ export function resultOf(state: string): "success" | "queued" | "rejected" {
 export async function operationPayload(
   parent: Pick<TransactionRow, "session_id" | "order_no">,
   child: OperationRow,
-  secret: string,
+  signing: Pick<Routing, "secret" | "live">,
 ): Promise<OperationWebhook> {
   const amount = formatAmount(child.amount_minor, child.currency_code);
   const result = resultOf(child.state);
   const payload = {
     amount,
     ...(child.initiator ? { initiator: initiatorOf(child.initiator) } : {}),
-    is_sandbox: isSandboxGateway(child.pg_code),
+    is_sandbox: isSandboxPayment(signing.live, child.pg_code),
     operation: child.operation,
     ...(parent.order_no ? { order_no: parent.order_no } : {}),
     pg_code: child.pg_code,
@@ -86,7 +86,7 @@ export async function operationPayload(
       state: child.state,
     },
   } as OperationWebhook;
-  payload.signature = secret ? await signPayload(payload, secret) : "";
+  payload.signature = signing.secret ? await signPayload(payload, signing.secret) : "";
   return payload;
 }
 
@@ -223,7 +223,7 @@ async function operationPublications(
   items: (OperationWebhookItem & { destinations: Destination[] })[],
 ): Promise<{ payloads: OperationWebhook[]; published: Publication[] }> {
   const payloads = await Promise.all(
-    items.map(({ parent, child, routing }) => operationPayload(parent, child, routing.secret ?? "")),
+    items.map(({ parent, child, routing }) => operationPayload(parent, child, routing)),
   );
   const published = items.map(({ parent, child, routing, destinations, traceparent }, i): Publication => ({
     message: {

@@ -335,7 +335,7 @@ export function createOperationsService(db: Db, deps: OperationsDeps) {
     // Settled already (by that request before it died, or by the sweep): its answer, from what is stored.
     return {
       status: child.state.endsWith("_queued") ? 202 : 200,
-      payload: await operationPayload(parent, child, routing.secret ?? ""),
+      payload: await operationPayload(parent, child, routing),
     };
   }
 
@@ -417,7 +417,7 @@ export function createOperationsService(db: Db, deps: OperationsDeps) {
     // child and its messages commit together (the outbox).
     if (operationWebhookDestinations(routing, parent, child).length === 0) {
       await finishChild({ child, state, pgResponse: answer.pgResponse, operatedAt });
-      return operationPayload(parent, settled, routing.secret ?? "");
+      return operationPayload(parent, settled, routing);
     }
     const emitted = await finishAndEmit({
       child,
@@ -429,7 +429,7 @@ export function createOperationsService(db: Db, deps: OperationsDeps) {
       traceparent: activeTraceparent(),
     });
     if (emitted?.messageId) deps.outbox.committed();
-    return emitted?.payload ?? operationPayload(parent, settled, routing.secret ?? "");
+    return emitted?.payload ?? operationPayload(parent, settled, routing);
   }
 
   return {

@@ -8,10 +8,10 @@ import type { PaymentWebhook } from "@svc/webhooks";
 import { canonicalJson } from "@svc/webhooks";
 import { signPayload } from "@svc/webhooks/sign";
 import type { Queryable } from "../db/client.js";
-import { isSandboxGateway, timestampUtc } from "../webhooks/format.js";
+import { isSandboxPayment, timestampUtc } from "../webhooks/format.js";
 import { EVENT_TYPES, type EventType } from "../webhooks/outbox.js";
 import { publish, route } from "../webhooks/publish.js";
-import { settingsRepo } from "../webhooks/settings.repo.js";
+import { type Routing, settingsRepo } from "../webhooks/settings.repo.js";
 import { type ChildRow, paymentsRepo } from "./payments.repo.js";
 import { deriveTotals } from "./totals.js";
 import { transactionsOf } from "./transactions.js";
@@ -22,7 +22,7 @@ export async function paymentPayload(
   parent: TransactionRow,
   children: ChildRow[],
   at: Date,
-  secret: string,
+  signing: Pick<Routing, "secret" | "live">,
 ): Promise<PaymentWebhook> {
   const totals = deriveTotals(parent, children);
   const money = (minor: number) => formatAmount(minor, parent.currency_code);
@@ -45,12 +45,12 @@ export async function paymentPayload(
     transactions: transactionsOf(parent, children),
     // The merchant's own data, when the payment has some (the key is left out otherwise).
     ...(Object.keys(parent.metadata ?? {}).length > 0 ? { metadata: parent.metadata } : {}),
-    is_sandbox: isSandboxGateway(parent.pg_code),
+    is_sandbox: isSandboxPayment(signing.live, parent.pg_code, parent.pg_codes),
     pg_response: parent.pg_response ?? {},
     timestamp_utc: timestampUtc(at),
     signature: "",
   } as PaymentWebhook;
-  payload.signature = await signPayload(payload, secret);
+  payload.signature = signing.secret ? await signPayload(payload, signing.secret) : "";
   return payload;
 }
 
@@ -83,7 +83,6 @@ export async function emitPaymentWebhook(q: Queryable, parent: TransactionRow, a
   const eventType = paymentEventType(parent.state);
   const routing = await settingsRepo.routing(q, parent.merchant_id, parent.type);
   if (!routing.secret) return undefined;
-  const secret = routing.secret;
   const seedUrl =
     routing.config.enabled && SEED_PAYMENT_EVENTS.has(eventType)
       ? (parent.webhook_url ?? (routing.plugin.enabled ? routing.plugin.webhook_url : null))
@@ -91,7 +90,7 @@ export async function emitPaymentWebhook(q: Queryable, parent: TransactionRow, a
   const destinations = route(seedUrl ? [seedUrl] : [], routing.endpoints, eventType);
   if (destinations.length === 0) return undefined;
   const children = await paymentsRepo.children(q, parent.session_id);
-  const payload = await paymentPayload(parent, children, at, secret);
+  const payload = await paymentPayload(parent, children, at, routing);
   return publish(q, {
     message: {
       merchantId: parent.merchant_id,

@@ -8,7 +8,14 @@ export function timestampUtc(date: Date): string {
   return date.toISOString().slice(0, 19).replace("T", " ");
 }
 
-/** Every gateway kind svc ships today is a sandbox; a real adapter will say false here. */
-export function isSandboxGateway(_pgCode: string | null): boolean {
-  return true;
+/**
+ * `is_sandbox`: false only when the payment went through a gateway setting that moves real money
+ * (`live`, from Routing), or, before it went through any, when one it offers does.
+ */
+export function isSandboxPayment(
+  live: readonly string[],
+  pgCode: string | null,
+  offered: readonly string[] = [],
+): boolean {
+  return pgCode !== null ? !live.includes(pgCode) : !offered.some((code) => live.includes(code));
 }

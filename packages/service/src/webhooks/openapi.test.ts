@@ -72,6 +72,8 @@ const allKeys = (table: Table) => sorted([...payloadKeys(table).required, ...pay
 
 const at = new Date("2026-11-24T10:00:00Z");
 const secret = generateSecret();
+/** What the payloads take of a Routing: no gateway setting of this merchant moves real money. */
+const signing = { secret, live: [] as string[] };
 
 const parent = (order_no: string | null, metadata: Record<string, string>) =>
   ({
@@ -137,11 +139,11 @@ describe("the webhook payloads, described once", () => {
     const full = await operationPayload(
       parent("ORD-1", {}),
       child({ id: 7, username: "sara", email: "sara@shop.example", first_name: "Sara", phone: "+965" }),
-      secret,
+      signing,
     );
     // metadata is added per endpoint (include_metadata) when the publication writes the body.
     expect(sorted([...Object.keys(full), "metadata"])).toEqual(allKeys(OPERATION_FIELDS));
-    const bare = await operationPayload(parent(null, {}), child(null), secret);
+    const bare = await operationPayload(parent(null, {}), child(null), signing);
     expect(sorted(Object.keys(bare))).toEqual(sorted(payloadKeys(OPERATION_FIELDS).required));
     const known = schemaPaths(schemaOf("operation"));
     for (const payload of [full, bare]) {
@@ -155,9 +157,9 @@ describe("the webhook payloads, described once", () => {
   });
 
   it("the payment payload the service builds has the table's keys, and the schema's fields only", async () => {
-    const full = await paymentPayload(parent("ORD-1", { order: "1001" }), [childRow], at, secret);
+    const full = await paymentPayload(parent("ORD-1", { order: "1001" }), [childRow], at, signing);
     expect(sorted(Object.keys(full))).toEqual(allKeys(PAYMENT_FIELDS));
-    const bare = await paymentPayload(parent(null, {}), [], at, secret);
+    const bare = await paymentPayload(parent(null, {}), [], at, signing);
     expect(sorted(Object.keys(bare))).toEqual(sorted(payloadKeys(PAYMENT_FIELDS).required));
     const known = schemaPaths(schemaOf("payment"));
     const paths = unique(payloadPaths(full as unknown as Record<string, unknown>, schemaOf("payment")));
@@ -167,6 +169,26 @@ describe("the webhook payloads, described once", () => {
       sorted(known.filter((p) => p.startsWith("transactions[]."))),
     );
     for (const payload of [full, bare]) expect(parsePaymentWebhook(payload)).toEqual(payload);
+  });
+
+  it("is_sandbox is false only for a payment through (or, before one, offering) a setting that moves real money", async () => {
+    const live = { secret, live: ["knet_live"] };
+    expect((await operationPayload(parent(null, {}), child(null), signing)).is_sandbox).toBe(true);
+    expect(
+      (await operationPayload(parent(null, {}), child(null), { secret, live: ["sandbox_card"] })).is_sandbox,
+    ).toBe(false);
+    expect((await operationPayload(parent(null, {}), child(null), live)).is_sandbox).toBe(true);
+    const paid = parent(null, {});
+    expect((await paymentPayload(paid, [], at, live)).is_sandbox).toBe(true);
+    expect((await paymentPayload({ ...paid, pg_code: "knet_live" }, [], at, live)).is_sandbox).toBe(false);
+    // Expired before any gateway: live when a gateway it offered is.
+    const unpaid = { ...paid, state: "expired", pg_code: null } as TransactionRow;
+    expect(
+      (await paymentPayload({ ...unpaid, pg_codes: ["sandbox_card", "knet_live"] }, [], at, live)).is_sandbox,
+    ).toBe(false);
+    expect((await paymentPayload({ ...unpaid, pg_codes: ["sandbox_card"] }, [], at, live)).is_sandbox).toBe(
+      true,
+    );
   });
 
   it("documents the version header with the versions @svc/webhooks knows", () => {

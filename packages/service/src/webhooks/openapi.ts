@@ -53,11 +53,14 @@ const headers = {
 // The payloads' schemas are generated from @svc/webhooks' field tables, the one description of
 // each payload (the library validates and types payloads with the same tables); only the
 // descriptions, and the metadata limits the service keeps but receivers need not check, are here.
+const IS_SANDBOX =
+  "False only when a gateway setting that moves real money did it: KNET's or Stripe's production host, Stripe with a live key";
 const metadataLimits = { additionalProperties: { type: "string", maxLength: 500 }, maxProperties: 50 };
 
 export const OperationWebhook = payloadJsonSchema(OPERATION_FIELDS, {
   amount: "Operation amount, decimal string in the parent's currency",
   initiator: "The dashboard user who made the operation; absent for private keys and gateway relays",
+  is_sandbox: IS_SANDBOX,
   metadata: {
     ...metadataLimits,
     description:
@@ -75,6 +78,7 @@ export const OperationWebhook = payloadJsonSchema(OPERATION_FIELDS, {
 });
 
 const PaymentWebhook = payloadJsonSchema(PAYMENT_FIELDS, {
+  is_sandbox: `${IS_SANDBOX}; before any gateway, false when one it offered is`,
   transactions: "Children, as in the Payment Status API",
   metadata: {
     ...metadataLimits,

@@ -43,7 +43,18 @@ export interface Routing {
   secret: string | null;
   /** The merchant's endpoints (docs/webhooks.md "Endpoints"), oldest first, disabled ones too (their deliveries are held). */
   endpoints: EndpointRoute[];
+  /** The `pg_code`s of the merchant's gateway settings that move real money (see {@link liveSetting}). */
+  live: string[];
 }
+
+/**
+ * Whether the gateway setting `g` moves real money: a real gateway's production host (no
+ * `api_base_url`: not KNET's test host, not a stand-in) and, for Stripe, a live key (its hint
+ * keeps the key's mode, `sk_live_…`). Everything else (the sandboxes, test hosts, test keys) is
+ * a sandbox, and its webhooks say `is_sandbox: true`.
+ */
+export const liveSetting = (g: string) =>
+  `(${g}.api_base_url is null and (${g}.kind = 'knet' or ${g}.kind = 'stripe' and left(${g}.credentials_hint->>'secret_key', 8) in ('sk_live_', 'rk_live_')))`;
 
 /**
  * Columns of a Routing, for a query that joins `webhook_configs c` and `webhook_plugins p` on a
@@ -57,7 +68,9 @@ export const ROUTING_COLUMNS = `(${secretsInForce("t.merchant_id")})[1] as rt_se
                     'include_metadata', e.include_metadata, 'payload_version', e.payload_version,
                     'enabled', e.enabled, 'kind', e.kind)
                   order by e.created_at, e.id), '[]'::json)
-            from webhook_endpoints e where e.merchant_id = t.merchant_id) as rt_endpoints`;
+            from webhook_endpoints e where e.merchant_id = t.merchant_id) as rt_endpoints,
+         (select coalesce(array_agg(l.pg_code), '{}') from gateway_settings l
+           where l.merchant_id = t.merchant_id and ${liveSetting("l")}) as rt_live`;
 
 export interface RoutingColumns {
   rt_secret: string | null;
@@ -69,6 +82,7 @@ export interface RoutingColumns {
   rt_plugin_url: string | null;
   rt_plugin_enabled: boolean | null;
   rt_endpoints: EndpointRoute[];
+  rt_live: string[];
 }
 
 /** A Routing from ROUTING_COLUMNS; absent rows mean the defaults. */
@@ -88,6 +102,7 @@ export function routingFrom(row: RoutingColumns): Routing {
     plugin: { webhook_url: row.rt_plugin_url, enabled: row.rt_plugin_enabled ?? true },
     secret: row.rt_secret,
     endpoints: row.rt_endpoints,
+    live: row.rt_live,
   };
 }
 
