@@ -131,6 +131,18 @@ const READINESS_TIMEOUT_MS = 1_500;
 /** How often Node checks open connections against the request and headers timeouts. */
 const CONNECTION_CHECK_MS = 1_000;
 
+/**
+ * Whether the database can serve this process: migrated, and accepting writes (a replica not yet
+ * promoted, during a failover at the same address, answers reads and refuses every write).
+ */
+async function readiness(db: Db): Promise<"ready" | "migrations_pending" | "database_read_only"> {
+  if (!(await migrationsApplied(db))) return "migrations_pending";
+  const [server] = await db.query<{ read_only: boolean }>(
+    "select pg_is_in_recovery() or current_setting('transaction_read_only') = 'on' as read_only",
+  );
+  return server?.read_only ? "database_read_only" : "ready";
+}
+
 export async function buildApp(config: ServiceConfig, deps: AppDeps): Promise<FastifyInstance> {
   const app = Fastify({
     logger:
@@ -327,13 +339,15 @@ export async function buildApp(config: ServiceConfig, deps: AppDeps): Promise<Fa
       timer = setTimeout(() => resolve("timeout"), READINESS_TIMEOUT_MS);
     });
     try {
-      const applied = await Promise.race([migrationsApplied(deps.db), timedOut]);
-      if (applied === "timeout")
+      const state = await Promise.race([readiness(deps.db), timedOut]);
+      if (state === "timeout")
         return reply.status(503).send({
           status: "database_unreachable",
           reason: `the database did not answer within ${READINESS_TIMEOUT_MS} ms`,
         });
-      if (!applied) return reply.status(503).send({ status: "migrations_pending" });
+      if (state === "migrations_pending") return reply.status(503).send({ status: state });
+      if (state === "database_read_only")
+        return reply.status(503).send({ status: state, reason: "the database accepts no writes" });
       return { status: "ready" };
     } catch (error) {
       // Why, without addresses: a probe's answer is public.

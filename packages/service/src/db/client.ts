@@ -134,8 +134,10 @@ export function isDatabaseUnavailable(error: unknown): boolean {
     const code = (e as { code?: unknown }).code;
     if (typeof code === "string") {
       // Connection exceptions (08…), shutdown / crash / starting up (57P01–57P03), too many
-      // connections (53300), a statement canceled by statement_timeout (57014).
-      if (/^08/.test(code) || ["57P01", "57P02", "57P03", "53300", "57014"].includes(code)) return true;
+      // connections (53300), a statement canceled by statement_timeout (57014), a server that
+      // only reads (25006: a replica not yet promoted, during a failover at the same address).
+      if (/^08/.test(code) || ["57P01", "57P02", "57P03", "53300", "57014", "25006"].includes(code))
+        return true;
       if (
         [
           "ECONNREFUSED",

@@ -10,7 +10,13 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { findPgBin, startPostgres } from "../../../../scripts/postgres.mjs";
-import { api, bearer } from "../../../../test/support/merchant.js";
+import {
+  api,
+  apiKey,
+  bearer,
+  createMerchant as createTestMerchant,
+  createTransaction,
+} from "../../../../test/support/merchant.js";
 import { seedOutboxMerchant } from "../../../../test/support/outbox-merchant.js";
 import { type Receiver, startReceiver } from "../../../../test/support/receiver.js";
 import { type Stack, startStack } from "../../../../test/support/stack.js";
@@ -158,6 +164,89 @@ describe.runIf(bin)("PostgreSQL failures", () => {
         return r;
       }, 5_000);
       expect(back.ms).toBeLessThan(5_000);
+      expect((await api(stack, "GET", "/readyz")).status).toBe(200);
+    });
+
+    it("frees an Idempotency-Key claimed while the server was frozen as soon as it answers again, not after the lease", async () => {
+      const m = await createTestMerchant(stack);
+      // The private key is now in the service's cache, so the next request gets as far as its key's claim.
+      expect((await createTransaction(stack, m)).status).toBe(201);
+      const key = `frozen-${Date.now()}`;
+      const create = () =>
+        api(stack, "POST", "/v1/checkout", {
+          auth: apiKey(m.privateKey),
+          headers: { "idempotency-key": key },
+          body: { type: "e_commerce", pg_codes: [m.pg.sandbox], amount: "1.000", currency_code: "KWD" },
+        });
+      cluster.freeze();
+      let refused: Awaited<ReturnType<typeof create>>;
+      try {
+        refused = await create();
+      } finally {
+        cluster.thaw();
+      }
+      expect(refused.status).toBe(503);
+      expect(refused.json.code).toBe("database_unavailable");
+      // The frozen server ran the claim after the request gave up; the lease (60 s) would hold the
+      // key, but the service releases that claim once the server answers: the retry gets through.
+      const answers: number[] = [];
+      const back = await eventually(async () => {
+        const r = await create();
+        answers.push(r.status);
+        if (r.status !== 201) throw new Error(`still ${r.status}`);
+        return r;
+      }, 8_000);
+      expect(back.ms).toBeLessThan(8_000);
+      expect(stack.config.idempotencyLeaseSeconds).toBeGreaterThanOrEqual(60);
+      const [row] = await db.query<{ n: number }>(
+        "select count(*)::int as n from transactions where merchant_id = $1 and amount_minor = 1000",
+        [m.id],
+      );
+      expect(row!.n).toBe(1);
+    });
+  });
+
+  describe("a database that only reads (a replica not yet promoted)", () => {
+    let stack: Stack;
+    beforeAll(async () => {
+      await migrate(db);
+      stack = await startStack("postgres", { db });
+    });
+    afterAll(async () => stack?.close());
+
+    const readOnly = async (on: boolean) => {
+      await db.query(
+        on
+          ? "alter system set default_transaction_read_only = on"
+          : "alter system reset default_transaction_read_only",
+      );
+      await db.query("select pg_reload_conf()");
+      // The pool's sessions take the reloaded setting at their next statement.
+      await eventually(async () => {
+        const [row] = await db.query<{ ro: string }>("select current_setting('transaction_read_only') as ro");
+        if (row!.ro !== (on ? "on" : "off")) throw new Error("not yet");
+      }, 5_000);
+    };
+
+    it("answers 503 database_unavailable with Retry-After, not 500, and /readyz 503 until it takes writes", async () => {
+      const create = () =>
+        api(stack, "POST", "/v1/admin/merchants", {
+          auth: bearer,
+          body: { root_domain: `ro${Date.now()}${Math.random().toString(36).slice(2, 6)}.example` },
+        });
+      await readOnly(true);
+      try {
+        const refused = await create();
+        expect(refused.status).toBe(503);
+        expect(refused.json.code).toBe("database_unavailable");
+        expect(refused.headers.get("retry-after")).toBe("2");
+        const ready = await api(stack, "GET", "/readyz");
+        expect(ready.status).toBe(503);
+        expect(ready.json.status).toBe("database_read_only");
+      } finally {
+        await readOnly(false);
+      }
+      expect((await create()).status).toBe(201);
       expect((await api(stack, "GET", "/readyz")).status).toBe(200);
     });
   });
