@@ -3,6 +3,8 @@ import net from "node:net";
 import os from "node:os";
 import path from "node:path";
 import { beforeAll, describe, expect, it } from "vitest";
+import { api, apiKey, createMerchant } from "../../../test/support/merchant.js";
+import { paidParent } from "../../../test/support/payments.js";
 import { type Stack, startStack } from "../../../test/support/stack.js";
 import { loadConfig } from "./config.js";
 import { startService } from "./server.js";
@@ -11,7 +13,8 @@ describe("service shutdown", () => {
   let stack: Stack;
   // Started in the hook, so a slow start on a busy machine does not eat the test's own time.
   beforeAll(async () => {
-    stack = await startStack("pglite");
+    // A gateway timeout of 1 s: the grace is then its floor, 5 s.
+    stack = await startStack("pglite", { config: { gatewayTimeoutMs: 1_000 } });
   });
 
   it("completes while a client holds a request open, and leaves no client socket behind", async () => {
@@ -30,6 +33,26 @@ describe("service shutdown", () => {
     await closedBySever;
     expect(Date.now() - started).toBeLessThan(15_000);
   }, 30_000);
+});
+
+describe("service shutdown during a gateway call", () => {
+  it("waits for a refund whose gateway answers after 6 s (the gateway timeout is 10 s), and answers it", async () => {
+    const stack = await startStack("pglite", { operationAnswerDelayMs: 6_000 });
+    const m = await createMerchant(stack);
+    const tx = await paidParent(stack, m);
+    const refund = api(stack, "POST", "/v1/operations", {
+      auth: apiKey(m.privateKey),
+      headers: { "idempotency-key": `drain-${tx.session_id}` },
+      body: { operation: "refund", session_id: tx.session_id, amount: "1.000" },
+    });
+    // The refund is at the gateway when the shutdown begins.
+    await new Promise((resolve) => setTimeout(resolve, 500));
+    const closed = stack.close();
+    const answer = await refund;
+    await closed;
+    expect(answer.status).toBe(200);
+    expect(answer.json.result).toBe("success");
+  }, 40_000);
 });
 
 describe("service start on PGlite", () => {

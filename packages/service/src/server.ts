@@ -19,7 +19,13 @@ import { DeliveryWorker, WORKER_POOL_SIZE } from "./webhooks/worker.js";
 
 const EXPIRY_SWEEP_MS = 30_000; // how often open sessions past expiration_time become `expired`
 
-const SHUTDOWN_GRACE_MS = 5_000; // how long a shutdown waits for in-flight requests to finish
+/**
+ * How long a shutdown waits for in-flight requests to finish: at least this, and always longer
+ * than a gateway call may take (SVC_GATEWAY_TIMEOUT_MS), so a refund waiting on its gateway is
+ * answered, not cut (its outcome would then be unknown until a retry or the sweep).
+ */
+const SHUTDOWN_GRACE_MIN_MS = 5_000;
+const SHUTDOWN_GRACE_OVER_GATEWAY_MS = 2_000;
 
 export interface RunningService {
   app: FastifyInstance;
@@ -159,9 +165,13 @@ export async function startService(
       if (workerDb && workerDb !== db) await workerDb.close();
       // Drain in-flight requests, but never wait forever on a stuck client or peer: after the
       // grace period the remaining sockets are cut, so a shutdown always completes.
-      await settlesWithin(app.close(), SHUTDOWN_GRACE_MS);
+      const graceMs = Math.max(
+        SHUTDOWN_GRACE_MIN_MS,
+        config.gatewayTimeoutMs + SHUTDOWN_GRACE_OVER_GATEWAY_MS,
+      );
+      await settlesWithin(app.close(), graceMs);
       app.server.closeAllConnections();
-      if (!(await settlesWithin(gateways.close(), SHUTDOWN_GRACE_MS))) {
+      if (!(await settlesWithin(gateways.close(), SHUTDOWN_GRACE_MIN_MS))) {
         app.log.warn("gateway connections did not drain in time; closing anyway");
       }
       if (!options.db) await db.close();

@@ -27,12 +27,17 @@ export async function serveCommand(
   print(
     `${SERVE_READY} ${service.url} (role ${config.role}, store ${config.databaseUrl ? "PostgreSQL" : `PGlite in ${config.dataDir}`})`,
   );
+  // The handlers stay: a second signal while draining (a process group signalled as a whole gets
+  // it from the `svc` wrapper too) must not end the process before its requests are answered.
+  let stopping = false;
   const stop = async (signal: string) => {
+    if (stopping) return;
+    stopping = true;
     print(`${signal}: stopping…`);
     await service.close();
     await tracing?.shutdown(); // the spans still buffered are sent
     process.exit(0);
   };
-  process.once("SIGINT", () => void stop("SIGINT"));
-  process.once("SIGTERM", () => void stop("SIGTERM"));
+  process.on("SIGINT", () => void stop("SIGINT"));
+  process.on("SIGTERM", () => void stop("SIGTERM"));
 }

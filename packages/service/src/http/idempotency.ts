@@ -18,11 +18,11 @@
  *   request started, written in that reservation's own transaction), and the route finishes
  *   that instead of starting another. A 5xx before anything was started frees the key.
  */
-import { createHash } from "node:crypto";
+import { createHash, randomBytes } from "node:crypto";
 import { canonicalJson } from "@svc/webhooks";
 import type { FastifyInstance, FastifyRequest } from "fastify";
 import { batcher } from "../db/batch.js";
-import type { Db, Queryable } from "../db/client.js";
+import { type Db, isDatabaseUnavailable, type Queryable } from "../db/client.js";
 import { AppError } from "./problem.js";
 
 declare module "fastify" {
@@ -42,6 +42,8 @@ export interface IdempotencyClaim {
   credential: string;
   key: string;
   recoveryId: string | undefined;
+  /** This claim's token: a release frees the key only while this claim holds it. */
+  lease: string;
 }
 
 const KEY_PATTERN = /^[\x21-\x7e]{1,255}$/;
@@ -132,7 +134,12 @@ export interface KeyRequest {
   credential: string;
   key: string;
   requestHash: string;
+  /** The token the claim writes (a new one per request: {@link newLease}). */
+  lease: string;
 }
+
+/** A claim's token: random, so no other request's claim has it. */
+export const newLease = (): string => randomBytes(12).toString("base64url");
 
 type KeyOptions = { ttlSeconds: number; leaseSeconds: number };
 
@@ -141,11 +148,11 @@ type KeyOptions = { ttlSeconds: number; leaseSeconds: number };
 // and inserted. A key that exists and is not expired is left as it is (and returns nothing):
 // the caller then reads it under its row lock (claimExisting). Many keys go in one statement
 // (a batch of requests; a key twice in one batch is sent once, see claimNewKeys).
-const CLAIM_NEW = `insert into idempotency_keys as k (merchant_id, credential, key, request_hash, status, locked_until)
-  select v.merchant_id, v.credential, v.key, v.request_hash, 'in_progress', now() + make_interval(secs => $5)
-    from unnest($1::text[], $2::text[], $3::text[], $4::text[]) as v(merchant_id, credential, key, request_hash)
+const CLAIM_NEW = `insert into idempotency_keys as k (merchant_id, credential, key, request_hash, status, locked_until, lease)
+  select v.merchant_id, v.credential, v.key, v.request_hash, 'in_progress', now() + make_interval(secs => $5), v.lease
+    from unnest($1::text[], $2::text[], $3::text[], $4::text[], $7::text[]) as v(merchant_id, credential, key, request_hash, lease)
   on conflict (merchant_id, credential, key) do update
-     set request_hash = excluded.request_hash, status = 'in_progress', locked_until = excluded.locked_until,
+     set request_hash = excluded.request_hash, status = 'in_progress', locked_until = excluded.locked_until, lease = excluded.lease,
          response_status = null, response_type = null, response_text = null, recovery_id = null, created_at = now()
    where k.created_at < now() - make_interval(secs => $6)
   returning k.merchant_id, k.credential, k.key`;
@@ -174,6 +181,7 @@ async function claimNewKeys(q: Queryable, items: KeyRequest[], options: KeyOptio
     sent.map((k) => k.requestHash),
     options.leaseSeconds,
     options.ttlSeconds,
+    sent.map((k) => k.lease),
   ]);
   const claimed = new Set(
     rows.map((r) => keyId({ merchantId: r.merchant_id, credential: r.credential, key: r.key })),
@@ -200,10 +208,10 @@ async function claimExisting(
       [...where, ttlSeconds],
     );
     const inserted = await q.query(
-      `insert into idempotency_keys (merchant_id, credential, key, request_hash, status, locked_until)
-       values ($1, $2, $3, $4, 'in_progress', now() + make_interval(secs => $5))
+      `insert into idempotency_keys (merchant_id, credential, key, request_hash, status, locked_until, lease)
+       values ($1, $2, $3, $4, 'in_progress', now() + make_interval(secs => $5), $6)
        on conflict do nothing returning key`,
-      [...where, k.requestHash, leaseSeconds],
+      [...where, k.requestHash, leaseSeconds, k.lease],
     );
     if (inserted.length > 0) return undefined;
     const rows = await q.query<StoredKey>(
@@ -215,15 +223,15 @@ async function claimExisting(
     const row = rows[0];
     if (row && row.request_hash === k.requestHash && row.status === "in_progress" && !row.held) {
       await q.query(
-        `update idempotency_keys set locked_until = now() + make_interval(secs => $4)
+        `update idempotency_keys set locked_until = now() + make_interval(secs => $4), lease = $5
           where merchant_id = $1 and credential = $2 and key = $3`,
-        [...where, leaseSeconds],
+        [...where, leaseSeconds, k.lease],
       );
       return { ...row, takenOver: true };
     }
     return row && { ...row, takenOver: false };
   });
-  const claim = { merchantId: k.merchantId, credential: k.credential, key: k.key };
+  const claim = { merchantId: k.merchantId, credential: k.credential, key: k.key, lease: k.lease };
   if (!found || found.takenOver)
     return { kind: "claimed", claim: { ...claim, recoveryId: found?.recovery_id ?? undefined } };
   if (found.request_hash !== k.requestHash) return { kind: "reused" };
@@ -248,12 +256,21 @@ export async function claimKey(
   options: KeyOptions,
   claimNew: (k: KeyRequest) => Promise<boolean> = async (one) => (await claimNewKeys(db, [one], options))[0]!,
 ): Promise<KeyClaim> {
-  if (await claimNew(k))
-    return {
-      kind: "claimed",
-      claim: { merchantId: k.merchantId, credential: k.credential, key: k.key, recoveryId: undefined },
-    };
-  return claimExisting(db, k, options);
+  const claim = {
+    merchantId: k.merchantId,
+    credential: k.credential,
+    key: k.key,
+    recoveryId: undefined,
+    lease: k.lease,
+  };
+  try {
+    if (await claimNew(k)) return { kind: "claimed", claim };
+    return await claimExisting(db, k, options);
+  } catch (error) {
+    // The claim may yet reach the server after this request gave up: released when it does.
+    if (isDatabaseUnavailable(error)) releaseKeyLater(db, claim, options.leaseSeconds);
+    throw error;
+  }
 }
 
 /** What a request answered, stored with its key. */
@@ -308,24 +325,94 @@ export async function freeUnstartedKey(db: Queryable, claim: IdempotencyClaim): 
 /** How long a 5xx answer waits at most for its key's release (see the onSend hook). */
 const RELEASE_WAIT_MS = 1_000;
 
+// Each key's release, in one statement for many: with a recovery point the key stays claimed
+// but free (the next retry recovers at once), without one it is deleted; either only while the
+// claim that is released still holds it. Returns the leases released.
+const RELEASE_KEYS = `with v as (
+    select * from unnest($1::text[], $2::text[], $3::text[], $4::text[]) as v(merchant_id, credential, key, lease)
+  ), gone as (
+    delete from idempotency_keys k using v
+     where k.merchant_id = v.merchant_id and k.credential = v.credential and k.key = v.key and k.lease = v.lease
+       and k.status = 'in_progress' and k.recovery_id is null
+    returning k.lease
+  ), freed as (
+    update idempotency_keys k set locked_until = null from v
+     where k.merchant_id = v.merchant_id and k.credential = v.credential and k.key = v.key and k.lease = v.lease
+       and k.status = 'in_progress' and k.recovery_id is not null
+    returning k.lease
+  )
+  select lease from gone union all select lease from freed`;
+
+async function releaseKeys(db: Queryable, claims: IdempotencyClaim[]): Promise<Set<string>> {
+  const rows = await db.query<{ lease: string }>(RELEASE_KEYS, [
+    claims.map((c) => c.merchantId),
+    claims.map((c) => c.credential),
+    claims.map((c) => c.key),
+    claims.map((c) => c.lease),
+  ]);
+  return new Set(rows.map((r) => r.lease));
+}
+
+/** How often releases the database could not take are tried again. */
+const RELEASE_RETRY_MS = 1_000;
+
+interface LaterReleases {
+  claims: Map<string, { claim: IdempotencyClaim; untilMs: number }>;
+  timer: NodeJS.Timeout | undefined;
+}
+const laterReleases = new WeakMap<Db, LaterReleases>();
+
+/**
+ * Releases `claim` once the database answers again: tried each second, in one statement for
+ * all, until it releases the key or the lease would have lapsed anyway. Without it, a retry
+ * after an outage met 409 `idempotency_key_in_use` until the lease ran out (60 s). Also for a
+ * claim whose statement failed: it may still reach the server (a frozen one, thawed) after the
+ * request gave up, and then holds the key; the release finds it by its lease.
+ */
+export function releaseKeyLater(db: Db, claim: IdempotencyClaim, leaseSeconds: number): void {
+  let later = laterReleases.get(db);
+  if (!later) laterReleases.set(db, (later = { claims: new Map(), timer: undefined }));
+  later.claims.set(claim.lease, { claim, untilMs: Date.now() + leaseSeconds * 1000 });
+  scheduleLater(db, later);
+}
+
+function scheduleLater(db: Db, later: LaterReleases): void {
+  if (later.timer || later.claims.size === 0) return;
+  later.timer = setTimeout(() => {
+    void (async () => {
+      const now = Date.now();
+      for (const [lease, { untilMs }] of later.claims) if (untilMs < now) later.claims.delete(lease);
+      if (later.claims.size > 0) {
+        try {
+          const released = await releaseKeys(
+            db,
+            [...later.claims.values()].map((c) => c.claim),
+          );
+          for (const lease of released) later.claims.delete(lease);
+        } catch {
+          // Still unreachable (or closed): tried again next time, until the leases lapse.
+        }
+      }
+      later.timer = undefined;
+      scheduleLater(db, later);
+    })();
+  }, RELEASE_RETRY_MS);
+  later.timer.unref();
+}
+
 /**
  * Releases a claimed key whose request ended without an answer to keep (a 5xx): with a recovery
  * point it stays claimed but free, so the next retry recovers at once; without one it is deleted.
+ * A database that cannot be reached gets the release later ({@link releaseKeyLater}); any other
+ * failure is thrown, and the key is left to its lease.
  */
-export async function releaseKey(db: Db, claim: IdempotencyClaim): Promise<void> {
-  const where = [claim.merchantId, claim.credential, claim.key];
-  await db.tx(async (q) => {
-    await q.query(
-      `delete from idempotency_keys where merchant_id = $1 and credential = $2 and key = $3
-         and recovery_id is null and status = 'in_progress'`,
-      where,
-    );
-    await q.query(
-      `update idempotency_keys set locked_until = null
-        where merchant_id = $1 and credential = $2 and key = $3 and status = 'in_progress'`,
-      where,
-    );
-  });
+export async function releaseKey(db: Db, claim: IdempotencyClaim, leaseSeconds: number): Promise<void> {
+  try {
+    await releaseKeys(db, [claim]);
+  } catch (error) {
+    if (!isDatabaseUnavailable(error)) throw error;
+    releaseKeyLater(db, claim, leaseSeconds);
+  }
 }
 
 /** The credential an idempotency key is scoped to, or undefined for a request without one. */
@@ -363,7 +450,7 @@ export function registerIdempotency(app: FastifyInstance, db: Db, options: KeyOp
     const owner = credentialOf(request);
     if (!owner) return;
     const requestHash = requestFingerprint(request.method, request.url, request.body);
-    const found = await claimKey(db, { ...owner, key, requestHash }, options, claimNew);
+    const found = await claimKey(db, { ...owner, key, requestHash, lease: newLease() }, options, claimNew);
     if (found.kind === "claimed") {
       request.idempotencyKey = found.claim;
       return;
@@ -393,16 +480,18 @@ export function registerIdempotency(app: FastifyInstance, db: Db, options: KeyOp
       // recovers it); one without (nothing was started) is freed. Awaited, so a retry that
       // follows the answer finds the key free (a KNET refund's 504 is answered the same on
       // every retry) — unless the request failed because the database could not be reached:
-      // then the release would only wait out the same timeouts, and the answer goes at once. A
-      // release that is late or fails leaves the key to its lease; a retry takes it over then.
-      const released = releaseKey(db, claim).catch((err: unknown) =>
+      // then the answer goes at once and the key is released as soon as the database is back
+      // (releaseKeyLater). A release that fails otherwise leaves the key to its lease.
+      if (request.databaseUnavailable) {
+        releaseKeyLater(db, claim, options.leaseSeconds);
+        return payload;
+      }
+      const released = releaseKey(db, claim, options.leaseSeconds).catch((err: unknown) =>
         request.log.warn({ err }, "idempotency key not released; its lease will lapse"),
       );
-      if (!request.databaseUnavailable) {
-        let timer: NodeJS.Timeout | undefined;
-        await Promise.race([released, new Promise((r) => (timer = setTimeout(r, RELEASE_WAIT_MS)))]);
-        clearTimeout(timer);
-      }
+      let timer: NodeJS.Timeout | undefined;
+      await Promise.race([released, new Promise((r) => (timer = setTimeout(r, RELEASE_WAIT_MS)))]);
+      clearTimeout(timer);
       return payload;
     }
     const text = typeof payload === "string" ? payload : Buffer.isBuffer(payload) ? payload.toString() : "";

@@ -20,7 +20,7 @@
 import { randomBytes } from "node:crypto";
 import { type NormalisedAmount, normaliseAmountInput, type Operation, type Permission } from "@svc/protocol";
 import type { FastifyInstance, FastifyReply, FastifyRequest } from "fastify";
-import { claimKey, finishKey, releaseKey, requestFingerprint } from "../../http/idempotency.js";
+import { claimKey, finishKey, newLease, releaseKey, requestFingerprint } from "../../http/idempotency.js";
 import { AppError } from "../../http/problem.js";
 import {
   type DashboardContext,
@@ -408,6 +408,7 @@ export function operationPages(scope: FastifyInstance, ctx: DashboardContext): v
             credential: `user:${session.user.id}`,
             key,
             requestHash: requestFingerprint("POST", request.url, { amount: wire ?? null }),
+            lease: newLease(),
           },
           {
             ttlSeconds: ctx.config.idempotencyTtlSeconds,
@@ -446,7 +447,8 @@ export function operationPages(scope: FastifyInstance, ctx: DashboardContext): v
           });
         } catch (error) {
           const unknown = error instanceof AppError && error.code === "gateway_outcome_unknown";
-          if (unknown || !(error instanceof AppError)) await releaseKey(ctx.services().db, claim);
+          if (unknown || !(error instanceof AppError))
+            await releaseKey(ctx.services().db, claim, ctx.config.idempotencyLeaseSeconds);
           else
             await finishKey(ctx.services().db, claim, {
               status: error.status,
