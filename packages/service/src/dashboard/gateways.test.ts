@@ -342,8 +342,20 @@ describe.each(STORES)("dashboard gateways on %s", (store) => {
     expect(refused.text).toContain('name="name" value="KNET again"');
     expectNoSecrets(refused.text, "the refused edit");
 
-    // A stand-in's host under Advanced; emptied, the environment decides again.
+    // A stand-in's host under Advanced needs the credentials again (saved ones never go to a
+    // new host); emptied, the environment decides again.
+    const withoutCredentials = await client.post(`/dashboard/gateways/${code}`, {
+      name: "KNET renamed",
+      knet_environment: "production",
+      knet_api_base_url: "http://127.0.0.1:9/knet",
+    });
+    expect(withoutCredentials.status).toBe(422);
+    expect(withoutCredentials.text).toContain(
+      'id="f-knet_tranportal_id-error">Tranportal ID: give it again with a new api_base_url',
+    );
+    expect((await adminGet(stack, m, code)).api_base_url).not.toBe("http://127.0.0.1:9/knet");
     const standIn = await client.post(`/dashboard/gateways/${code}`, {
+      ...KNET,
       name: "KNET renamed",
       knet_environment: "production",
       knet_api_base_url: "http://127.0.0.1:9/knet",

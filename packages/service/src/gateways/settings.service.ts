@@ -12,7 +12,13 @@ import type { Keyring } from "../secrets/keyring.js";
 import { openCredentials } from "./connection.js";
 import { KNET_PRODUCTION_HOST, KNET_TEST_HOST } from "./knet/fields.js";
 import { STRIPE_API_HOST } from "./stripe/client.js";
-import { checkCredentials, credentialsHint, needsCredentials, sealCredentials } from "./credentials.js";
+import {
+  CREDENTIAL_FIELDS,
+  checkCredentials,
+  credentialsHint,
+  needsCredentials,
+  sealCredentials,
+} from "./credentials.js";
 import { type GatewaySettingPatch, gatewaySettingsRepo } from "./settings.repo.js";
 
 const PG_CODE = /^[a-z0-9][a-z0-9_-]{0,63}$/;
@@ -82,6 +88,12 @@ function checkKindRules(kind: GatewayKind, currencies: string[], operation: stri
     if (operation !== "purchase")
       errors.add("operation", "must be purchase: KNET's authorisation (action 4) is not generally enabled");
   }
+}
+
+/** Whether `url` is one of the gateway's own hosts (its production host or KNET's test host). */
+function officialHost(kind: GatewayKind, url: string): boolean {
+  const hosts = (GATEWAY_HOSTS as Partial<Record<GatewayKind, Record<string, string>>>)[kind];
+  return hosts !== undefined && Object.values(hosts).includes(url);
 }
 
 function resolveBaseUrl(
@@ -223,6 +235,21 @@ export function createGatewaySettingsService(
         if (!isCurrency(c)) errors.add("currencies", `"${c}" is not an ISO 4217 currency code`);
       checkKindRules(row.kind, input.currencies ?? row.currencies, input.operation ?? row.operation, errors);
       const apiBaseUrl = resolveBaseUrl(row.kind, input, errors);
+      // Saved credentials are never sent to a host they were not given for: a host of the
+      // setting's own (a stand-in, a proxy) needs every credential again; the gateway's own hosts
+      // (production, KNET's test host) do not.
+      if (
+        row.credentials &&
+        apiBaseUrl &&
+        apiBaseUrl !== row.api_base_url &&
+        !officialHost(row.kind, apiBaseUrl)
+      )
+        for (const name of Object.keys(CREDENTIAL_FIELDS[row.kind] ?? {}))
+          if (input.credentials?.[name] === undefined)
+            errors.add(
+              `credentials.${name}`,
+              "give it again with a new api_base_url: saved credentials are never sent to a host they were not given for",
+            );
       let merged: Record<string, string> | undefined;
       // Without a key nothing can be sealed (nor the saved fields opened to merge): say that first.
       if (input.credentials && !keyring?.currentKeyId) throw missingKey();

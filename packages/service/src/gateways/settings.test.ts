@@ -127,11 +127,39 @@ describe.each(STORES)("gateway settings with credentials (%s)", (kind) => {
       auth: bearer,
       body: { pg_code: pgCode, kind: "knet", currencies: ["KWD"], credentials: KNET },
     });
-    const changed = await api(stack, "PATCH", `${path()}/${pgCode}`, {
+    // Saved credentials never go to a new host: moving the setting to one needs every credential again.
+    const moved = await api(stack, "PATCH", `${path()}/${pgCode}`, {
       auth: bearer,
       body: { credentials: { tranportal_password: "New-Pw-77" }, api_base_url: "http://127.0.0.1:9/" },
     });
+    expect(moved.status).toBe(422);
+    expect(Object.keys(moved.json.errors).sort()).toEqual([
+      "credentials.resource_key",
+      "credentials.tranportal_id",
+    ]);
+    expect(moved.json.errors["credentials.tranportal_id"][0]).toContain(
+      "never sent to a host they were not given for",
+    );
+    noSecretIn(moved.text);
+    const changed = await api(stack, "PATCH", `${path()}/${pgCode}`, {
+      auth: bearer,
+      body: {
+        credentials: { ...KNET, tranportal_password: "New-Pw-77" },
+        api_base_url: "http://127.0.0.1:9/",
+      },
+    });
     expect(changed.status).toBe(200);
+    // KNET's own test host is not a new destination for them: no credential needed.
+    const official = await api(stack, "PATCH", `${path()}/${pgCode}`, {
+      auth: bearer,
+      body: { environment: "test" },
+    });
+    expect(official.status).toBe(200);
+    const partial = await api(stack, "PATCH", `${path()}/${pgCode}`, {
+      auth: bearer,
+      body: { api_base_url: "http://127.0.0.1:9/" },
+    });
+    expect(partial.status).toBe(422);
     expect(changed.json).toMatchObject({
       api_base_url: "http://127.0.0.1:9",
       credentials: { tranportal_id: "…4321" },
