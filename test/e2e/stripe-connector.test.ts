@@ -428,6 +428,49 @@ describe.each(STORES)("the Stripe connector (%s)", (store) => {
     expect(odd.json.errors.amount[0]).toMatch(/5\.120 or 5\.130/);
   });
 
+  it("a key Stripe refuses: the refund and the payment say so (not 'could not be reached'), and the customer's browser gets no operator detail", async () => {
+    const pgCode = `stripe-revoked-${m.id.slice(4, 10)}`;
+    const setting = (secretKey: string) =>
+      api(stack, "POST", `/v1/admin/merchants/${m.id}/gateways`, {
+        auth: bearer,
+        body: {
+          pg_code: pgCode,
+          kind: "stripe",
+          currencies: ["USD"],
+          api_base_url: stripe.url,
+          credentials: { secret_key: secretKey, webhook_secret: PURCHASE.webhookSecret },
+        },
+      });
+    expect((await setting(PURCHASE.secretKey)).status).toBe(201);
+    const sessionId = await paid(pgCode);
+    // The key is revoked on Stripe (a key Stripe does not know): saved as the setting's key.
+    const revoked = await api(stack, "PATCH", `/v1/admin/merchants/${m.id}/gateways/${pgCode}`, {
+      auth: bearer,
+      body: { credentials: { secret_key: "sk_test_revokedKey12345678" } },
+    });
+    expect(revoked.status).toBe(200);
+    const refund = await operate({ operation: "refund", session_id: sessionId, amount: "1.00" });
+    expect(refund.status).toBe(502);
+    expect(refund.json.code).toBe("gateway_request_rejected");
+    expect(refund.json.title).toBe("The payment gateway refused the request");
+    expect(refund.json.detail).toMatch(/secret key.*save a valid one.*Nothing was done/);
+    expect((await payment(sessionId)).refunded_amount).toBe("0.00");
+
+    const tx = (
+      await createTransaction(stack, m, { pg_codes: [pgCode], amount: "3.00", currency_code: "USD" })
+    ).json;
+    await payByCard(tx.session_id, pgCode, "4242424242424242");
+    const status = await payment(tx.session_id);
+    expect(status.state).toBe("failed");
+    expect(status.pg_response).toMatchObject({ error: "gateway_request_rejected" });
+    expect(String(status.pg_response.detail)).toMatch(/secret key/);
+    const result = await api(stack, "GET", `/v1/checkout/${tx.session_id}/payments/result`, {
+      auth: apiKey(m.publicKey),
+    });
+    expect(result.json.payment_gateway_info.pg_response).toEqual({ error: "gateway_request_rejected" });
+    expect(result.text).not.toMatch(/secret key|save a valid|Key12345678/);
+  });
+
   it("every request to Stripe carried the pinned Stripe-Version, and every POST an Idempotency-Key", () => {
     expect(stripe.requests.length).toBeGreaterThan(10);
     for (const r of stripe.requests)

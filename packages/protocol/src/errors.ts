@@ -41,6 +41,7 @@ export const ERROR_CATALOGUE = {
   amount_exceeds_capturable: { status: 409, title: "The amount exceeds what can be captured" },
   currency_mismatch: { status: 422, title: "Operations work only in the parent's currency" },
   gateway_unavailable: { status: 502, title: "The payment gateway could not be reached" },
+  gateway_request_rejected: { status: 502, title: "The payment gateway refused the request" },
   gateway_outcome_unknown: { status: 504, title: "The payment gateway did not answer in time" },
   invalid_signature: { status: 401, title: "The notification signature is not valid" },
   gateway_credentials_unavailable: { status: 503, title: "The gateway setting's credentials cannot be used" },

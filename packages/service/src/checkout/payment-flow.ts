@@ -75,6 +75,18 @@ const OPEN_STATES = ["created", "pending"];
 const RESULT_ASK_GAP_MS = 3000;
 const RESULT_ASK_MEMORY = 10_000;
 
+/**
+ * A stored `pg_response` as the customer's browser may read it: the record svc writes itself for
+ * a gateway call that failed (`{error, detail}`) keeps its code and loses its detail, which is
+ * for the merchant (it can name the setting's key or what to fix in it).
+ */
+function customerPgResponse(pgResponse: Record<string, unknown>): Record<string, unknown> {
+  if (pgResponse.error !== "gateway_unavailable" && pgResponse.error !== "gateway_request_rejected")
+    return pgResponse;
+  const { detail: _detail, ...rest } = pgResponse;
+  return rest;
+}
+
 export function createPaymentFlow(db: Db, deps: PaymentFlowDeps) {
   const { config, gateways, now } = deps;
   const lastAsked = new Map<string, number>();
@@ -311,7 +323,7 @@ export function createPaymentFlow(db: Db, deps: PaymentFlowDeps) {
     setting: { pg_code: string; kind: string },
     form: FormOfPayment,
   ): CallbackData {
-    const pgResponse = tx.pg_response ?? {};
+    const pgResponse = customerPgResponse(tx.pg_response ?? {});
     const status =
       tx.state === "paid" || tx.state === "authorized"
         ? "approved"
@@ -358,15 +370,24 @@ export function createPaymentFlow(db: Db, deps: PaymentFlowDeps) {
             "svc asks the gateway, and the payment is never taken twice.",
         );
       }
+      // Refused by the gateway (the merchant's setting, e.g. a revoked key) is not unreachable.
+      // Its reason is for the merchant: kept on the attempt (the Payment Status API, the
+      // dashboard), never in the answer or the result the customer's browser reads.
+      const rejected = error instanceof GatewayError && error.code === "gateway_request_rejected";
       const pgResponse = {
-        error: "gateway_unavailable",
+        error: rejected ? "gateway_request_rejected" : "gateway_unavailable",
         detail: error instanceof Error ? error.message : String(error),
       };
       await applyResult(sessionId, attemptId, { status: "declined", pgReference: "", pgResponse });
-      throw new AppError(
-        "gateway_unavailable",
-        "The payment gateway could not be reached and the payment was not taken. Create a new checkout session and try again.",
-      );
+      throw rejected
+        ? new AppError(
+            "gateway_request_rejected",
+            "The payment gateway refused the request and the payment was not taken; the merchant's gateway setting needs attention. Try another way to pay.",
+          )
+        : new AppError(
+            "gateway_unavailable",
+            "The payment gateway could not be reached and the payment was not taken. Create a new checkout session and try again.",
+          );
     }
     return applyResult(sessionId, attemptId, result);
   }

@@ -295,6 +295,9 @@ export function createOperationsService(db: Db, deps: OperationsDeps) {
         );
       }
       await release(child.session_id);
+      // Refused by the gateway (a setting to fix, a request it does not take) is not unreachable.
+      if (error instanceof GatewayError && error.code === "gateway_request_rejected")
+        throw new AppError("gateway_request_rejected", `${error.message}. Nothing was done.`);
       const reason = error instanceof GatewayError ? error.message : "the gateway call failed";
       throw new AppError("gateway_unavailable", `${reason}. Nothing was done; try again later.`);
     }
