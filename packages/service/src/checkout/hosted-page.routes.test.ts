@@ -3,11 +3,13 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import {
   api,
   apiKey,
+  bearer,
   createMerchant,
   createTransaction,
   type TestMerchant,
 } from "../../../../test/support/merchant.js";
 import { type Stack, startStack } from "../../../../test/support/stack.js";
+import { generateSecretsKey } from "../secrets/keyring.js";
 import { STORES } from "../../../../test/support/stores.js";
 
 const FUTURE_EXPIRY = `12/${String((new Date().getUTCFullYear() + 3) % 100).padStart(2, "0")}`;
@@ -365,6 +367,85 @@ describe.each(STORES)("hosted card page on %s", (store) => {
     const page = await fetch(`${stack.url}/pay/${tx.session_id}`);
     expect(await page.text()).toContain("Payment failed");
     expect((await status(tx.session_id)).state).toBe("failed");
+  });
+
+  it("a payment the service cannot make (the setting's credentials cannot be opened) shows the form again saying so, in the page's language", async () => {
+    const pgCode = `stripe-sealed-${m.id.slice(4, 10)}`;
+    const created = await api(stack, "POST", `/v1/admin/merchants/${m.id}/gateways`, {
+      auth: bearer,
+      body: {
+        pg_code: pgCode,
+        kind: "stripe",
+        currencies: ["KWD"],
+        api_base_url: "http://127.0.0.1:9",
+        credentials: { secret_key: `sk_test_${"x".repeat(24)}`, webhook_secret: `whsec_${"y".repeat(32)}` },
+      },
+    });
+    expect(created.status).toBe(201);
+    // A service started with another SVC_SECRETS_KEY cannot open what this one sealed.
+    const other = await startStack(store, { db: stack.db, config: { secretsKey: generateSecretsKey() } });
+    try {
+      for (const lang of ["en", "ar"]) {
+        const tx = (await createTransaction(stack, m, { pg_codes: [pgCode] })).json;
+        const r = await fetch(`${other.url}/pay/${tx.session_id}`, {
+          method: "POST",
+          headers: { "content-type": "application/x-www-form-urlencoded" },
+          body: new URLSearchParams({
+            pg_code: pgCode,
+            number: "4242 4242 4242 4242",
+            expiry: FUTURE_EXPIRY,
+            cvc: "123",
+            lang,
+          }).toString(),
+          redirect: "manual",
+        });
+        expect(r.status).toBe(503);
+        const page = await r.text();
+        expect(page).toContain('role="alert"');
+        expect(page).toContain(
+          lang === "en"
+            ? "The payment could not be made just now, and nothing was charged."
+            : "تعذّر إتمام الدفع الآن",
+        );
+        expect(page).not.toMatch(/SVC_SECRETS|sealed with/);
+        expect((await status(tx.session_id)).state).toBe("pending");
+      }
+      // The browser SDK's call (the public key) gets the code, without the operator's words.
+      const knetCode = `knet-sealed-${m.id.slice(4, 10)}`;
+      const knet = await api(stack, "POST", `/v1/admin/merchants/${m.id}/gateways`, {
+        auth: bearer,
+        body: {
+          pg_code: knetCode,
+          kind: "knet",
+          currencies: ["KWD"],
+          api_base_url: "http://127.0.0.1:9",
+          credentials: {
+            tranportal_id: "tp-0001",
+            tranportal_password: "pw-0001",
+            resource_key: "K".repeat(16),
+          },
+        },
+      });
+      expect(knet.status).toBe(201);
+      const tx = (await createTransaction(stack, m, { pg_codes: [knetCode] })).json;
+      const sdk = await api(other, "POST", `/v1/checkout/${tx.session_id}/payments`, {
+        auth: apiKey(m.publicKey),
+        body: { form_of_payment: "redirect", pg_code: knetCode },
+      });
+      expect(sdk.status).toBe(503);
+      expect(sdk.json.code).toBe("gateway_credentials_unavailable");
+      expect(sdk.json.detail).toMatch(/^The merchant's payment setup cannot take this payment just now/);
+      expect(sdk.text).not.toMatch(/SVC_SECRETS|sealed with/);
+      // The merchant's own call still says what to fix.
+      const own = await api(other, "POST", `/v1/checkout/${tx.session_id}/payments`, {
+        auth: apiKey(m.privateKey),
+        body: { form_of_payment: "redirect", pg_code: knetCode },
+      });
+      expect(own.json.code).toBe("gateway_credentials_unavailable");
+      expect(own.json.detail).toMatch(/SVC_SECRETS/);
+    } finally {
+      await other.close();
+    }
   });
 
   it("4000 0000 0000 3220 goes through the challenge and is paid with challenge_occurred", async () => {

@@ -201,8 +201,15 @@ export function hostedPageRoutes(fastify: FastifyInstance, checkout: CheckoutSer
       const back = outcome.kind === "final" ? merchantReturn(outcome.tx) : undefined;
       return reply.redirect(back ?? pagePath(session_id, lang), 303);
     } catch (error) {
-      if (error instanceof AppError) return reply.redirect(pagePath(session_id, lang), 303);
-      throw error;
+      if (!(error instanceof AppError)) throw error;
+      // A payment that ended (declined, its outcome being found out) shows its state; one still
+      // open was not made (the gateway setting cannot be used, the database is away…): the form
+      // again, saying so, instead of a blank form that looks as if nothing happened.
+      const now = await loadPage(session_id);
+      if (now?.state !== "created" && now?.state !== "pending")
+        return reply.redirect(pagePath(session_id, lang), 303);
+      view.errors.pg_code = "err_payment_failed";
+      return html(reply, error.status >= 500 ? 503 : 422, (nonce) => cardFormPage({ ...view, nonce }));
     }
   });
 

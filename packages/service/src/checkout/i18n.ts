@@ -59,6 +59,8 @@ const en = {
   err_cvc_amex: "Enter the 4-digit security code from the front of the card.",
   err_holder: "The name is too long: use at most 100 characters.",
   err_gateway: "Choose a payment gateway.",
+  err_payment_failed:
+    "The payment could not be made just now, and nothing was charged. Try again in a moment, or choose another way to pay.",
   msg_success: "Payment successful",
   msg_declined: "The payment was declined",
   msg_canceled: "Payment was cancelled.",
@@ -123,6 +125,8 @@ const ar: Record<Key, string> = {
   err_cvc_amex: "أدخل رمز الأمان المكون من 4 أرقام من وجه البطاقة.",
   err_holder: "الاسم طويل جدًا: 100 حرف على الأكثر.",
   err_gateway: "اختر بوابة الدفع.",
+  err_payment_failed:
+    "تعذّر إتمام الدفع الآن، ولم يُخصم أي مبلغ. حاول مرة أخرى بعد قليل، أو اختر طريقة دفع أخرى.",
   msg_success: "تم الدفع بنجاح",
   msg_declined: "تم رفض الدفع",
   msg_canceled: "تم إلغاء الدفع.",

@@ -260,13 +260,27 @@ export function retryLater(
   return undefined;
 }
 
+/** Errors whose detail tells the merchant's operator what to fix in svc's configuration. */
+const OPERATOR_ONLY: ReadonlySet<string> = new Set([
+  "gateway_credentials_unavailable",
+  "secrets_key_missing",
+]);
+const CUSTOMER_WORDS =
+  "The merchant's payment setup cannot take this payment just now, and nothing was charged. Try again later or choose another way to pay.";
+
 /** Fastify's error handler: known errors map to their codes, anything else is a bare 500. */
 export function errorHandler(
   error: FastifyError,
   request: FastifyRequest,
   reply: FastifyReply,
 ): FastifyReply {
-  if (error instanceof AppError) return sendProblem(reply, error);
+  if (error instanceof AppError) {
+    // Words for the merchant's operator (which key sealed a credential, which variable to set)
+    // are not for the customer's browser, which holds only the public key.
+    if (request.principal?.kind === "public" && OPERATOR_ONLY.has(error.code))
+      return sendProblem(reply, new AppError(error.code, CUSTOMER_WORDS));
+    return sendProblem(reply, error);
+  }
   if (error.validation) {
     const context = error.validationContext ?? "body";
     const schema = request.routeOptions.schema?.querystring as { properties?: object } | undefined;
