@@ -38,6 +38,8 @@ export function customerMessage(t: Texts, error: unknown): string {
       return t.err_unknown_outcome;
     case "invalid_state":
       return t.err_ended;
+    case "no_payment_option":
+      return t.noOptions;
     default:
       return error.status === 401 || error.status === 404 ? t.err_not_found : t.err_generic;
   }

@@ -43,7 +43,7 @@ export {
 } from "./popup-rule.js";
 export { POPUP_TEXTS, popupRows } from "./popup-rows.js";
 export { createReporter, type ReporterModule, sendLimitedReport } from "./reporting.js";
-export { availableOptions, isMinified, type OptionEntry, savedCardsFirst } from "./selection.js";
+export { availableOptions, isMinified, type OptionEntry, savedCardsFirst, sessionEnd } from "./selection.js";
 export {
   type Appearance,
   ButtonComponent,

@@ -1,6 +1,9 @@
 import { describe, expect, it } from "vitest";
+import { ApiProblem } from "./api/http.js";
+import { customerMessage } from "./callbacks.js";
+import { en } from "./i18n/en.js";
 import type { PaymentMethod, TransactionDetails } from "./types.js";
-import { availableOptions, isMinified, savedCardsFirst } from "./selection.js";
+import { availableOptions, isMinified, savedCardsFirst, sessionEnd } from "./selection.js";
 
 const method = (form: PaymentMethod["form_of_payment"], pg = "sb"): PaymentMethod => ({
   pg_code: pg,
@@ -86,5 +89,50 @@ describe("savedCardsFirst", () => {
   it("cards of another gateway are not offered under this one", () => {
     const rows = savedCardsFirst([method("token_pay", "sb")], [card("t1", "4242", "12/39", "other")]);
     expect(rows).toEqual([]);
+  });
+});
+
+describe("sessionEnd (what both views do with a loaded session)", () => {
+  const listed = (d: TransactionDetails, forms?: PaymentMethod["form_of_payment"][]) =>
+    sessionEnd(d, availableOptions(d, forms));
+  it("an open session with an option: list it", () => {
+    expect(listed(details({ state: "created" }))).toBeUndefined();
+    expect(listed(details({ state: "pending" }))).toBeUndefined();
+  });
+  it("a payment that ended: its stored outcome", () => {
+    for (const state of ["paid", "authorized", "failed", "canceled"])
+      expect(listed(details({ state }))).toBe("final");
+  });
+  it("anything else ends with errorCallback: a code choosing the customer's words and a message for the developer", () => {
+    const problem = (d: TransactionDetails, forms?: PaymentMethod["form_of_payment"][]) => {
+      const end = listed(d, forms);
+      expect(end).toBeInstanceOf(ApiProblem);
+      const p = end as ApiProblem;
+      return { code: p.code, words: customerMessage(en, p), detail: p.detail };
+    };
+    expect(problem(details({ state: "expired" }))).toEqual({
+      code: "session_expired",
+      words: en.err_expired,
+      detail:
+        "The checkout session's state is expired, so it takes no payment: create a new one with POST /v1/checkout.",
+    });
+    expect(problem(details({ state: "attempted" }))).toMatchObject({
+      code: "payment_in_progress",
+      words: en.err_in_progress,
+    });
+    expect(problem(details({ state: "on_hold" }))).toMatchObject({
+      code: "invalid_state",
+      words: en.err_ended,
+      detail: expect.stringContaining("state is on_hold"),
+    });
+    // tokenPay alone without a saved card leaves nothing to show.
+    expect(problem(details({}), ["token_pay"])).toMatchObject({
+      code: "no_payment_option",
+      words: en.noOptions,
+      detail: expect.stringContaining("formsOfPayment"),
+    });
+  });
+  it("a state is checked before the options: an expired session with no option is expired", () => {
+    expect((listed(details({ state: "expired" }), ["token_pay"]) as ApiProblem).code).toBe("session_expired");
   });
 });

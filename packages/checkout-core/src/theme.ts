@@ -14,14 +14,17 @@ export function colorFor(color: ThemeColor | undefined, appearance: Appearance):
   return color === undefined ? undefined : typeof color === "string" ? color : color[appearance];
 }
 
+// The properties are `declare`d: set by Object.assign from `init` only, so no field code is
+// emitted (none is needed, and the browser script counts its bytes).
+
 /**
  * Colour and font of a text.
  * @example
  * new LabelComponent({ color: { light: "#222", dark: "#eee" }, fontFamily: "Georgia, serif" })
  */
 export class LabelComponent {
-  color?: ThemeColor;
-  fontFamily?: string;
+  declare color?: ThemeColor;
+  declare fontFamily?: string;
   constructor(init: Partial<LabelComponent> = {}) {
     Object.assign(this, init);
   }
@@ -33,11 +36,11 @@ export class LabelComponent {
  * new ButtonComponent({ enabledBackgroundColor: "#0a7d38", enabledTitleColor: "#fff" })
  */
 export class ButtonComponent {
-  enabledTitleColor?: ThemeColor;
-  disabledTitleColor?: ThemeColor;
-  fontFamily?: string;
-  enabledBackgroundColor?: ThemeColor;
-  disabledBackgroundColor?: ThemeColor;
+  declare enabledTitleColor?: ThemeColor;
+  declare disabledTitleColor?: ThemeColor;
+  declare fontFamily?: string;
+  declare enabledBackgroundColor?: ThemeColor;
+  declare disabledBackgroundColor?: ThemeColor;
   constructor(init: Partial<ButtonComponent> = {}) {
     Object.assign(this, init);
   }
@@ -49,9 +52,9 @@ export class ButtonComponent {
  * new TextFieldComponent({ backgroundColor: { light: "#fafafa", dark: "#1e1e1e" } })
  */
 export class TextFieldComponent {
-  label?: LabelComponent;
-  text?: LabelComponent;
-  backgroundColor?: ThemeColor;
+  declare label?: LabelComponent;
+  declare text?: LabelComponent;
+  declare backgroundColor?: ThemeColor;
   constructor(init: Partial<TextFieldComponent> = {}) {
     Object.assign(this, init);
   }
@@ -76,27 +79,27 @@ export interface ThemeMargins {
  */
 export class CheckoutTheme {
   // General
-  backgroundColor?: ThemeColor;
-  backgroundColorModal?: ThemeColor;
-  margins?: ThemeMargins;
-  mainTitle?: LabelComponent;
-  title?: LabelComponent;
-  subtitle?: LabelComponent;
-  button?: ButtonComponent;
-  selectorButton?: ButtonComponent;
-  iconColor?: ThemeColor;
-  inputTextField?: TextFieldComponent;
-  switchOnTintColor?: ThemeColor;
-  errorMessage?: LabelComponent;
+  declare backgroundColor?: ThemeColor;
+  declare backgroundColorModal?: ThemeColor;
+  declare margins?: ThemeMargins;
+  declare mainTitle?: LabelComponent;
+  declare title?: LabelComponent;
+  declare subtitle?: LabelComponent;
+  declare button?: ButtonComponent;
+  declare selectorButton?: ButtonComponent;
+  declare iconColor?: ThemeColor;
+  declare inputTextField?: TextFieldComponent;
+  declare switchOnTintColor?: ThemeColor;
+  declare errorMessage?: LabelComponent;
   // Fees
-  feesTitle?: LabelComponent;
-  feesSubtitle?: LabelComponent;
+  declare feesTitle?: LabelComponent;
+  declare feesSubtitle?: LabelComponent;
   // Data
-  dataLabel?: LabelComponent;
-  dataValue?: LabelComponent;
+  declare dataLabel?: LabelComponent;
+  declare dataValue?: LabelComponent;
   // Other
   /** Show the amount and order number above the options (default true). */
-  showPaymentDetails?: boolean;
+  declare showPaymentDetails?: boolean;
   constructor(init: Partial<CheckoutTheme> = {}) {
     Object.assign(this, init);
   }

@@ -25,6 +25,7 @@ import {
   type PaymentMethod,
   type SavedCard,
   savedCardsFirst,
+  sessionEnd,
   type SvcDelegate,
   type Texts,
   textsFor,
@@ -49,8 +50,6 @@ const COMPONENTS: Record<FormOfPayment, OptionComponent> = {
   token_pay: TokenPay,
   redirect: PageRedirect,
 };
-const OPEN_STATES = ["created", "pending"];
-const FINAL_STATES = ["paid", "authorized", "failed", "canceled"];
 
 export interface PaymentViewInput {
   api: ApiContext;
@@ -94,6 +93,8 @@ export function PaymentView(input: PaymentViewInput): HTMLElement {
   let fieldset: HTMLFieldSetElement | undefined;
   let details: TransactionDetails | undefined;
   const setState = (state: string) => host.setAttribute("data-state", state);
+  // Before an option is chosen, an error names the first requested form (svc_pg by default).
+  const firstForm = input.forms?.[0] ?? "svc_pg";
 
   function busy(on: boolean, text = "") {
     status.textContent = text;
@@ -268,21 +269,20 @@ export function PaymentView(input: PaymentViewInput): HTMLElement {
       );
     }
     setState("options");
-    host.setAttribute("aria-busy", "false");
-    if (FINAL_STATES.includes(loaded.state)) {
+    // Not busy any more, and the status no longer says the options are loading.
+    busy(false);
+    const end = sessionEnd(loaded, options);
+    if (end === "final") {
       // Back from a card or gateway page the whole window went to: report the stored outcome.
       status.textContent = t.restart;
       getResult(input.api, loaded.session_id).then(
         (result) => (result.status !== "pending" ? finish(result) : undefined),
-        (error: unknown) => fail(loaded.payment_methods[0]?.form_of_payment ?? "svc_pg", error),
+        (error: unknown) => fail(firstForm, error),
       );
       return;
     }
-    if (!OPEN_STATES.includes(loaded.state) || options.length === 0) {
-      const message = options.length === 0 ? t.noOptions : t.restart;
-      outcome("error", t.errorTitle, message);
-      return;
-    }
+    // Expired, a payment in progress, another state, no option to show: errorCallback.
+    if (end) return fail(firstForm, end);
     fieldset = optionList(ctx, options);
     root.append(fieldset);
   }
@@ -403,8 +403,7 @@ export function PaymentView(input: PaymentViewInput): HTMLElement {
     getDetails(input.api, input.sessionId).then(render, (error: unknown) => {
       root.querySelector(".sk")?.remove();
       host.setAttribute("aria-busy", "false");
-      // No option was chosen yet: the error names the first requested form (svc_pg by default).
-      fail(input.forms?.[0] ?? "svc_pg", error);
+      fail(firstForm, error);
     });
   }
   return host;
