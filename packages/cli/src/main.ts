@@ -90,6 +90,17 @@ export async function run(argv: string[], sink: Sink = processSink()): Promise<n
       },
     ) => {
       const out = createOutput(options.json, sink);
+      // Checked before anything is created: a bad value would fail every forward, each one a
+      // failed attempt in the merchant's delivery log.
+      const timeoutSeconds = Number(options.forwardTimeout);
+      if (!(timeoutSeconds > 0 && timeoutSeconds <= 300))
+        throw new UsageError(
+          `--forward-timeout takes seconds, more than 0 and at most 300 (got "${options.forwardTimeout}")`,
+        );
+      if (!URL.canParse(options.forwardTo) || !/^https?:$/.test(new URL(options.forwardTo).protocol))
+        throw new UsageError(
+          `--forward-to must be an http:// or https:// URL such as http://localhost:3000/webhooks (got "${options.forwardTo}")`,
+        );
       const { api } = await connect(options);
       const { listen } = await import("./commands/listen.js");
       const handle = await listen(
@@ -100,13 +111,13 @@ export async function run(argv: string[], sink: Sink = processSink()): Promise<n
             ?.split(",")
             .map((e) => e.trim())
             .filter(Boolean),
-          timeoutMs: Number(options.forwardTimeout) * 1000,
+          timeoutMs: timeoutSeconds * 1000,
         },
         out,
       );
+      // A closed terminal (SIGHUP) ends the session as Ctrl-C does: the endpoint is deleted.
       const stop = () => void handle.stop();
-      process.once("SIGINT", stop);
-      process.once("SIGTERM", stop);
+      for (const signal of ["SIGINT", "SIGTERM", "SIGHUP"] as const) process.once(signal, stop);
       await handle.done;
     },
   );

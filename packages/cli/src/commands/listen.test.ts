@@ -86,3 +86,32 @@ describe("svc listen across a dropped stream", () => {
     expect(gone.status).toBe(404);
   }, 45_000);
 });
+
+describe("svc listen's options", () => {
+  const run$ = async (args: string[]) => {
+    const { run } = await import("../main.js");
+    const out: string[] = [];
+    const code = await run(["listen", ...args, "--api-key", "sk_unused", "--api-url", "http://127.0.0.1:9"], {
+      stdout: (t: string) => out.push(t),
+      stderr: (t: string) => out.push(t),
+      isTTY: false,
+      env: {},
+    });
+    return { code, text: out.join("") };
+  };
+
+  it("refuses a --forward-timeout or --forward-to it cannot use before creating anything (exit 2, naming the option)", async () => {
+    for (const timeout of ["abc", "0", "-1", "301"]) {
+      const r = await run$(["--forward-to", "http://localhost:3000/hook", "--forward-timeout", timeout]);
+      expect(r.code, timeout).toBe(2);
+      expect(r.text).toContain(
+        `--forward-timeout takes seconds, more than 0 and at most 300 (got "${timeout}")`,
+      );
+    }
+    for (const target of ["notaurl", "ftp://localhost/hook"]) {
+      const r = await run$(["--forward-to", target]);
+      expect(r.code, target).toBe(2);
+      expect(r.text).toContain(`--forward-to must be an http:// or https:// URL`);
+    }
+  });
+});

@@ -34,7 +34,7 @@ interface Streamed {
   body: string;
 }
 
-/** Waits before reopening a dropped stream: 0.5 s, doubling to 10 s. */
+/** Waits before reopening a dropped stream: 0.5 s after a long-open stream, then stepping up to 10 s. */
 const RECONNECT_MS = [500, 1_000, 2_000, 5_000, 10_000];
 /** The local server's answer is cut at this many characters before it is reported. */
 const RESPONSE_BODY_LIMIT = 2_048;

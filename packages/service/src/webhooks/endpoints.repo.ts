@@ -155,7 +155,7 @@ export const endpointsRepo = {
     const rows = await q.query(
       `update webhook_deliveries set status = 'failed', last_error = $2, lease_until = null, completed_at = now(),
               updated_at = now()
-        where endpoint_id = $1 and status in ('pending', 'retrying') returning id`,
+        where endpoint_id = $1 and status in ('pending', 'retrying', 'stream') returning id`,
       [endpointId, reason],
     );
     return rows.length;

@@ -169,9 +169,16 @@ describe.each(STORES)("svc listen, service side, on %s", (store) => {
     const [, replay] = await back.next(2);
     expect(replay!.headers["webhook-id"]).toBe(messageId);
     expect(await forward(id, replay!, "/local")).toMatchObject({ status: "succeeded" });
+    // One left waiting when the CLI stops: deleting the endpoint ends it (it stayed 'stream').
+    expect((await refund(parent.session_id)).status).toBe(200);
+    const [, , left] = await back.next(3);
     back.close();
     // The CLI deletes its endpoint when it stops.
     expect((await call("DELETE", `/v1/webhooks/endpoints/${id}`)).status).toBe(204);
+    const ended = await call("GET", `/v1/webhooks/messages/${left!.headers["webhook-id"]}`);
+    expect(ended.json.deliveries.find((d: { endpoint_id: string }) => d.endpoint_id === id)).toMatchObject({
+      status: "failed",
+    });
   });
 
   it("a stream is only for a cli endpoint of the caller", async () => {
