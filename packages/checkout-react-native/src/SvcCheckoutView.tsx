@@ -20,15 +20,18 @@ import {
   getDetails,
   getResult,
   isMinified,
+  isTransient,
   type Language,
   type OptionEntry,
   type PaymentAnswer,
   type PaymentMethod,
   savedCardsFirst,
+  sessionEnd,
   availableOptions,
   startPayment,
   textsFor,
   type TransactionDetails,
+  validateOptions,
   type WalletStatus,
   walletStatus,
 } from "@svc/checkout-core";
@@ -59,7 +62,8 @@ export interface CheckoutViewOptions extends CheckoutOptionsBase {
   appearance?: Appearance;
 }
 
-type Outcome = { kind: "success" | "declined" | "error"; title: string; body: string };
+/** The outcome screen: its title, what happened, and (declined, error) the way forward. */
+type Outcome = { kind: "success" | "declined" | "error"; title: string; body: string; next?: string };
 
 const POLL_MS = 1000;
 /** After this long without a result, the view stops asking (the app's return still asks). */
@@ -74,6 +78,9 @@ const keyOf = (e: OptionEntry) => `${e.method.form_of_payment}:${e.method.pg_cod
  * <SvcCheckoutView merchantId="shop.example.com" apiKey="pk_…" sessionId={id} delegate={delegate} />
  */
 export function SvcCheckoutView(props: CheckoutViewOptions): ReactElement {
+  // The component is an entry of its own (`<SvcCheckoutView {...options} />`): its options are
+  // checked as `new Checkout(options)` checks them, so a private key never leaves the app.
+  validateOptions(props);
   // Language and appearance are read once, at init (the seed: they follow the device then).
   const [language] = useState<Language>(() => deviceLanguage(props.locale));
   const [appearance] = useState<Appearance>(() => deviceAppearance(props.appearance));
@@ -97,33 +104,44 @@ export function SvcCheckoutView(props: CheckoutViewOptions): ReactElement {
   const delegate = useRef(props.delegate);
   delegate.current = props.delegate;
 
+  /** Shows the outcome and calls its callback, once; every `error` is reported, as the browser view does. */
   const finish = useCallback(
     (data: CallbackData, shown?: string) => {
       if (finished.current) return;
       finished.current = true;
       setBusy(false);
       setWaiting(undefined);
-      if (data.status === "success") {
-        setOutcome({ kind: "success", title: t.successTitle, body: t.successBody });
-        delegate.current.successCallback(data);
-      } else if (data.status === "canceled") {
-        setOutcome({ kind: "declined", title: t.declinedTitle, body: t.declinedNext });
-        delegate.current.cancelCallback(data);
-      } else {
-        setOutcome({ kind: "error", title: t.errorTitle, body: `${shown ?? t.err_generic} ${t.errorNext}` });
-        delegate.current.errorCallback(data);
+      try {
+        if (data.status === "success") {
+          setOutcome({ kind: "success", title: t.successTitle, body: t.successBody });
+          delegate.current.successCallback(data);
+        } else if (data.status === "canceled") {
+          // The service's message, in the transaction's language, then the way forward.
+          setOutcome({ kind: "declined", title: t.declinedTitle, body: data.message, next: t.declinedNext });
+          delegate.current.cancelCallback(data);
+        } else {
+          setOutcome({ kind: "error", title: t.errorTitle, body: shown ?? t.err_generic, next: t.errorNext });
+          delegate.current.errorCallback(data);
+        }
+      } finally {
+        // An `error` answer of the service too, not only the SDK's own errors.
+        if (data.status === "error")
+          void report({
+            message: data.message,
+            session_id: data.session_id ?? props.sessionId,
+            form_of_payment: data.form_of_payment,
+          });
       }
     },
-    [t],
+    [props.sessionId, report, t],
   );
 
   const fail = useCallback(
     (form: FormOfPayment, error: unknown) => {
       const data = errorData(details ?? { session_id: props.sessionId, order_no: null }, form, error);
-      void report({ message: data.message, session_id: props.sessionId, form_of_payment: form });
       finish(data, customerMessage(t, error));
     },
-    [details, finish, props.sessionId, report, t],
+    [details, finish, props.sessionId, t],
   );
 
   /** A final answer ends the checkout; an OTP or a page to open is returned to the flow. */
@@ -136,23 +154,43 @@ export function SvcCheckoutView(props: CheckoutViewOptions): ReactElement {
     [finish],
   );
 
+  const forms = props.formsOfPayment?.map((f) => FORM_OF[f]);
+  // Before an option is chosen, an error names the first requested form (svc_pg by default).
+  const firstForm = forms?.[0] ?? "svc_pg";
+
   // The details: from setupPreload, else one request.
   useEffect(() => {
     if (details) return;
     let live = true;
     getDetails(api, props.sessionId).then(
       (d) => live && setDetails(d),
-      (error: unknown) => live && fail("svc_pg", error),
+      (error: unknown) => live && fail(firstForm, error),
     );
     return () => {
       live = false;
     };
-  }, [api, details, fail, props.sessionId]);
+  }, [api, details, fail, firstForm, props.sessionId]);
 
-  const forms = props.formsOfPayment?.map((f) => FORM_OF[f]);
   const methods = useMemo(() => (details ? availableOptions(details, forms) : []), [details, forms?.join()]);
   const entries = useMemo(() => (details ? savedCardsFirst(methods, details.cards) : []), [details, methods]);
   const minified = isMinified(methods);
+  // The browser view's check (@svc/checkout-core): list the options, hand over a final session's
+  // stored outcome, or end with errorCallback (expired, a payment in progress, no option).
+  const end = useMemo(() => (details ? sessionEnd(details, methods) : undefined), [details, methods]);
+
+  useEffect(() => {
+    if (!details || !end) return;
+    let live = true;
+    if (end === "final")
+      getResult(api, details.session_id).then(
+        (result) => live && result.status !== "pending" && finish(result),
+        (error: unknown) => live && fail(firstForm, error),
+      );
+    else fail(firstForm, end);
+    return () => {
+      live = false;
+    };
+  }, [api, details, end, fail, finish, firstForm]);
 
   // The device wallet's checks, once the details are known.
   useEffect(() => {
@@ -180,8 +218,9 @@ export function SvcCheckoutView(props: CheckoutViewOptions): ReactElement {
         if (FINAL_STATUSES.has(result.status)) finish(result as CallbackData);
         else setBound("state" in result && result.state === "attempted");
       } catch (error) {
-        if (live && !(error instanceof ApiProblem && error.code === "network_error"))
-          fail(waiting.form, error);
+        // getResult already retried; a longer outage keeps the page's payment alive: ask on, as
+        // the browser view does. A decided error ends the checkout.
+        if (live && !isTransient(error)) fail(waiting.form, error);
       } finally {
         inFlight = false;
       }
@@ -211,6 +250,13 @@ export function SvcCheckoutView(props: CheckoutViewOptions): ReactElement {
       <Shell theme={theme} language={language}>
         <ActivityIndicator color={theme.icon} accessibilityLabel={t.loading} />
         <Text style={[styles.body, theme.subtitle]}>{t.loading}</Text>
+      </Shell>
+    );
+  // A session that lists nothing: its stored outcome or its error is on the way.
+  if (end)
+    return (
+      <Shell theme={theme} language={language}>
+        <ActivityIndicator color={theme.icon} accessibilityLabel={t.working} />
       </Shell>
     );
 
@@ -321,9 +367,7 @@ export function SvcCheckoutView(props: CheckoutViewOptions): ReactElement {
           )}
         </View>
       ) : null}
-      {entries.length === 0 ? (
-        <Text style={[styles.body, theme.error]}>{t.noOptions}</Text>
-      ) : minified ? (
+      {minified ? (
         <View testID={`svc-option-${entries[0]!.method.form_of_payment}`}>{flowFor(entries[0]!)}</View>
       ) : (
         <View accessibilityRole="radiogroup" accessibilityLabel={t.choose}>
@@ -419,6 +463,7 @@ function OutcomeView(p: {
         </>
       ) : null}
       <Text style={[styles.body, theme.subtitle]}>{outcome.body}</Text>
+      {outcome.next ? <Text style={[styles.body, theme.subtitle]}>{outcome.next}</Text> : null}
     </View>
   );
 }

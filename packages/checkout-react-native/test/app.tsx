@@ -3,6 +3,7 @@
  * test's bundle maps `react-native` to it). The test writes its options to `window.__config`;
  * the callbacks and the wallet bridge's calls are recorded on `window`.
  */
+import { Component, type ReactNode } from "react";
 import { AppRegistry } from "react-native";
 import {
   ButtonComponent,
@@ -10,6 +11,7 @@ import {
   Checkout,
   CheckoutTheme,
   LabelComponent,
+  SvcCheckoutView,
   SvcResultPopup,
   type WalletBridge,
 } from "../src/index.js";
@@ -24,6 +26,8 @@ interface TestConfig {
   setupPreload?: never;
   /** A test wallet bridge: "ready", "nocards" (Setup adds one), "unsupported"; none without. */
   wallet?: "ready" | "nocards" | "unsupported";
+  /** Mount `<SvcCheckoutView {...options} />` instead of `new Checkout(options).paymentView()`. */
+  component?: boolean;
   /** Instead of the checkout: the result popup of this callback data. */
   popup?: CallbackData;
   /** A theme: the background, the main title's label and the button's component, as plain values. */
@@ -65,8 +69,21 @@ function testBridge(mode: NonNullable<TestConfig["wallet"]>): WalletBridge {
 }
 
 const record = (name: string) => (data: unknown) => void w.__calls.push([name, data]);
-const { wallet, popup, theme, ...options } = w.__config;
-const checkout = new Checkout({
+
+/** What the view throws while rendering (a wrong option) is recorded as a call "thrown". */
+class Thrown extends Component<{ children: ReactNode }, { error?: { code?: string; message: string } }> {
+  override state: { error?: { code?: string; message: string } } = {};
+  static getDerivedStateFromError(error: { code?: string; message: string }) {
+    record("thrown")({ code: error.code, message: error.message });
+    return { error };
+  }
+  override render() {
+    return this.state.error ? null : this.props.children;
+  }
+}
+
+const { wallet, popup, theme, component, ...options } = w.__config;
+const viewOptions = {
   ...options,
   ...(wallet ? { walletBridge: testBridge(wallet) } : {}),
   ...(theme
@@ -83,7 +100,8 @@ const checkout = new Checkout({
     cancelCallback: record("cancel"),
     errorCallback: record("error"),
   },
-});
+};
+const checkout = component ? undefined : new Checkout(viewOptions);
 
 AppRegistry.registerComponent("App", () =>
   popup
@@ -95,6 +113,6 @@ AppRegistry.registerComponent("App", () =>
           {...(options.appearance ? { appearance: options.appearance } : {})}
         />
       )
-    : () => checkout.paymentView(),
+    : () => <Thrown>{checkout ? checkout.paymentView() : <SvcCheckoutView {...viewOptions} />}</Thrown>,
 );
 AppRegistry.runApplication("App", { rootTag: document.getElementById("root") });

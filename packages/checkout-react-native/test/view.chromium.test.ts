@@ -2,7 +2,9 @@
  * The React Native view, rendered by react-native-web in real headless Chromium, against the
  * real service and sandbox gateway on loopback: the forms of payment and their flows, each
  * callback, English/Arabic × light/dark, the minified view, the wallet bridge's checks, the card
- * page opened "in the browser" and its result read back, and axe on the rendered tree.
+ * page opened "in the browser" and its result read back, the ends the browser view has too (a
+ * session that cannot list options, the poll through an outage, the declined screen's message,
+ * every error reported), the component's option checks, and axe on the rendered tree.
  */
 import http from "node:http";
 import type { AddressInfo } from "node:net";
@@ -11,7 +13,13 @@ import { readFileSync } from "node:fs";
 import type { Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { type Browser, launchBrowser } from "../../../test/support/browser.js";
-import { createMerchant, createTransaction, type TestMerchant } from "../../../test/support/merchant.js";
+import {
+  api,
+  apiKey,
+  createMerchant,
+  createTransaction,
+  type TestMerchant,
+} from "../../../test/support/merchant.js";
 import { type Stack, startStack } from "../../../test/support/stack.js";
 
 const here = import.meta.dirname;
@@ -419,6 +427,186 @@ describe("the React Native checkout view under react-native-web", () => {
     expect(await rows(none)).toBe("نتيجة الدفعتم إلغاء الدفع.إغلاق");
     await none.close();
   });
+
+  it("<SvcCheckoutView {...options} /> checks its options as new Checkout does: a private key is refused before any request", async () => {
+    const key = `/component-${++counter}`;
+    const created = await createTransaction(stack, merchant, { order_no: `rn-${Date.now()}-${counter}` });
+    configs.set(key, {
+      merchantId: new URL(stack.url).host,
+      apiKey: merchant.privateKey,
+      sessionId: created.json.session_id,
+      component: true,
+    });
+    const page = await browser.context.newPage();
+    const sent: string[] = [];
+    page.on("request", (r) => {
+      const auth = r.headers().authorization;
+      if (auth) sent.push(auth);
+    });
+    await page.goto(hostUrl + key);
+    const [name, data] = await firstCall(page);
+    expect([name, data.code]).toEqual(["thrown", "private_key"]);
+    expect(data.message).toMatch(/^apiKey must be your public key/);
+    await page.waitForTimeout(300);
+    expect(sent).toEqual([]);
+    expect(await page.getByTestId("svc-checkout").count()).toBe(0);
+    await page.close();
+
+    // The same component with the public key is the checkout.
+    const fine = await open({ component: true, formsOfPayment: ["walletBPay"] });
+    await fine.page.getByTestId("mobile_number").waitFor();
+    expect(await calls(fine.page)).toEqual([]);
+    await fine.page.close();
+  });
+
+  /** A session paid (wallet A) or declined (wallet B, a number ending 0000) through the API first. */
+  async function endedSession(outcome: "paid" | "failed") {
+    const created = await createTransaction(stack, merchant, { order_no: `rn-${Date.now()}-${++counter}` });
+    const sessionId = created.json.session_id as string;
+    const pay = (path: string, body: unknown) =>
+      api(stack, "POST", `/v1/checkout/${sessionId}/payments${path}`, {
+        auth: apiKey(merchant.publicKey),
+        body,
+      });
+    if (outcome === "paid") {
+      await pay("", { form_of_payment: "wallet_a_pay", pg_code: merchant.pg.sandbox, payment_token: "t" });
+    } else {
+      const otp = await pay("", {
+        form_of_payment: "wallet_b_pay",
+        pg_code: merchant.pg.sandbox,
+        mobile_number: "96551230000",
+      });
+      await pay("/otp", { otp_reference: otp.json.otp_reference, otp: "123456" });
+    }
+    return sessionId;
+  }
+
+  it("a session already paid or failed lists nothing and hands over its stored outcome, as the browser view does", async () => {
+    for (const [outcome, callback, status] of [
+      ["paid", "success", "success"],
+      ["failed", "cancel", "canceled"],
+    ] as const) {
+      const sessionId = await endedSession(outcome);
+      const { page } = await open({ sessionId });
+      const [name, data] = await firstCall(page);
+      expect([name, data.status, data.session_id]).toEqual([callback, status, sessionId]);
+      expect(await page.getByRole("radio").count()).toBe(0);
+      await expect.poll(() => page.getByTestId("svc-outcome").count()).toBe(1);
+      expect(await calls(page)).toHaveLength(1);
+      await page.close();
+    }
+  });
+
+  it("an expired session, or formsOfPayment that leaves no option: errorCallback with the customer's words", async () => {
+    const created = await createTransaction(stack, merchant, { order_no: `rn-${Date.now()}-${++counter}` });
+    const sessionId = created.json.session_id as string;
+    await stack.db.query(
+      "update transactions set expires_at = now() - interval '10 seconds' where session_id = $1",
+      [sessionId],
+    );
+    const expired = await open({ sessionId });
+    const [name, data] = await firstCall(expired.page);
+    expect([name, data.session_id]).toEqual(["error", sessionId]);
+    expect(data.message).toContain("state is expired");
+    await expect
+      .poll(() => expired.page.getByTestId("svc-outcome").textContent())
+      .toBe(
+        "Payment could not be completedThis checkout has expired.Return to the shop to start a new checkout.",
+      );
+    await expired.page.close();
+
+    const none = await open({ formsOfPayment: ["tokenPay"] });
+    const [noneName, noneData] = await firstCall(none.page);
+    expect([noneName, noneData.form_of_payment]).toEqual(["error", "token_pay"]);
+    await expect
+      .poll(() => none.page.getByTestId("svc-outcome").textContent())
+      .toContain("No payment option is available for this checkout.");
+    await none.page.close();
+  });
+
+  it("the declined screen says the service's message, then the way forward", async () => {
+    const { page } = await open({ formsOfPayment: ["walletBPay"] }, { customer_phone: "+96551230000" });
+    await page.getByRole("button", { name: "Send code" }).click();
+    await page.getByTestId("otp").fill("123456");
+    await page.getByRole("button", { name: /^Pay / }).click();
+    const [name, data] = await firstCall(page);
+    expect(name).toBe("cancel");
+    expect(String(data.message).length).toBeGreaterThan(0);
+    await expect
+      .poll(() => page.getByTestId("svc-outcome").textContent())
+      .toContain(`${String(data.message)}No money was taken. To pay, start again with a new checkout.`);
+    await page.close();
+  });
+
+  it("an `error` answer of the service is reported too, not only the SDK's own errors", async () => {
+    const sdk = stack.service.app.services.sdk;
+    await sdk.setErrorReporting(merchant.id, true);
+    const { page, sessionId } = await open({ formsOfPayment: ["walletBPay"] });
+    const message = `The gateway's answer could not be read (${sessionId}).`;
+    await page.route("**/payments", (route) =>
+      route.fulfill({
+        status: 200,
+        contentType: "application/json",
+        headers: { "access-control-allow-origin": "*" },
+        body: JSON.stringify({
+          status: "error",
+          message,
+          form_of_payment: "wallet_b_pay",
+          session_id: sessionId,
+        }),
+      }),
+    );
+    await page.getByTestId("mobile_number").fill("96551234567");
+    await page.getByRole("button", { name: "Send code" }).click();
+    expect(await firstCall(page)).toEqual(["error", expect.objectContaining({ message })]);
+    await expect
+      .poll(async () =>
+        (await sdk.list(merchant.id)).some((r) => (r as { message: string }).message === message),
+      )
+      .toBe(true);
+    expect(
+      (await sdk.list(merchant.id)).find((r) => (r as { message: string }).message === message),
+    ).toMatchObject({
+      session_id: sessionId,
+      form_of_payment: "wallet_b_pay",
+    });
+    await page.close();
+  });
+
+  it(
+    "a result poll that keeps failing for a while (503 through every retry) does not end the checkout: it asks on, as the browser view does",
+    { timeout: 90_000 },
+    async () => {
+      const { page } = await open({ formsOfPayment: ["svcPG", "walletBPay"] });
+      let refused = 0;
+      // One poll's worth: the first request and its seven retries (about 30 s), all 503.
+      await page.route("**/payments/result", (route) =>
+        refused++ < 8
+          ? route.fulfill({
+              status: 503,
+              contentType: "application/problem+json",
+              headers: { "access-control-allow-origin": "*" },
+              body: JSON.stringify({ code: "service_unavailable", detail: "Try again shortly." }),
+            })
+          : route.continue(),
+      );
+      await option(page, "svc_pg").getByRole("radio").click();
+      const [cardPage] = await Promise.all([
+        browser.context.waitForEvent("page"),
+        page.getByRole("button", { name: "Continue to card payment" }).click(),
+      ]);
+      await expect.poll(() => refused, { timeout: 60_000, interval: 1000 }).toBeGreaterThan(8);
+      expect(await calls(page)).toEqual([]);
+      await cardPage.locator("input[name=number]").fill("4242 4242 4242 4242");
+      await cardPage.locator("input[name=expiry]").fill("12/39");
+      await cardPage.locator("input[name=cvc]").fill("123");
+      await cardPage.locator("button[type=submit]").click();
+      expect(await firstCall(page)).toMatchObject(["success", { form_of_payment: "svc_pg" }]);
+      expect(await calls(page)).toHaveLength(1);
+      await cardPage.close();
+      await page.close();
+    },
+  );
 
   it.each([
     ["en", "light"],
