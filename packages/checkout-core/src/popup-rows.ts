@@ -108,8 +108,8 @@ function flatten(texts: Record<string, string>, value: Record<string, unknown>, 
 }
 
 /**
- * The seed's popup rule as receipt rows with translated labels (`pg_response` for ndebit, else
- * the whole data, nested objects flattened); empty without a gateway response.
+ * The seed's popup rule as receipt rows with translated labels (`pg_response` for ndebit and
+ * knet, else the whole data, nested objects flattened); empty without a gateway response.
  * @example
  * popupRows(data) // [{ label: "Result", value: "NOT CAPTURED" }, { label: "Authorization code", value: "123456" }]
  */

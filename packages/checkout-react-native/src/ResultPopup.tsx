@@ -1,8 +1,8 @@
 /**
  * The seed's national-debit rule in an app: after a failed payment, `cancelCallback` shows the
  * gateway's result. `<SvcResultPopup data={…} onClose={…} />` is a modal receipt of what the rule
- * shows (the gateway's response for the national debit gateway, else the whole data) as
- * translated rows, or "Payment was cancelled." without a gateway response.
+ * shows (the gateway's response for a national debit gateway, `ndebit` or `knet`, else the whole
+ * data) as translated rows, or "Payment was cancelled." without a gateway response.
  */
 import { type CallbackData, type CheckoutTheme, POPUP_TEXTS, popupRows, textsFor } from "@svc/checkout-core";
 import type { ReactElement } from "react";

@@ -67,7 +67,8 @@ export class Checkout {
 
   /**
    * The popup text for cancel data under the national-debit rule: `pg_response` when
-   * `payment_gateway_info.pg_name` is `ndebit`, else the whole data; a default without response.
+   * `payment_gateway_info.pg_name` is `ndebit` or `knet`, else the whole data; a default without
+   * response.
    * @example
    * Checkout.popupText(data) // '{ "result": "NOT CAPTURED", … }'
    */

@@ -15,8 +15,8 @@ import { importPopup } from "../../popup/load.js";
 export { NATIONAL_DEBIT_PG_NAME, type PopupOptions, type PopupRow } from "@svc/checkout-core";
 
 /**
- * The popup text of the seed's rule as JSON, for logs and custom popups: for an `ndebit` gateway
- * its `pg_response`, otherwise the whole data; "Payment was cancelled." without a gateway
+ * The popup text of the seed's rule as JSON, for logs and custom popups: for a national debit
+ * gateway (`ndebit`, `knet`) its `pg_response`, otherwise the whole data; "Payment was cancelled." without a gateway
  * response. `showResultPopup` shows the same content as translated rows.
  * @example
  * popupText({ status: "canceled", message: "…", form_of_payment: "svc_pg" }) // "Payment was cancelled."
@@ -39,7 +39,7 @@ export async function showPopup(message: string | PopupRow[], options?: PopupOpt
 }
 
 /**
- * The seed's rule as a receipt popup: the gateway's answer (ndebit) or the whole data as
+ * The seed's rule as a receipt popup: the gateway's answer (ndebit, knet) or the whole data as
  * translated label/value rows, or the default text without a gateway response.
  * @example
  * await showResultPopup(data);
