@@ -7,6 +7,7 @@ import type { GatewayKind } from "@svc/protocol";
 import type { FieldErrors } from "../http/problem.js";
 import type { Keyring } from "../secrets/keyring.js";
 import { credentialsContext } from "./connection.js";
+import { plainValueProblem } from "./knet/fields.js";
 
 interface CredentialField {
   /** Checks the value; returns what is wrong with it, or undefined. */
@@ -19,21 +20,27 @@ interface CredentialField {
   hint: "last4" | "mode" | "set";
 }
 
-const text =
+/**
+ * A KNET credential that travels in KNET's plain payment request (tranportal id and password):
+ * its length, then what that request cannot carry (fields.ts's rule, the one svc sends by).
+ */
+const knetText =
   (max: number, what: string): CredentialField["problem"] =>
-  (value) =>
-    value.length === 0 || value.length > max
-      ? `must be the ${what} KNET gave you (1–${max} characters)`
-      : /[\r\n]/.test(value)
-        ? "must be one line"
-        : undefined;
+  (value) => {
+    if (value.length === 0 || value.length > max)
+      return `must be the ${what} KNET gave you (1–${max} characters)`;
+    const problem = plainValueProblem(value);
+    return problem
+      ? `${problem}. Copy the ${what} exactly as KNET gave it; if it really holds such a character, ask KNET (through your bank) for another`
+      : undefined;
+  };
 
 /** Per kind: its credential fields. Sandbox kinds have none. */
 export const CREDENTIAL_FIELDS: Partial<Record<GatewayKind, Record<string, CredentialField>>> = {
   knet: {
     // KNET's manual (K-064 3.5.4): tranportal id ≤ 255, password ≤ 15, resource key exactly 16.
-    tranportal_id: { problem: text(255, "tranportal id"), hint: "last4" },
-    tranportal_password: { problem: text(15, "tranportal password"), hint: "set" },
+    tranportal_id: { problem: knetText(255, "tranportal id"), hint: "last4" },
+    tranportal_password: { problem: knetText(15, "tranportal password"), hint: "set" },
     resource_key: {
       problem: (value) =>
         Buffer.byteLength(value, "utf8") === 16

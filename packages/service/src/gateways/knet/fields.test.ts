@@ -10,6 +10,7 @@ import {
   parseKnetPairs,
   paymentInitPlain,
   paymentPageUrl,
+  plainValueProblem,
   trackIdProblem,
   UDF_FORBIDDEN_CHARACTERS,
   udfProblem,
@@ -47,6 +48,17 @@ describe("KNET payment initialisation string", () => {
     expect(() => paymentInitPlain({ ...VECTOR_FIELDS, password: "p&ss" })).not.toThrow(/p&ss/);
     expect(() => paymentInitPlain({ ...VECTOR_FIELDS, udf2: "a\nb" })).toThrow(/KNET's udf2/);
     expect(() => paymentInitPlain({ ...VECTOR_FIELDS, udf1: "a=b" })).not.toThrow();
+  });
+
+  it("plainValueProblem: refuses '&' and control characters (C0, DEL, C1), names what, never echoes the value", () => {
+    for (const ok of ["123401pg", "Pw-k9!x2Q", "a=b c%d+e", "كلمة", "x@y/z"])
+      expect(plainValueProblem(ok), ok).toBeUndefined();
+    expect(plainValueProblem("sec&ret")).toMatch(/^cannot hold '&'/);
+    expect(plainValueProblem("sec&ret")).not.toContain("sec");
+    expect(plainValueProblem("a\tb")).toMatch(/control characters \(found U\+0009\)/);
+    expect(plainValueProblem("a\rb")).toMatch(/U\+000D/);
+    expect(plainValueProblem("a\u007fb")).toMatch(/U\+007F/);
+    expect(plainValueProblem("a\u0085b")).toMatch(/U\+0085/);
   });
 });
 

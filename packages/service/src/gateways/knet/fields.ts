@@ -69,9 +69,30 @@ export const PAYMENT_INIT_ORDER = [
 ] as const satisfies ReadonlyArray<keyof KnetPaymentInit>;
 
 /**
- * The plain payment-initialisation string, to encrypt with `encryptTrandata`. Values are not
- * URL-encoded (KNET reads them as they are), so a value holding `&` or a control character would
- * change the fields KNET sees: that throws, naming the field but never its value.
+ * What a value in KNET's plain payment-initialisation string cannot hold, or undefined: the
+ * string is `name=value&…` with values not URL-encoded (KNET reads them as they are), so an `&`
+ * would start another field and a control character would not be text. Every other printable
+ * character is carried as it is. The one rule for the string (paymentInitPlain) and for the
+ * credentials that go into it (credentials.ts: tranportal id and password, refused at save).
+ *
+ * @example
+ * plainValueProblem("123401pg"); // undefined
+ * plainValueProblem("pw&x"); // "cannot hold '&' …"
+ */
+export function plainValueProblem(value: string): string | undefined {
+  const found = /[&\p{Cc}]/u.exec(value);
+  if (!found) return undefined;
+  const what =
+    found[0] === "&"
+      ? "'&'"
+      : `control characters (found U+${found[0].codePointAt(0)!.toString(16).toUpperCase().padStart(4, "0")})`;
+  return `cannot hold ${what}: KNET's payment request is a plain name=value&… string that KNET would misread; any other printable character is fine`;
+}
+
+/**
+ * The plain payment-initialisation string, to encrypt with `encryptTrandata`. A value
+ * `plainValueProblem` refuses would change the fields KNET sees: that throws, naming the field
+ * but never its value.
  *
  * @example
  * paymentInitPlain({ id: "123401", password: "123401pg", action: "1", langid: KNET_LANG.en,
@@ -81,10 +102,8 @@ export const PAYMENT_INIT_ORDER = [
 export function paymentInitPlain(fields: KnetPaymentInit): string {
   return PAYMENT_INIT_ORDER.map((name) => {
     const value = fields[name] ?? "";
-    if (/[&\p{Cc}]/u.test(value))
-      throw new Error(
-        `KNET's ${name} cannot hold '&' or control characters: KNET would misread the request.`,
-      );
+    const problem = plainValueProblem(value);
+    if (problem) throw new Error(`KNET's ${name} ${problem}.`);
     return `${name}=${value}`;
   }).join("&");
 }
