@@ -88,6 +88,124 @@ describe.each(STORES)("audit log on %s", (store) => {
     expect(arabic.text).toContain("المبلغ: <bdi>1.000</bdi>؛ السبب: <bdi>Damaged in transit</bdi>");
   });
 
+  it("records a change once; a refusal, even one answered with a redirect and a notice, is not recorded", async () => {
+    const other = await createMerchant(stack);
+    const auth = apiKey(other.privateKey);
+    const mine = async () =>
+      (await api(stack, "GET", "/v1/audit-events", { auth })).json.data as {
+        action: string;
+        target: string | null;
+        detail: Record<string, unknown>;
+      }[];
+    const client = await signedIn(stack, other.admin);
+    const parent = await paidParent(stack, other, "sandbox", { amount: "30.000" });
+    await client.get(`/dashboard/payments/${parent.session_id}`);
+    const key = /name="idempotency_key" value="(dash_[0-9a-f]{32})"/.exec(
+      (await client.post(`/dashboard/payments/${parent.session_id}/refund`, { amount: "12.5" })).text,
+    )![1]!;
+    const confirmation = { amount: "12.500", confirm: "yes", idempotency_key: key };
+    const refunded = await client.post(`/dashboard/payments/${parent.session_id}/refund`, confirmation);
+    expect(refunded.status).toBe(303);
+    // The confirmation page posted again (back, then submit): refused with a notice, not done again.
+    const again = await client.post(`/dashboard/payments/${parent.session_id}/refund`, confirmation);
+    expect(again.status).toBe(303);
+    expect((await client.get(again.location!)).text).toContain("already submitted");
+    // A bulk replay with a date that is not one: refused.
+    await client.get("/dashboard/deliveries");
+    const replay = await client.post("/dashboard/deliveries/replay", { failed_since: "garbage" });
+    expect(replay.status).toBe(303);
+    // A test webhook with nowhere to send it: refused.
+    await client.get("/dashboard/webhooks");
+    const test = await client.post("/dashboard/webhooks/test");
+    expect(test.status).toBe(303);
+    expect((await client.get(test.location!)).text).toContain("notice error");
+    // A disabled endpoint can be neither tested nor replayed to: refused.
+    const endpoint = await api(stack, "POST", "/v1/webhooks/endpoints", {
+      auth,
+      body: { url: "https://crm.example/off", enabled: false },
+    });
+    const id = endpoint.json.id as string;
+    await client.get(`/dashboard/webhooks/endpoints/${id}`);
+    for (const action of ["test", "replay"]) {
+      const refused = await client.post(`/dashboard/webhooks/endpoints/${id}/${action}`);
+      expect(refused.status).toBe(303);
+      expect((await client.get(refused.location!)).text).toContain("is disabled");
+    }
+    // The same API request sent again with its Idempotency-Key gets the stored answer: done once.
+    for (let i = 0; i < 2; i++) {
+      const r = await api(stack, "POST", "/v1/operations", {
+        auth,
+        headers: { "idempotency-key": "audit-once-1" },
+        body: { operation: "refund", session_id: parent.session_id, amount: "1.000" },
+      });
+      expect(r.status).toBe(200);
+    }
+    // Something recorded after all of it, so the log has been written when it shows.
+    await client.get("/dashboard/sdk");
+    await client.post("/dashboard/sdk", { is_enabled: "on" });
+    await expect.poll(async () => (await mine())[0]?.action, { timeout: 5_000 }).toBe("sdk.settings_changed");
+    const actions = (await mine()).map((e) => e.action);
+    expect(actions).toEqual([
+      "sdk.settings_changed",
+      "operation.refund",
+      "webhooks.endpoint_created",
+      "operation.refund",
+      "user.signed_in",
+    ]);
+    expect((await mine())[3]).toMatchObject({ target: parent.session_id, detail: { amount: "12.500" } });
+  });
+
+  it("records an unchecked box as no: webhooks turned off, an endpoint disabled, SDK reporting off", async () => {
+    const other = await createMerchant(stack);
+    const auth = apiKey(other.privateKey);
+    const client = await signedIn(stack, other.admin);
+    await client.get("/dashboard/webhooks");
+    // Every box unchecked: the browser sends none of them.
+    await client.post("/dashboard/webhooks/config", {
+      operations_webhook_url: "https://shop.example/ops",
+      timeout_seconds: "10",
+      retry_schedule_seconds: "5, 60",
+    });
+    const endpoint = await api(stack, "POST", "/v1/webhooks/endpoints", {
+      auth,
+      body: { url: "https://crm.example/on" },
+    });
+    const id = endpoint.json.id as string;
+    await client.get(`/dashboard/webhooks/endpoints/${id}`);
+    const disabled = await client.post(`/dashboard/webhooks/endpoints/${id}`, {
+      url: "https://crm.example/on",
+      event_all: "on",
+    });
+    expect(disabled.status).toBe(303);
+    await client.get("/dashboard/sdk");
+    await client.post("/dashboard/sdk", {});
+    const events = async () =>
+      (await api(stack, "GET", "/v1/audit-events", { auth })).json.data as {
+        action: string;
+        detail: Record<string, unknown>;
+      }[];
+    await expect
+      .poll(async () => (await events())[0]?.action, { timeout: 5_000 })
+      .toBe("sdk.settings_changed");
+    const [sdk, changed, , config] = await events();
+    expect(sdk!.detail).toEqual({ is_enabled: false });
+    expect(changed).toMatchObject({
+      action: "webhooks.endpoint_changed",
+      detail: { url: "https://crm.example/on", enabled: false, include_metadata: false },
+    });
+    expect(config).toMatchObject({
+      action: "webhooks.config_changed",
+      detail: { enabled: false, notify_api_initiated: false, timeout_seconds: "10" },
+    });
+    const page = (await client.get("/dashboard/audit")).text;
+    expect(page).toContain("Error reporting: <bdi>no</bdi>");
+    expect(page).toContain("URL: <bdi>https://crm.example/on</bdi>; Enabled: <bdi>no</bdi>");
+    const settings = page.slice(page.indexOf("Changed the webhook settings"));
+    expect(settings.slice(0, settings.indexOf("</td>"))).toMatch(
+      /Enabled: <bdi>no<\/bdi>.*Webhooks for API operations: <bdi>no<\/bdi>/,
+    );
+  });
+
   it("pages newest first with next_before", async () => {
     const first = await events("?limit=2");
     expect(first.data).toHaveLength(2);

@@ -1,8 +1,15 @@
 /**
  * The audit log: who did what to a merchant's account, when and from where. One hook records
  * every action that changed something, from the HTTP API (private key or Basic auth) and from the
- * dashboard (its confirmed forms), as it answered; sign-ins are recorded by the sign-in page.
- * Reads are not recorded, except revealing the signing secret.
+ * dashboard, as it answered; sign-ins are recorded by the sign-in page itself (there is no
+ * principal yet when it answers). Reads are not recorded, except revealing the signing secret.
+ *
+ * What counts as done: an API call that answered 2xx (and not the replay of a stored answer to a
+ * repeated Idempotency-Key: that was recorded the first time). A dashboard form cannot say so by
+ * its status — a refusal redirects with an error notice as a success redirects with its notice —
+ * so its handler says it: {@link auditDone}, called once the change is made. A dashboard request
+ * whose handler did not call it (a refusal, a confirmation page, a resubmitted form) is not
+ * recorded, whatever it answered.
  *
  * Records are written after the answer, buffered and inserted many at a time (every 50 ms or 200
  * records), so auditing never slows or fails an action and costs a busy API one statement per
@@ -22,8 +29,23 @@ interface Rule {
   action: string | ((body: Record<string, unknown>) => string);
   target?: string;
   keep?: string[];
-  /** Dashboard forms that ask first: only the confirmed POST did something. */
-  confirmed?: boolean;
+  /**
+   * The dashboard form's checkboxes among what is kept: a browser sends a checked box as "on"
+   * and leaves an unchecked one out, so each is recorded as true or false, never missing.
+   */
+  checkboxes?: string[];
+}
+
+/** Dashboard requests whose handler made its change, with any details it adds. */
+const done = new WeakMap<FastifyRequest, Record<string, unknown>>();
+
+/**
+ * Says that this dashboard request changed something (or revealed the secret), so the audit log
+ * records it; call it once the change is made, never for a refusal or a confirmation page.
+ * `detail` adds to (or overrides) what the route's rule keeps of the form.
+ */
+export function auditDone(request: FastifyRequest, detail: Record<string, unknown> = {}): void {
+  done.set(request, { ...done.get(request), ...detail });
 }
 
 const API: Record<string, Rule> = {
@@ -69,19 +91,16 @@ const DASHBOARD: Record<string, Rule> = {
     action: "operation.refund",
     target: "session_id",
     keep: ["amount", "reason"],
-    confirmed: true,
   },
   "POST /dashboard/payments/:session_id/capture": {
     action: "operation.capture",
     target: "session_id",
     keep: ["amount", "reason"],
-    confirmed: true,
   },
   "POST /dashboard/payments/:session_id/void": {
     action: "operation.void",
     target: "session_id",
     keep: ["reason"],
-    confirmed: true,
   },
   "POST /dashboard/payments/new": {
     action: "payment_request.created",
@@ -96,22 +115,21 @@ const DASHBOARD: Record<string, Rule> = {
       "timeout_seconds",
       "retry_schedule_seconds",
     ],
+    checkboxes: ["enabled", "notify_api_initiated"],
   },
+  // The form's fields are named after the type: its handler gives the URL and the switch.
   "POST /dashboard/webhooks/plugins/:type": { action: "webhooks.plugin_changed", target: "type" },
   "POST /dashboard/webhooks/secret/reveal": { action: "webhooks.secret_revealed" },
-  "POST /dashboard/webhooks/secret/rotate": { action: "webhooks.secret_rotated", confirmed: true },
+  "POST /dashboard/webhooks/secret/rotate": { action: "webhooks.secret_rotated" },
   "POST /dashboard/webhooks/test": { action: "webhooks.test_sent" },
   "POST /dashboard/webhooks/endpoints": { action: "webhooks.endpoint_created", keep: ["url"] },
   "POST /dashboard/webhooks/endpoints/:id": {
     action: "webhooks.endpoint_changed",
     target: "id",
-    keep: ["url", "enabled"],
+    keep: ["url", "enabled", "include_metadata"],
+    checkboxes: ["enabled", "include_metadata"],
   },
-  "POST /dashboard/webhooks/endpoints/:id/delete": {
-    action: "webhooks.endpoint_deleted",
-    target: "id",
-    confirmed: true,
-  },
+  "POST /dashboard/webhooks/endpoints/:id/delete": { action: "webhooks.endpoint_deleted", target: "id" },
   "POST /dashboard/webhooks/endpoints/:id/replay": { action: "webhooks.replayed", target: "id" },
   "POST /dashboard/webhooks/endpoints/:id/test": { action: "webhooks.test_sent", target: "id" },
   "POST /dashboard/deliveries/:message_id/replay": { action: "webhooks.replayed", target: "message_id" },
@@ -125,8 +143,8 @@ const DASHBOARD: Record<string, Rule> = {
     keep: ["failed_since", "failed_until"],
   },
   "POST /dashboard/keys": { action: "key.created", keep: ["kind", "label"] },
-  "POST /dashboard/keys/:key_id/revoke": { action: "key.revoked", target: "key_id", confirmed: true },
-  "POST /dashboard/sdk": { action: "sdk.settings_changed" },
+  "POST /dashboard/keys/:key_id/revoke": { action: "key.revoked", target: "key_id" },
+  "POST /dashboard/sdk": { action: "sdk.settings_changed", keep: ["is_enabled"], checkboxes: ["is_enabled"] },
   // Gateway settings: which one, of what kind, named how; never a credential.
   "POST /dashboard/gateways": { action: "gateway.created", keep: ["pg_code", "kind", "name"] },
   "POST /dashboard/gateways/:pg_code": { action: "gateway.changed", target: "pg_code", keep: ["name"] },
@@ -172,17 +190,24 @@ export function registerAuditHook(
     const rule = API[key] ?? DASHBOARD[key];
     if (!rule) return;
     const dashboard = key.includes(" /dashboard/");
-    // The API answers 2xx for done (202: queued); a dashboard form that did something answers
-    // 303 (or 200 with what it shows, e.g. a new key); errors are 4xx/5xx.
-    if (reply.statusCode >= 400 || (!dashboard && reply.statusCode >= 300)) return;
+    // A dashboard form's handler says it did something (its answer cannot: refusals redirect
+    // too); the API answers 2xx for done (202: queued), and a stored answer replayed to a
+    // repeated Idempotency-Key was recorded when it was first given.
+    const handlerDetail = done.get(request);
+    if (dashboard) {
+      if (!handlerDetail) return;
+    } else if (reply.statusCode >= 300 || reply.getHeader("idempotent-replayed") === "true") return;
     const p = request.principal;
     if (!p || (p.kind !== "private" && p.kind !== "user")) return;
     const body = bodyOf(request);
-    if (rule.confirmed && body.confirm !== "yes") return;
     const params = (request.params ?? {}) as Record<string, string>;
     const detail: Record<string, unknown> = {};
-    for (const k of rule.keep ?? []) if (body[k] !== undefined && body[k] !== "") detail[k] = body[k];
-    if (reply.statusCode === 202) detail.queued = true;
+    for (const k of rule.keep ?? []) {
+      if (rule.checkboxes?.includes(k)) detail[k] = body[k] === "on";
+      else if (body[k] !== undefined && body[k] !== "") detail[k] = body[k];
+    }
+    if (!dashboard && reply.statusCode === 202) detail.queued = true;
+    Object.assign(detail, handlerDetail);
     let actor: string;
     if (p.kind === "user") actor = p.user.username;
     else {

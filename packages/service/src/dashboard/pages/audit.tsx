@@ -75,6 +75,7 @@ const DETAILS: Record<DashboardLanguage, Record<string, string>> = {
     failed_since: "Failed since",
     failed_until: "Failed until",
     include_metadata: "Metadata included",
+    is_enabled: "Error reporting",
     kind: "Kind",
     label: "Label",
     name: "Name",
@@ -108,6 +109,7 @@ const DETAILS: Record<DashboardLanguage, Record<string, string>> = {
     failed_since: "فشلت منذ",
     failed_until: "فشلت حتى",
     include_metadata: "مع البيانات الوصفية",
+    is_enabled: "الإبلاغ عن الأخطاء",
     kind: "النوع",
     label: "التسمية",
     name: "الاسم",
@@ -135,7 +137,11 @@ const DETAILS: Record<DashboardLanguage, Record<string, string>> = {
   },
 };
 
-/** Details a dashboard form sends as a checkbox ("on"); the API sends them as booleans. Text stays text. */
+/**
+ * Details a dashboard form sends as a checkbox. They are recorded as booleans (an unchecked box,
+ * which the browser leaves out, as false); events recorded before that kept the form's "on", still
+ * shown as yes. Text stays text.
+ */
 const CHECKBOXES = new Set(["enabled", "include_metadata", "notify_api_initiated"]);
 
 /**

@@ -5,6 +5,7 @@
  * message, and of every failed delivery since a date. English and Arabic.
  */
 import type { FastifyInstance } from "fastify";
+import { auditDone } from "../../audit/audit.js";
 import { AppError } from "../../http/problem.js";
 import {
   type DashboardContext,
@@ -483,6 +484,7 @@ export function deliveryPages(scope: FastifyInstance, ctx: DashboardContext): vo
     if (!MESSAGE_ID.test(id)) throw new AppError("not_found", "There is no such webhook message.");
     const w = WORDS[dashboardLanguage(request)];
     const { replayed, skipped } = await ctx.services().messages.replay(sessionOf(request).merchantId, id);
+    if (replayed > 0) auditDone(request);
     return redirectWithFlash(ctx, request, reply, "/dashboard/deliveries", {
       kind: replayed ? "success" : "info",
       text: replayed
@@ -498,6 +500,7 @@ export function deliveryPages(scope: FastifyInstance, ctx: DashboardContext): vo
     const url = formOf(request).url ?? "";
     try {
       await ctx.services().messages.sendTo(sessionOf(request).merchantId, id, url);
+      auditDone(request);
     } catch (error) {
       if (!(error instanceof AppError) || error.code === "not_found") throw error;
       return redirectWithFlash(ctx, request, reply, "/dashboard/deliveries", {
@@ -532,6 +535,7 @@ export function deliveryPages(scope: FastifyInstance, ctx: DashboardContext): vo
       since: since.start,
       until: until.end,
     });
+    if (replayed > 0) auditDone(request);
     return redirectWithFlash(ctx, request, reply, "/dashboard/deliveries", {
       kind: replayed ? "success" : "info",
       text: replayed

@@ -6,6 +6,7 @@
  * closed with a note once an operator has checked it with the gateway. English and Arabic.
  */
 import type { FastifyInstance, FastifyReply, FastifyRequest } from "fastify";
+import { auditDone } from "../../audit/audit.js";
 import type { DiscrepancyView } from "../../gateways/discrepancies.service.js";
 import { AppError } from "../../http/problem.js";
 import type { VNode } from "../../pages/jsx.js";
@@ -404,6 +405,7 @@ export function discrepancyPages(scope: FastifyInstance, ctx: DashboardContext):
           session.user.username,
           unknown ? outcome : undefined,
         );
+        auditDone(request);
       } catch (error) {
         if (!(error instanceof AppError)) throw error;
         return listPage(

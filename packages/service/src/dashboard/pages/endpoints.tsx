@@ -7,6 +7,7 @@
  * page. Also the banner every page shows while an endpoint is disabled for failing.
  */
 import type { FastifyInstance, FastifyReply, FastifyRequest } from "fastify";
+import { auditDone } from "../../audit/audit.js";
 import { PAYLOAD_VERSIONS } from "@svc/webhooks/sign";
 import { AppError } from "../../http/problem.js";
 import { sendTestWebhook } from "../../operations/test-webhook.js";
@@ -630,6 +631,7 @@ export function endpointPages(scope: FastifyInstance, ctx: DashboardContext): vo
       );
     try {
       const created = await ctx.services().endpoints.create(sessionOf(request).merchantId, parsed.input);
+      auditDone(request);
       const all = created.event_types[0] === "*";
       return redirectWithFlash(ctx, request, reply, `${BASE}/${created.id}`, {
         kind: "success",
@@ -665,6 +667,7 @@ export function endpointPages(scope: FastifyInstance, ctx: DashboardContext): vo
       const saved = await ctx
         .services()
         .endpoints.update(sessionOf(request).merchantId, endpoint.id, parsed.input);
+      auditDone(request);
       const n = saved.missed?.failed ?? 0;
       const text = saved.missed
         ? format(n > 0 ? w.enabled_missed_replay : w.enabled_missed, {
@@ -693,6 +696,7 @@ export function endpointPages(scope: FastifyInstance, ctx: DashboardContext): vo
         now: ctx.now(),
         endpointId: endpoint.id,
       });
+      if (sent.messageId) auditDone(request);
       return redirectWithFlash(ctx, request, reply, `${BASE}/${endpoint.id}`, {
         kind: sent.messageId ? "success" : "error",
         text: sent.messageId
@@ -735,6 +739,7 @@ export function endpointPages(scope: FastifyInstance, ctx: DashboardContext): vo
         </>,
       );
     await ctx.services().endpoints.remove(session.merchantId, endpoint.id);
+    auditDone(request);
     return redirectWithFlash(ctx, request, reply, BASE, {
       kind: "success",
       text: format(w.deleted, { url: isolate(lang, endpoint.url) }),
@@ -747,6 +752,7 @@ export function endpointPages(scope: FastifyInstance, ctx: DashboardContext): vo
     const endpoint = await load(request);
     try {
       const result = await ctx.services().endpoints.replay(sessionOf(request).merchantId, endpoint.id);
+      if (result.replayed > 0) auditDone(request);
       return redirectWithFlash(ctx, request, reply, `${BASE}/${endpoint.id}`, {
         kind: "success",
         text: format(w.replayed, {

@@ -7,6 +7,7 @@
  * into a refused form. English and Arabic; the service's refusals (English) are marked so.
  */
 import type { FastifyInstance, FastifyReply, FastifyRequest } from "fastify";
+import { auditDone } from "../../audit/audit.js";
 import { AppError } from "../../http/problem.js";
 import type { VNode } from "../../pages/jsx.js";
 import { GATEWAY_HOSTS, type GatewaySettingView } from "../../gateways/settings.service.js";
@@ -276,6 +277,7 @@ export function gatewayPages(scope: FastifyInstance, ctx: DashboardContext): voi
       const created = await ctx
         .services()
         .gatewaySettings.create(sessionOf(request).merchantId, parsed.input);
+      auditDone(request);
       return redirectWithFlash(ctx, request, reply, GATEWAYS_BASE, {
         kind: "success",
         text: format(w.added, { code: isolate(dashboardLanguage(request), created.pg_code) }),
@@ -307,6 +309,7 @@ export function gatewayPages(scope: FastifyInstance, ctx: DashboardContext): voi
       const saved = await ctx
         .services()
         .gatewaySettings.update(sessionOf(request).merchantId, setting.pg_code, parsed.input);
+      auditDone(request);
       return redirectWithFlash(ctx, request, reply, GATEWAYS_BASE, {
         kind: "success",
         text: format(w.saved, { code: isolate(dashboardLanguage(request), saved.pg_code) }),

@@ -5,6 +5,7 @@
  * English and Arabic.
  */
 import type { FastifyInstance, FastifyReply, FastifyRequest } from "fastify";
+import { auditDone } from "../../audit/audit.js";
 import {
   type DashboardContext,
   formOf,
@@ -212,6 +213,7 @@ export function keysPages(scope: FastifyInstance, ctx: DashboardContext): void {
     const created = await ctx
       .services()
       .merchants.createKey(sessionOf(request).merchantId, kind, (form.label ?? "").trim().slice(0, 100));
+    auditDone(request);
     return keysPage(ctx, request, reply, created);
   });
 
@@ -258,6 +260,7 @@ export function keysPages(scope: FastifyInstance, ctx: DashboardContext): void {
     await ctx
       .services()
       .merchants.revokeKey(sessionOf(request).merchantId, KEY_ID.test(keyId) ? keyId : "key_none");
+    auditDone(request);
     return redirectWithFlash(ctx, request, reply, "/dashboard/keys", { kind: "success", text: w.done });
   });
 }

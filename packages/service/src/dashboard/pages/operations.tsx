@@ -18,6 +18,7 @@
  * English and Arabic: the forms, the confirmation, every refusal and every notice.
  */
 import { randomBytes } from "node:crypto";
+import { auditDone } from "../../audit/audit.js";
 import { type NormalisedAmount, normaliseAmountInput, type Operation, type Permission } from "@svc/protocol";
 import type { FastifyInstance, FastifyReply, FastifyRequest } from "fastify";
 import { claimKey, finishKey, newLease, releaseKey, requestFingerprint } from "../../http/idempotency.js";
@@ -441,6 +442,10 @@ export function operationPages(scope: FastifyInstance, ctx: DashboardContext): v
             ref: iso(w, payload.reference_number),
           });
           await finishKey(ctx.services().db, claim, { status: 303, type: "text/plain", text: what });
+          auditDone(request, {
+            ...(wire ? { amount: wire } : {}),
+            ...(result.status === 202 ? { queued: true } : {}),
+          });
           return redirectWithFlash(ctx, request, reply, page, {
             kind: result.status === 202 ? "info" : "success",
             text: format(result.status === 202 ? w.queued : w.succeeded, { what }),

@@ -7,6 +7,7 @@
  * words; a refusal of the checkout service (English) is marked as English on an Arabic page.
  */
 import { CURRENCY_CODES, normaliseAmountInput } from "@svc/protocol";
+import { auditDone } from "../../audit/audit.js";
 import type { FastifyInstance, FastifyReply, FastifyRequest } from "fastify";
 import type { CreateCheckoutInput } from "../../checkout/checkout.service.js";
 import { AppError } from "../../http/problem.js";
@@ -259,6 +260,7 @@ export function paymentRequestPages(scope: FastifyInstance, ctx: DashboardContex
     }
     try {
       const created = await ctx.services().checkout.create(session.merchantId, input, "dashboard");
+      auditDone(request, { amount: input.amount, currency_code: currency });
       return redirectWithFlash(ctx, request, reply, `/dashboard/payments/${created.session_id}`, {
         kind: "success",
         text: w.created,

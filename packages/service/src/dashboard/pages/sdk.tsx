@@ -1,6 +1,7 @@
 /** @jsxImportSource preact */
 /** SDK settings: the script tag, error reporting on or off (`is_enabled` of the studio configuration) and the reports. English and Arabic. */
 import type { FastifyInstance } from "fastify";
+import { auditDone } from "../../audit/audit.js";
 import { scriptTag, sharedSdkAssets } from "../../sdk-assets/sdk-assets.service.js";
 import { type DashboardContext, formOf, redirectWithFlash, render, sessionOf } from "../context.js";
 import { type DashboardLanguage, dashboardLanguage, format } from "../i18n.js";
@@ -162,6 +163,7 @@ export function sdkPages(scope: FastifyInstance, ctx: DashboardContext): void {
     const w = WORDS[dashboardLanguage(request)];
     const enabled = formOf(request).is_enabled === "on";
     await ctx.services().sdk.setErrorReporting(sessionOf(request).merchantId, enabled);
+    auditDone(request);
     return redirectWithFlash(ctx, request, reply, "/dashboard/sdk", {
       kind: "success",
       text: format(w.saved, { state: enabled ? w.on : w.off }),

@@ -5,6 +5,7 @@
  * address, and an unknown username costs the same scrypt work as a wrong password.
  */
 import type { Permission } from "@svc/protocol";
+import { auditDone } from "../../audit/audit.js";
 import type { FastifyInstance, FastifyReply, FastifyRequest } from "fastify";
 import { dummyPasswordHash, verifyPassword } from "../../auth/passwords.js";
 import { auditRepo } from "../../audit/audit.repo.js";
@@ -160,7 +161,10 @@ export function signInPages(scope: FastifyInstance, ctx: DashboardContext): void
 
   // CSRF is checked by the dashboard's POST hook like every other form.
   scope.post("/sign-out", async (request, reply) => {
-    if (request.dashboard) await ctx.sessions.destroy(request.dashboard.tokenHash);
+    if (request.dashboard) {
+      await ctx.sessions.destroy(request.dashboard.tokenHash);
+      auditDone(request);
+    }
     reply.header("set-cookie", cookieHeader(SESSION_COOKIE, "", { secure, maxAgeSeconds: 0 }));
     return reply.redirect("/dashboard/sign-in", 303);
   });

@@ -6,6 +6,7 @@
  * (a URL the settings service refuses is explained in its own words, English).
  */
 import { TRANSACTION_TYPES, type TransactionType } from "@svc/protocol";
+import { auditDone } from "../../audit/audit.js";
 import type { FastifyInstance, FastifyReply, FastifyRequest } from "fastify";
 import { AppError } from "../../http/problem.js";
 import { settingsRepo } from "../../webhooks/settings.repo.js";
@@ -311,6 +312,7 @@ export function webhookPages(scope: FastifyInstance, ctx: DashboardContext): voi
         timeout_seconds: timeout,
         retry_schedule_seconds: schedule!,
       });
+      auditDone(request);
     } catch (error) {
       if (!(error instanceof AppError) || !error.errors) throw error;
       for (const [k, msgs] of Object.entries(error.errors))
@@ -338,6 +340,7 @@ export function webhookPages(scope: FastifyInstance, ctx: DashboardContext): voi
         webhook_url: url || null,
         enabled: form[`${type}_enabled`] === "on",
       });
+      auditDone(request, { ...(url ? { webhook_url: url } : {}), enabled: form[`${type}_enabled`] === "on" });
     } catch (error) {
       if (!(error instanceof AppError) || !error.errors) throw error;
       const message = format(w.err_field, {
@@ -354,6 +357,7 @@ export function webhookPages(scope: FastifyInstance, ctx: DashboardContext): voi
 
   scope.post("/webhooks/secret/reveal", { config }, async (request, reply) => {
     const secrets = await settingsRepo.secrets(ctx.services().db, sessionOf(request).merchantId);
+    auditDone(request);
     return settingsPage(ctx, request, reply, { secrets });
   });
 
@@ -386,6 +390,7 @@ export function webhookPages(scope: FastifyInstance, ctx: DashboardContext): voi
       );
     }
     const rotated = await ctx.services().webhookSettings.rotateSecret(sessionOf(request).merchantId);
+    auditDone(request);
     return settingsPage(ctx, request, reply, { rotated });
   });
 
@@ -403,6 +408,7 @@ export function webhookPages(scope: FastifyInstance, ctx: DashboardContext): voi
         kind: "error",
         text: w.no_url,
       });
+    auditDone(request);
     // Straight to the test message in the log, where its attempts show.
     const message = await ctx.services().messages.get(session.merchantId, sent.messageId);
     return redirectWithFlash(
