@@ -217,6 +217,59 @@ describe.each(STORES)("the KNET connector (%s)", (store) => {
     }
   });
 
+  it("an answer that is not KNET's (a proxy's HTML page with HTTP 200) is unknown: the waiting payment is not failed, the customer pays, it is paid; a refund so answered is 504", async () => {
+    const { sessionId, pageUrl } = await toKnet("6.500");
+    const resultOf = async () =>
+      (
+        await api(stack, "GET", `/v1/checkout/${sessionId}/payments/result`, {
+          auth: apiKey(m.publicKey),
+        })
+      ).json;
+    const inquiries = () => knet.requests.filter((r) => r.path === "/kpg/tranPipe.htm").length;
+    // While the customer is on KNET's page, a proxy in front of KNET's server API answers HTML 200.
+    knet.faults.tranPipeStatus = 200;
+    try {
+      // The result page's poll asks KNET and gets the page (the service's own sweep, every second
+      // in this stack, asks too): the payment keeps waiting.
+      const asked = inquiries();
+      expect((await resultOf()).status).toBe("pending");
+      expect(inquiries()).toBeGreaterThan(asked);
+      await stack.db.query(
+        "update payment_attempts set updated_at = now() - interval '10 minutes' where session_id = $1",
+        [sessionId],
+      );
+      await stack.service.app.services.checkout.sweepAttempts(60);
+      expect((await payment(sessionId)).state).toBe("attempted");
+    } finally {
+      delete knet.faults.tranPipeStatus;
+    }
+    // The customer pays; KNET's server API answers again: svc confirms it and the order is paid.
+    await payOnKnet(pageUrl, PAID);
+    expect(ledgerOf(sessionId)).toMatchObject({ result: "CAPTURED", voided: false });
+    expect((await payment(sessionId)).state).toBe("paid");
+    const none = await api(stack, "GET", `/v1/discrepancies?session_id=${sessionId}`, {
+      auth: apiKey(m.privateKey),
+    });
+    expect(none.json.discrepancies).toEqual([]);
+
+    // A refund answered by such a page may have been done: unknown, never a decline.
+    knet.faults.tranPipeStatus = 200;
+    try {
+      const refund = await operate({ session_id: sessionId, operation: "refund", amount: "1.000" });
+      expect(refund.status, refund.text).toBe(504);
+      expect(refund.json.code).toBe("gateway_outcome_unknown");
+    } finally {
+      delete knet.faults.tranPipeStatus;
+    }
+    expect((await payment(sessionId)).refundable_amount).toBe("5.500");
+    const listed = await api(stack, "GET", `/v1/discrepancies?session_id=${sessionId}`, {
+      auth: apiKey(m.privateKey),
+    });
+    expect(listed.json.discrepancies).toMatchObject([
+      { kind: "unknown_outcome", status: "open", operation: "refund", amount: "1.000" },
+    ]);
+  });
+
   it("a payment KNET never saw is given up after 30 min; if the customer pays after all, it is a discrepancy to refund", async () => {
     const { sessionId, pageUrl } = await toKnet("2.000");
     // Half an hour ago, as svc's attempt sees it; KNET has no transaction for it yet.

@@ -6,7 +6,7 @@
 import type { Pool } from "undici";
 import { GatewayError, neverSent } from "../gateway-error.js";
 import { KNET_TRAN_PIPE_PATH } from "./fields.js";
-import { knetErrorOf, parseTranPipe, tranPipeBody } from "./xml.js";
+import { isKnetAnswer, knetErrorOf, parseTranPipe, tranPipeBody } from "./xml.js";
 
 /** KNET's error for a track id it has no transaction for (yet: the customer may still be paying). */
 export const KNET_NOT_FOUND = "IPAY0100263";
@@ -24,8 +24,10 @@ export interface TranPipeAnswer {
 }
 
 /**
- * One call to KNET's server API. A transport failure or a non-2xx answer is a GatewayError:
- * `outcomeUnknown` unless no connection was made (the request never left).
+ * One call to KNET's server API. A transport failure, a non-2xx answer or a 2xx answer that is
+ * not KNET's (see `isKnetAnswer`: an HTML page from a proxy, an empty or foreign body) is a
+ * GatewayError: `outcomeUnknown` unless no connection was made (the request never left). Only
+ * KNET's own answer is read.
  */
 export async function tranPipe(
   pool: Pool,
@@ -58,10 +60,12 @@ export async function tranPipe(
       pgResponse: { raw: text.slice(0, 500) },
     });
   const fields_ = parseTranPipe(text);
-  if (Object.keys(fields_).length === 0)
-    throw new GatewayError("gateway_unavailable", "KNET's answer held no fields", {
-      pgResponse: { raw: text.slice(0, 500) },
-    });
+  if (!isKnetAnswer(fields_))
+    throw new GatewayError(
+      "gateway_unavailable",
+      "KNET's server API answered something that is not KNET's answer (no result and no KNET error code: a proxy's or maintenance page, or an empty body); what became of the request is unknown",
+      { statusCode, pgResponse: { raw: text.slice(0, 500) } },
+    );
   return { fields: fields_, error: knetErrorOf(fields_) };
 }
 

@@ -140,3 +140,19 @@ export function knetErrorOf(record: Record<string, string>): KnetError | undefin
   if (code === undefined && !fromResult && text === undefined) return undefined;
   return { code: code ?? "UNKNOWN", text: text ?? "" };
 }
+
+/**
+ * Whether a server-API answer is KNET's own, in the form its inquiry and refund answer (the
+ * manual's 3.5.5 and 3.7.3, FSS iPay's errors): a `result` (CAPTURED, SUCCESS, FAILURE,
+ * `!ERROR!-…`), or an `error_code_tag` holding KNET's code. Anything else that parses as
+ * elements (an HTML page's `title`, `h1`, `p`; a foreign XML) is not: svc cannot tell what it
+ * says, so it must not be taken as a decline.
+ *
+ * @example
+ * isKnetAnswer(parseTranPipe("<result>FAILURE</result><trackid>t1</trackid>")); // true
+ * isKnetAnswer(parseTranPipe("<error_code_tag>IPAY0100263</error_code_tag>")); // true
+ * isKnetAnswer(parseTranPipe("<html><title>Maintenance</title><p>Back soon</p></html>")); // false
+ */
+export function isKnetAnswer(record: Record<string, string>): boolean {
+  return present(record.result) !== undefined || present(record.error_code_tag) !== undefined;
+}

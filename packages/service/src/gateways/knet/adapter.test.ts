@@ -1,0 +1,177 @@
+/**
+ * svc's KNET adapter against the KNET stand-in and, for answers that are not KNET's, a tiny
+ * loopback server of the test's own (node:http): only KNET's own answer is read, anything else
+ * is unknown (never a decline). Nothing is mocked: real HTTP on loopback.
+ */
+import { createServer, type Server } from "node:http";
+import type { AddressInfo } from "node:net";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { payOnKnet } from "../../../../../test/support/knet.js";
+import type { GatewayPaymentRef } from "../adapter.js";
+import { GatewayError } from "../gateway-error.js";
+import { KnetGatewayAdapter } from "./adapter.js";
+import { type Fixture, startFixture, TERMINAL } from "./standin/testing.js";
+
+const TERMINAL_SVC = {
+  tranportalId: TERMINAL.tranportalId,
+  password: TERMINAL.password,
+  resourceKey: TERMINAL.resourceKey,
+};
+
+/** A server that is not KNET answering every call 200 with `body` (a proxy's page, say). */
+async function startImpostor(): Promise<{
+  url: string;
+  body: string;
+  contentType: string;
+  close(): Promise<void>;
+}> {
+  const state = { url: "", body: "", contentType: "text/html; charset=utf-8", close: async () => {} };
+  const server: Server = createServer((req, res) => {
+    req.resume();
+    req.on("end", () => res.writeHead(200, { "content-type": state.contentType }).end(state.body));
+  });
+  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
+  state.url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+  state.close = async () => {
+    server.closeAllConnections();
+    await new Promise<void>((resolve) => server.close(() => resolve()));
+  };
+  return state;
+}
+
+const MAINTENANCE_PAGE = `<!DOCTYPE html>
+<html lang="en"><head><meta charset="utf-8"><title>Scheduled maintenance</title></head>
+<body><h1>We'll be back soon</h1><p>KPAY is undergoing scheduled maintenance.</p></body></html>`;
+
+let f: Fixture;
+let impostor: Awaited<ReturnType<typeof startImpostor>>;
+let knet: KnetGatewayAdapter;
+let notKnet: KnetGatewayAdapter;
+beforeAll(async () => {
+  f = await startFixture();
+  impostor = await startImpostor();
+  knet = new KnetGatewayAdapter(TERMINAL_SVC, f.knet.url, 5_000);
+  notKnet = new KnetGatewayAdapter(TERMINAL_SVC, impostor.url, 5_000);
+});
+afterAll(async () => {
+  await knet.close();
+  await notKnet.close();
+  await f.close();
+  await impostor.close();
+});
+
+/** svc's record of the attempt whose track id is `trackId` (20.550 KWD, as the fixture pays). */
+const refOf = (trackId: string, startedAt = new Date()): GatewayPaymentRef => ({
+  pgCode: "knet",
+  sessionId: "sess_adapter",
+  attemptId: `pay_${trackId}`,
+  pgReference: trackId,
+  amount: "20.550",
+  amountMinor: 20_550,
+  currency: "KWD",
+  operation: "purchase",
+  startedAt,
+  redirectUrl: "https://kpay.example/page",
+  returnUrl: "https://svc.example/pay/sess_adapter/return",
+});
+
+/** A payment on the stand-in's page; `choice` undefined leaves the page open (KNET has no result). */
+async function onKnet(choice?: Parameters<typeof payOnKnet>[1]): Promise<string> {
+  const trackid = f.trackId();
+  if (choice) await payOnKnet(f.initUrl({ trackid }), choice);
+  else expect((await fetch(f.initUrl({ trackid }), { redirect: "manual" })).status).toBe(302);
+  return trackid;
+}
+
+const unknown = { name: "GatewayError", code: "gateway_unavailable", outcomeUnknown: true };
+
+describe("KNET adapter: only KNET's own answer is read", () => {
+  let paid: string;
+  let declined: string;
+  let open: string;
+  beforeAll(async () => {
+    paid = await onKnet({ expiry: "09/2021" });
+    declined = await onKnet({ expiry: "11/2021" });
+    open = await onKnet();
+  });
+
+  it("reads KNET's answers: SUCCESS pays, FAILURE declines, IPAY0100263 waits", async () => {
+    expect(await knet.paymentStatus(refOf(paid))).toMatchObject({
+      status: "approved",
+      pgResponse: { result: "SUCCESS", trackid: paid },
+    });
+    expect(await knet.paymentStatus(refOf(declined))).toMatchObject({
+      status: "declined",
+      pgResponse: { result: "FAILURE", trackid: declined },
+    });
+    expect(await knet.paymentStatus(refOf(open))).toMatchObject({ status: "action_required" });
+    expect(await knet.paymentByAttempt(refOf(open))).toBeUndefined();
+  });
+
+  it("reads KNET's own errors as KNET's: a refused refund declines, a refused inquiry is KNET's refusal", async () => {
+    const refund = await knet.operate({
+      pgCode: "knet",
+      kind: "knet",
+      operation: "refund",
+      pgReference: declined,
+      referenceNumber: "ref-declined",
+      amount: "1.000",
+      amountMinor: 1_000,
+      currency: "KWD",
+      notificationUrl: "https://svc.example/n",
+    });
+    expect(refund).toMatchObject({ status: "declined", pgResponse: { error_code: "IPAY0100134" } });
+    const wrongAmount = { ...refOf(paid), amount: "1.000", amountMinor: 1_000 };
+    await expect(knet.paymentStatus(wrongAmount)).rejects.toMatchObject({
+      code: "gateway_request_rejected",
+      message: expect.stringContaining("IPAY0100062"),
+    });
+  });
+
+  it.each([
+    ["an HTML maintenance page", "text/html; charset=utf-8", MAINTENANCE_PAGE],
+    [
+      "XML that is not KNET's",
+      "application/xml",
+      "<response><status>OK</status><message>queued</message></response>",
+    ],
+    [
+      "KNET's elements with an empty result",
+      "application/xml",
+      "<result></result><trackid>t1</trackid><amt></amt>",
+    ],
+    [
+      "an error text without KNET's code",
+      "application/xml",
+      "<error_text>Service temporarily unavailable</error_text>",
+    ],
+  ])("%s with HTTP 200 is unknown, never a decline: inquiry, recovery and refund", async (_, type, body) => {
+    impostor.contentType = type;
+    impostor.body = body;
+    // The customer is still on KNET's page (or has paid): the payment must not look declined.
+    await expect(notKnet.paymentStatus(refOf(open))).rejects.toMatchObject(unknown);
+    await expect(notKnet.paymentByAttempt(refOf(open))).rejects.toMatchObject(unknown);
+    // Long after the page's life too: unknown is asked again, never closed as declined or canceled.
+    await expect(notKnet.paymentStatus(refOf(open, new Date(Date.now() - 3_600_000)))).rejects.toMatchObject(
+      unknown,
+    );
+    // A refund answered so may have been done: its outcome is unknown (the existing 504 path).
+    const refund = notKnet.operate({
+      pgCode: "knet",
+      kind: "knet",
+      operation: "refund",
+      pgReference: paid,
+      referenceNumber: "ref-html",
+      amount: "1.000",
+      amountMinor: 1_000,
+      currency: "KWD",
+      notificationUrl: "https://svc.example/n",
+    });
+    await expect(refund).rejects.toBeInstanceOf(GatewayError);
+    await expect(refund).rejects.toMatchObject({
+      ...unknown,
+      message: expect.stringContaining("not KNET's answer"),
+      pgResponse: { raw: body.slice(0, 500) },
+    });
+  });
+});
