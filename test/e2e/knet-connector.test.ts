@@ -6,7 +6,10 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { encryptTrandata } from "../../packages/service/src/gateways/knet/trandata.js";
-import { startKnetStandIn } from "../../packages/service/src/gateways/knet/standin/index.js";
+import {
+  MERCHANT_TIMEOUT_MS,
+  startKnetStandIn,
+} from "../../packages/service/src/gateways/knet/standin/index.js";
 import type { KnetStandIn } from "../../packages/service/src/gateways/knet/standin/types.js";
 import { payOnKnet } from "../support/knet.js";
 import {
@@ -268,6 +271,71 @@ describe.each(STORES)("the KNET connector (%s)", (store) => {
     expect(listed.json.discrepancies).toMatchObject([
       { kind: "unknown_outcome", status: "open", operation: "refund", amount: "1.000" },
     ]);
+  });
+
+  it("an inquiry slower than KNET's wait: svc answers REDIRECT= in time (KNET keeps the payment), a later inquiry confirms it, paid with one webhook", async () => {
+    const tx = (
+      await createTransaction(stack, m, {
+        pg_codes: [pgCode],
+        amount: "9.250",
+        webhook_url: `${receiver.url}/knet-slow`,
+      })
+    ).json;
+    const sessionId = tx.session_id as string;
+    const started = await api(stack, "POST", `/v1/checkout/${sessionId}/payments`, {
+      auth: apiKey(m.publicKey),
+      body: { form_of_payment: "redirect", pg_code: pgCode },
+    });
+    expect(started.status, started.text).toBe(200);
+    // KNET's server API answers after KNET's own wait for REDIRECT= (10 s, as KNET's) is over.
+    knet.faults.tranPipeDelayMs = MERCHANT_TIMEOUT_MS + 1_000;
+    let browser: Awaited<ReturnType<typeof payOnKnet>>;
+    const paidAt = Date.now();
+    try {
+      browser = await payOnKnet(started.json.redirect_url as string, PAID);
+    } finally {
+      knet.faults.tranPipeDelayMs = 0;
+    }
+    // svc answered within KNET's wait: KNET did not reverse the payment and sent the customer to svc.
+    expect(Date.now() - paidAt).toBeLessThan(MERCHANT_TIMEOUT_MS);
+    expect(browser.location).toBe(`${stack.url}/pay/${sessionId}/return`);
+    expect(ledgerOf(sessionId)).toMatchObject({
+      result: "CAPTURED",
+      voided: false,
+      notification: "redirected",
+    });
+    // Not paid on KNET's claim alone, and not failed for a slow inquiry: the handler decided nothing.
+    const trackId = ledgerOf(sessionId)!.trackId;
+    const [kept] = await stack.db.query<{ outcome: string }>(
+      "select outcome from gateway_messages where pg_code = $1 and pg_reference = $2",
+      [pgCode, trackId],
+    );
+    expect(kept!.outcome).toBe("inquiry_failed");
+    expect(["attempted", "paid"]).toContain((await payment(sessionId)).state);
+    // The sweep asks KNET about the payment still waiting (so does the result page's poll; the
+    // service's own sweep runs every second in this stack and may be first): KNET's inquiry,
+    // made after REDIRECT=, confirms it.
+    await stack.db.query(
+      "update payment_attempts set updated_at = now() - interval '10 minutes' where session_id = $1 and status = 'action_required'",
+      [sessionId],
+    );
+    await stack.service.app.services.checkout.sweepAttempts(60);
+    const paid = await until(async () => {
+      const p = await payment(sessionId);
+      return p.state === "attempted" ? undefined : p;
+    }, "a later inquiry to settle the payment");
+    expect(paid).toMatchObject({ state: "paid", captured_amount: "9.250" });
+    // SUCCESS is the inquiry's word (KNET's response said CAPTURED): a later inquiry paid it.
+    expect(paid.pg_response.result).toBe("SUCCESS");
+    const result = await api(stack, "GET", `/v1/checkout/${sessionId}/payments/result`, {
+      auth: apiKey(m.publicKey),
+    });
+    expect(result.json.status).toBe("success");
+    const [hook] = await receiver.waitFor(1, { path: "/knet-slow" });
+    expect(hook!.json).toMatchObject({ session_id: sessionId, state: "paid", pg_code: pgCode });
+    // One payment, one webhook: nothing more is sent for it.
+    await new Promise((r) => setTimeout(r, 500));
+    expect(receiver.requests.filter((r) => r.path === "/knet-slow")).toHaveLength(1);
   });
 
   it("a payment KNET never saw is given up after 30 min; if the customer pays after all, it is a discrepancy to refund", async () => {

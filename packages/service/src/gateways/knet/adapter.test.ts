@@ -1,22 +1,27 @@
 /**
  * svc's KNET adapter against the KNET stand-in and, for answers that are not KNET's, a tiny
  * loopback server of the test's own (node:http): only KNET's own answer is read, anything else
- * is unknown (never a decline). Nothing is mocked: real HTTP on loopback.
+ * is unknown (never a decline); KNET's response is answered `REDIRECT=` within KNET's wait even
+ * when the inquiry that would confirm it is slow. Nothing is mocked: real HTTP on loopback.
  */
 import { createServer, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import { payOnKnet } from "../../../../../test/support/knet.js";
-import type { GatewayPaymentRef } from "../adapter.js";
+import type { GatewayPaymentRef, InboundNotification, NotificationRead } from "../adapter.js";
 import { GatewayError } from "../gateway-error.js";
 import { KnetGatewayAdapter } from "./adapter.js";
-import { type Fixture, startFixture, TERMINAL } from "./standin/testing.js";
+import { type Fixture, RECEIPT_URL, startFixture, TERMINAL } from "./standin/testing.js";
 
 const TERMINAL_SVC = {
   tranportalId: TERMINAL.tranportalId,
   password: TERMINAL.password,
   resourceKey: TERMINAL.resourceKey,
 };
+/** The stand-in's wait for `REDIRECT=`, short here (KNET's is ~10 s; the e2e test keeps that). */
+const KNET_WAIT_MS = 1_500;
+/** The adapter's budget for the inquiry in KNET's response handler, scaled down the same way. */
+const BUDGET_MS = 400;
 
 /** A server that is not KNET answering every call 200 with `body` (a proxy's page, say). */
 async function startImpostor(): Promise<{
@@ -48,9 +53,11 @@ let impostor: Awaited<ReturnType<typeof startImpostor>>;
 let knet: KnetGatewayAdapter;
 let notKnet: KnetGatewayAdapter;
 beforeAll(async () => {
-  f = await startFixture();
+  f = await startFixture({ merchantTimeoutMs: KNET_WAIT_MS });
   impostor = await startImpostor();
-  knet = new KnetGatewayAdapter(TERMINAL_SVC, f.knet.url, 5_000);
+  knet = new KnetGatewayAdapter(TERMINAL_SVC, f.knet.url, 5_000, undefined, {
+    responseInquiryBudgetMs: BUDGET_MS,
+  });
   notKnet = new KnetGatewayAdapter(TERMINAL_SVC, impostor.url, 5_000);
 });
 afterAll(async () => {
@@ -58,6 +65,10 @@ afterAll(async () => {
   await notKnet.close();
   await f.close();
   await impostor.close();
+});
+afterEach(() => {
+  f.knet.faults.tranPipeDelayMs = 0;
+  f.merchant.reply = () => ({ body: `REDIRECT=${RECEIPT_URL}` });
 });
 
 /** svc's record of the attempt whose track id is `trackId` (20.550 KWD, as the fixture pays). */
@@ -173,5 +184,67 @@ describe("KNET adapter: only KNET's own answer is read", () => {
       message: expect.stringContaining("not KNET's answer"),
       pgResponse: { raw: body.slice(0, 500) },
     });
+  });
+});
+
+/** KNET's response post as svc's notification endpoint receives it. */
+const inbound = (form: Record<string, string>): InboundNotification => ({
+  rawBody: Buffer.from(new URLSearchParams(form).toString()),
+  headers: {},
+  contentType: "application/x-www-form-urlencoded",
+});
+
+describe("KNET adapter: KNET's response is answered within KNET's wait", () => {
+  /**
+   * The stand-in posts its response to the fixture's merchant, which hands it to the adapter as
+   * svc's endpoint does and answers KNET with the adapter's reply: the real loop, on loopback.
+   */
+  async function payThroughAdapter(adapter: KnetGatewayAdapter, expiry = "09/2021") {
+    const trackid = f.trackId();
+    const reads: { read: NotificationRead; ms: number }[] = [];
+    f.merchant.reply = async (post) => {
+      const started = Date.now();
+      const read = await adapter.readNotification(inbound(post.form), {
+        paymentByReference: async (reference) => (reference === trackid ? refOf(trackid) : undefined),
+      });
+      reads.push({ read, ms: Date.now() - started });
+      return { body: read.reply!.body };
+    };
+    const browser = await payOnKnet(f.initUrl({ trackid }), { expiry });
+    return { trackid, browser, reads, entry: f.knet.payments().find((p) => p.trackId === trackid)! };
+  }
+
+  it("a prompt inquiry confirms at once: approved, REDIRECT= to svc's result page", async () => {
+    const { browser, reads, entry } = await payThroughAdapter(knet);
+    expect(browser.location).toBe(refOf("x").returnUrl);
+    expect(entry).toMatchObject({ result: "CAPTURED", voided: false, notification: "redirected" });
+    expect(reads[0]!.read.notifications).toMatchObject([{ result: { status: "approved" } }]);
+  });
+
+  it("a slow inquiry is given up within the budget: REDIRECT= in time, KNET keeps the payment, nothing is decided until a later inquiry", async () => {
+    // Longer than KNET's wait: waiting for it, svc would answer too late and KNET would void.
+    f.knet.faults.tranPipeDelayMs = KNET_WAIT_MS + 500;
+    const { trackid, browser, reads, entry } = await payThroughAdapter(knet);
+    expect(entry).toMatchObject({ result: "CAPTURED", voided: false, notification: "redirected" });
+    expect(browser.location).toBe(refOf("x").returnUrl);
+    expect(reads).toHaveLength(1);
+    const [{ read, ms }] = reads as [(typeof reads)[0]];
+    expect(ms).toBeLessThan(KNET_WAIT_MS);
+    expect(read.reply!.body).toBe(`REDIRECT=${refOf("x").returnUrl}`);
+    expect(read.notifications).toEqual([]); // neither paid nor declined on a claim alone
+    expect(read.record).toMatchObject({ pgReference: trackid, outcome: "inquiry_failed" });
+    // KNET answers again: the later inquiry (the poll's, the sweep's) confirms the payment.
+    f.knet.faults.tranPipeDelayMs = 0;
+    expect(await knet.paymentStatus(refOf(trackid))).toMatchObject({ status: "approved" });
+  });
+
+  it("an inquiry answered by a page that is not KNET's decides nothing, even for a response that says NOT CAPTURED", async () => {
+    impostor.contentType = "text/html; charset=utf-8";
+    impostor.body = MAINTENANCE_PAGE;
+    // The stand-in's page posts the response; the adapter's inquiries reach the impostor.
+    const { reads, entry } = await payThroughAdapter(notKnet, "11/2021");
+    expect(entry).toMatchObject({ result: "NOT CAPTURED", notification: "redirected" });
+    expect(reads[0]!.read.notifications).toEqual([]);
+    expect(reads[0]!.read.record).toMatchObject({ outcome: "inquiry_failed" });
   });
 });

@@ -52,6 +52,14 @@ const KEEP_ALIVE_MS = 30_000;
  * means the customer may still be paying.
  */
 export const KNET_ABANDONED_AFTER_MS = 30 * 60_000;
+/**
+ * How long svc's handler of KNET's response may spend before its inquiry has answered. KNET
+ * waits about 10 s for the `REDIRECT=` line and then reverses the payment (its manual, 9.2.1;
+ * the stand-in's MERCHANT_TIMEOUT_MS mirrors it): an inquiry still unanswered after this is given
+ * up, svc answers `REDIRECT=` in time, and the payment is confirmed by a later inquiry (the
+ * result page's poll, the sweep). The rest of KNET's wait is left for svc's own work.
+ */
+export const KNET_RESPONSE_INQUIRY_BUDGET_MS = 4_000;
 
 /** A request svc refuses to send to KNET: nothing left, so its outcome is known. */
 const refused = (message: string) =>
@@ -70,13 +78,16 @@ export class KnetGatewayAdapter implements GatewayAdapter {
   readonly recoversOperations = false;
   private readonly pool: Pool;
   private readonly base: URL;
+  private readonly responseInquiryBudgetMs: number;
 
   constructor(
     private readonly terminal: KnetTerminal,
     baseUrl: string,
     private readonly timeoutMs: number,
     private readonly now: () => Date = () => new Date(),
+    options: { responseInquiryBudgetMs?: number } = {},
   ) {
+    this.responseInquiryBudgetMs = options.responseInquiryBudgetMs ?? KNET_RESPONSE_INQUIRY_BUDGET_MS;
     this.base = new URL(baseUrl);
     this.pool = new Pool(this.base.origin, {
       keepAliveTimeout: KEEP_ALIVE_MS,
@@ -121,15 +132,16 @@ export class KnetGatewayAdapter implements GatewayAdapter {
     throw refused("KNET has no one-time codes.");
   }
 
-  /** KNET's inquiry, by track id with the original amount. */
+  /** KNET's inquiry, by track id with the original amount, answered within `timeoutMs`. */
   private inquire(
     ref: Pick<GatewayPaymentRef, "pgReference" | "attemptId" | "amountMinor">,
+    timeoutMs: number,
   ): Promise<TranPipeAnswer> {
     const trackId = ref.pgReference ?? trackIdOf(ref.attemptId);
     return tranPipe(
       this.pool,
       this.basePath,
-      this.timeoutMs,
+      timeoutMs,
       inquiryFields(this.terminal, trackId, knetAmount(ref.amountMinor)),
     );
   }
@@ -141,10 +153,14 @@ export class KnetGatewayAdapter implements GatewayAdapter {
   /**
    * What KNET's inquiry says of a payment: approved (SUCCESS or CAPTURED), declined (FAILURE,
    * SUSPECTED, …), or undefined when KNET has no transaction for that track id. An inquiry KNET
-   * refuses (a wrong password, an amount that is not the original's) tells nothing: it throws.
+   * refuses (a wrong password, an amount that is not the original's) tells nothing: it throws;
+   * so does one that fails or answers something that is not KNET's (unknown: ask again later).
    */
-  private async confirmed(ref: GatewayPaymentRef): Promise<GatewayPaymentResult | undefined> {
-    const answer = await this.inquire(ref);
+  private async confirmed(
+    ref: GatewayPaymentRef,
+    timeoutMs = this.timeoutMs,
+  ): Promise<GatewayPaymentResult | undefined> {
+    const answer = await this.inquire(ref, timeoutMs);
     const trackId = ref.pgReference ?? trackIdOf(ref.attemptId);
     if (answer.error?.code === KNET_NOT_FOUND) return undefined;
     const pgResponse = knetResponse(answer.fields, answer.error);
@@ -209,9 +225,19 @@ export class KnetGatewayAdapter implements GatewayAdapter {
     input: InboundNotification,
     context: NotificationContext,
   ): Promise<NotificationRead> {
+    // KNET is waiting for this handler's answer: its inquiry gets what is left of the budget.
+    const deadline = Date.now() + Math.min(this.responseInquiryBudgetMs, this.timeoutMs);
     return readKnetResponse(input, context, {
       resourceKey: this.terminal.resourceKey,
-      confirm: (ref) => this.confirmed(ref),
+      confirm: async (ref) => {
+        const left = deadline - Date.now();
+        if (left <= 0)
+          throw new GatewayError(
+            "gateway_unavailable",
+            "No time was left to ask KNET before its wait for REDIRECT= ends",
+          );
+        return this.confirmed(ref, left);
+      },
     });
   }
 

@@ -24,10 +24,10 @@ export interface TranPipeAnswer {
 }
 
 /**
- * One call to KNET's server API. A transport failure, a non-2xx answer or a 2xx answer that is
- * not KNET's (see `isKnetAnswer`: an HTML page from a proxy, an empty or foreign body) is a
- * GatewayError: `outcomeUnknown` unless no connection was made (the request never left). Only
- * KNET's own answer is read.
+ * One call to KNET's server API, answered within `timeoutMs` in all (connect, headers and body).
+ * A transport failure, a non-2xx answer or a 2xx answer that is not KNET's (see `isKnetAnswer`:
+ * an HTML page from a proxy, an empty or foreign body) is a GatewayError: `outcomeUnknown`
+ * unless no connection was made (the request never left). Only KNET's own answer is read.
  */
 export async function tranPipe(
   pool: Pool,
@@ -37,6 +37,7 @@ export async function tranPipe(
 ): Promise<TranPipeAnswer> {
   let statusCode: number;
   let text: string;
+  const deadline = AbortSignal.timeout(timeoutMs);
   try {
     const response = await pool.request({
       method: "POST",
@@ -45,11 +46,15 @@ export async function tranPipe(
       body: tranPipeBody(fields),
       headersTimeout: timeoutMs,
       bodyTimeout: timeoutMs,
+      signal: deadline,
     });
     statusCode = response.statusCode;
     text = await response.body.text();
   } catch (error) {
-    throw new GatewayError("gateway_unavailable", `KNET could not be reached: ${(error as Error).message}`, {
+    const reason = deadline.aborted
+      ? `KNET did not answer within ${timeoutMs} ms`
+      : `KNET could not be reached: ${(error as Error).message}`;
+    throw new GatewayError("gateway_unavailable", reason, {
       cause: error,
       outcomeUnknown: !neverSent(error),
     });

@@ -6,7 +6,10 @@
  * the trandata, so the response is a claim: svc believes what KNET's inquiry confirms, checks the
  * amount and track id against its own attempt, and keeps the encrypted and the plain response.
  * A response that does not decrypt changes nothing (401); one the inquiry does not confirm
- * changes nothing either, and the customer's result page asks KNET again.
+ * changes nothing either, and the customer's result page asks KNET again. So does one whose
+ * inquiry fails, answers something that is not KNET's, or has not answered within the budget
+ * the adapter gives it (KNET reverses the payment when `REDIRECT=` comes late): svc still answers
+ * `REDIRECT=` in time, and the payment is confirmed by a later inquiry (the poll, the sweep).
  */
 import { AppError } from "../../http/problem.js";
 import {
@@ -46,7 +49,10 @@ export function knetResponse(fields: Record<string, string>, error?: { code: str
 
 interface KnetResponseDeps {
   resourceKey: string;
-  /** KNET's inquiry of the payment (undefined: KNET has no transaction for it). */
+  /**
+   * KNET's inquiry of the payment (undefined: KNET has no transaction for it), within what is
+   * left of KNET's wait; a GatewayError when it cannot tell in that time.
+   */
   confirm(ref: GatewayPaymentRef): Promise<GatewayPaymentResult | undefined>;
 }
 
