@@ -213,6 +213,43 @@ describe.each(STORES)("dashboard sign-in and security on %s", (store) => {
     expect(keys.text).not.toContain("sk_");
   });
 
+  it("a user who may only create payment requests gets the checkout link to send, on a page they may open", async () => {
+    const creator = await addUser(["payment.create"]);
+    const client = await signedIn(stack, creator);
+    await client.get("/dashboard/payments/new");
+    const r = await client.post("/dashboard/payments/new", {
+      amount: "7.25",
+      currency_code: "KWD",
+      pg_codes: m.pg.sandbox,
+      order_no: "REQ-ONLY-CREATE",
+    });
+    expect(r.status).toBe(303);
+    const sessionId = /created=(sess_[a-z2-7]+)$/.exec(r.location ?? "")?.[1];
+    expect(sessionId).toBeDefined();
+    const page = await client.get(r.location!);
+    expect(page.status).toBe(200);
+    expect(page.text).toContain("Payment request created");
+    expect(page.text).toContain(`href="${stack.url}/pay/${sessionId}"`);
+    expect(page.text).toContain("The payment request of 7.250 KWD, order REQ-ONLY-CREATE.");
+    // The form is there for the next one; the payment's own page stays theirs to be refused.
+    expect(page.text).toContain("Another payment request");
+    expect((await client.get(`/dashboard/payments/${sessionId}`)).status).toBe(403);
+    // Only a payment request made in the dashboard and still to be paid shows: not any session.
+    const other = (await createTransaction(stack, m)).json;
+    const api1 = await client.get(`/dashboard/payments/new?created=${other.session_id}`);
+    expect(api1.status).toBe(200);
+    expect(api1.text).not.toContain("/pay/");
+    // A user who may view payments goes to the payment's page, as before.
+    const admin = await signedIn(stack, m.admin);
+    await admin.get("/dashboard/payments/new");
+    const own = await admin.post("/dashboard/payments/new", {
+      amount: "1",
+      currency_code: "KWD",
+      pg_codes: m.pg.sandbox,
+    });
+    expect(own.location).toMatch(/^\/dashboard\/payments\/sess_[a-z2-7]+$/);
+  });
+
   it("keeps merchants apart: another merchant's payment is not found", async () => {
     const other = await createMerchant(stack);
     const theirs = (await createTransaction(stack, other)).json;

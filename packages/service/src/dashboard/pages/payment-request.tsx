@@ -2,7 +2,9 @@
 /**
  * The "payment request" form: creates a parent transaction (`type: payment_request`,
  * `created_via: dashboard`) through the same checkout service as the API, then shows the
- * payment with its checkout link to send to the customer. English and Arabic; the amount is
+ * payment with its checkout link to send to the customer — on the payment's page for a user who
+ * may view payments, else on this page above a new form (the link is what a user with only
+ * `payment.create` needs; the payment's page would refuse them). English and Arabic; the amount is
  * normalised to the currency's decimals ("12.5" KWD is 12.500) and refused in the merchant's
  * words; a refusal of the checkout service (English) is marked as English on an Arabic page.
  */
@@ -12,10 +14,10 @@ import type { FastifyInstance, FastifyReply, FastifyRequest } from "fastify";
 import type { CreateCheckoutInput } from "../../checkout/checkout.service.js";
 import { AppError } from "../../http/problem.js";
 import { type GatewaySettingRow, merchantsRepo } from "../../merchants/merchants.repo.js";
-import { type DashboardContext, formOf, redirectWithFlash, render, sessionOf } from "../context.js";
+import { type DashboardContext, formOf, queryOf, redirectWithFlash, render, sessionOf } from "../context.js";
 import { type DashboardLanguage, dashboardLanguage, format, isolate, messages } from "../i18n.js";
 import { label } from "../labels.js";
-import { ErrorSummary, Field, PAGE_PERMISSIONS, PostForm, SelectField } from "../ui.js";
+import { can, ErrorSummary, Field, PAGE_PERMISSIONS, PostForm, SelectField } from "../ui.js";
 import { refusedAmount } from "./operations.js";
 
 const WORDS = {
@@ -37,6 +39,12 @@ const WORDS = {
     customer_phone: "Customer mobile number (optional)",
     create: "Create payment request",
     created: "Payment request created. Send the customer the checkout link below.",
+    created_title: "Checkout link",
+    created_what: "The payment request of {amount}{order}.",
+    created_order: ", order {order}",
+    link_hint: "Send this link to the customer to pay:",
+    link_copy: "checkout link",
+    another: "Another payment request",
     no_gateways: "No gateway is set up for this merchant yet: ask the operator to add one.",
   },
   ar: {
@@ -57,6 +65,12 @@ const WORDS = {
     customer_phone: "رقم جوال العميل (اختياري)",
     create: "إنشاء طلب الدفع",
     created: "أُنشئ طلب الدفع. أرسل إلى العميل رابط الدفع أدناه.",
+    created_title: "رابط الدفع",
+    created_what: "طلب الدفع بمبلغ {amount}{order}.",
+    created_order: "، الطلب رقم {order}",
+    link_hint: "أرسل هذا الرابط إلى العميل ليدفع:",
+    link_copy: "رابط الدفع",
+    another: "طلب دفع آخر",
     no_gateways: "لم تُعدّ أي بوابة دفع لهذا التاجر بعد: اطلب من المشغّل إضافة واحدة.",
   },
 } satisfies Record<DashboardLanguage, Record<string, string>>;
@@ -75,6 +89,16 @@ const FIELDS: {
   { name: "customer_phone", type: "tel", input: { maxlength: "32", autocomplete: "off", dir: "ltr" } },
 ];
 
+/** A payment request just made, shown with its checkout link above the form. */
+interface Created {
+  amount: string;
+  currency: string;
+  orderNo: string | null;
+  url: string;
+}
+
+const SESSION_ID = /^sess_[a-z2-7]{1,40}$/;
+
 interface FormState {
   values: Record<string, string>;
   errors: Record<string, string[]>;
@@ -89,6 +113,7 @@ function formPage(
   gateways: GatewaySettingRow[],
   state: FormState,
   status = 200,
+  created?: Created,
 ) {
   const session = sessionOf(request);
   const lang = dashboardLanguage(request);
@@ -111,12 +136,32 @@ function formPage(
         messages={state.summary.map((s) => s.text)}
         messagesLang={english ? "en" : undefined}
       />
+      {created && (
+        <section aria-labelledby="created-h">
+          <h2 id="created-h">{w.created_title}</h2>
+          <p>
+            {format(w.created_what, {
+              amount: isolate(lang, `${created.amount} ${created.currency}`),
+              order: created.orderNo
+                ? format(w.created_order, { order: isolate(lang, created.orderNo) })
+                : "",
+            })}{" "}
+            {w.link_hint}
+          </p>
+          <p class="actions">
+            <a class="mono" id="checkout-link" data-copy={w.link_copy} href={created.url} dir="ltr">
+              {created.url}
+            </a>
+          </p>
+        </section>
+      )}
       {gateways.length === 0 && (
         <div class="notice error" role="alert">
           <p>{w.no_gateways}</p>
         </div>
       )}
       <section>
+        {created && <h2>{w.another}</h2>}
         <PostForm action="/dashboard/payments/new" csrf={session.csrfToken}>
           <div class="grid">
             <div>
@@ -203,12 +248,41 @@ export function paymentRequestPages(scope: FastifyInstance, ctx: DashboardContex
   const config = { dashboard: { permission: PAGE_PERMISSIONS.paymentRequest } };
 
   scope.get("/payments/new", { config }, async (request, reply) => {
-    const gateways = await merchantsRepo.listGateways(ctx.services().db, sessionOf(request).merchantId);
-    return formPage(ctx, request, reply, gateways, {
-      values: { pg_codes: gateways[0]?.pg_code ?? "" },
-      errors: {},
-      summary: [],
-    });
+    const session = sessionOf(request);
+    const gateways = await merchantsRepo.listGateways(ctx.services().db, session.merchantId);
+    // `?created=`: the payment request just made, for a user who may not open its payment page.
+    // Only one made in the dashboard and still to be paid: its link is all this shows.
+    const id = queryOf(request).created ?? "";
+    let created: Created | undefined;
+    if (SESSION_ID.test(id)) {
+      const p = await ctx
+        .services()
+        .payments.status(session.merchantId, { sessionId: id })
+        .catch((error: unknown) => {
+          if (error instanceof AppError && error.code === "not_found") return undefined;
+          throw error;
+        });
+      if (
+        p?.type === "payment_request" &&
+        p.created_via === "dashboard" &&
+        (p.state === "created" || p.state === "pending")
+      )
+        created = {
+          amount: p.amount,
+          currency: p.currency_code,
+          orderNo: p.order_no,
+          url: `${ctx.config.publicUrl}/pay/${p.session_id}`,
+        };
+    }
+    return formPage(
+      ctx,
+      request,
+      reply,
+      gateways,
+      { values: { pg_codes: gateways[0]?.pg_code ?? "" }, errors: {}, summary: [] },
+      200,
+      created,
+    );
   });
 
   scope.post("/payments/new", { config }, async (request, reply) => {
@@ -261,10 +335,11 @@ export function paymentRequestPages(scope: FastifyInstance, ctx: DashboardContex
     try {
       const created = await ctx.services().checkout.create(session.merchantId, input, "dashboard");
       auditDone(request, { amount: input.amount, currency_code: currency });
-      return redirectWithFlash(ctx, request, reply, `/dashboard/payments/${created.session_id}`, {
-        kind: "success",
-        text: w.created,
-      });
+      // The payment's page needs payment.view; without it, the link is shown here.
+      const next = can(session.user, "payment.view")
+        ? `/dashboard/payments/${created.session_id}`
+        : `/dashboard/payments/new?created=${created.session_id}`;
+      return redirectWithFlash(ctx, request, reply, next, { kind: "success", text: w.created });
     } catch (error) {
       if (!(error instanceof AppError) || error.status >= 500) throw error;
       const fieldErrors = error.errors ?? {};
