@@ -426,6 +426,26 @@ describe.each(STORES)("the Stripe connector (%s)", (store) => {
     });
     expect(odd.status).toBe(422);
     expect(odd.json.errors.amount[0]).toMatch(/5\.120 or 5\.130/);
+    // Under Stripe's minimum charge, over its eight digits: refused at checkout, not a burned session.
+    for (const [amount, words] of [
+      ["0.30", "Stripe charges at least 0.50 USD"],
+      ["1000000.00", "Stripe takes at most 999999.99 USD"],
+    ] as const) {
+      const refused = await createTransaction(stack, m, {
+        pg_codes: [pg.purchase],
+        amount,
+        currency_code: "USD",
+      });
+      expect(refused.status, amount).toBe(422);
+      expect(refused.json.errors.amount).toEqual([words]);
+    }
+    // A refund of a step Stripe cannot take: refused by svc, nothing reserved, nothing sent.
+    const sent = stripe.requests.length;
+    const refund = await operate({ operation: "refund", session_id: sessionId, amount: "0.005" });
+    expect(refund.status).toBe(422);
+    expect(refund.json.errors.amount[0]).toMatch(/steps of 0\.010: use 0\.000 or 0\.010/);
+    expect(stripe.requests.length).toBe(sent);
+    expect((await payment(sessionId)).refunded_amount).toBe("0.000");
   });
 
   it("a key Stripe refuses: the refund and the payment say so (not 'could not be reached'), and the customer's browser gets no operator detail", async () => {

@@ -20,6 +20,38 @@ describe.each(STORES)("Checkout API on %s", (store) => {
   });
   afterAll(() => stack.close());
 
+  it("refuses an amount over KNET's 10-character amount when a KNET setting is offered", async () => {
+    const pgCode = `knet-max-${m.id.slice(4, 10)}`;
+    const created = await api(stack, "POST", `/v1/admin/merchants/${m.id}/gateways`, {
+      auth: bearer,
+      body: {
+        pg_code: pgCode,
+        kind: "knet",
+        currencies: ["KWD"],
+        environment: "test",
+        credentials: {
+          tranportal_id: "tp-max-01",
+          tranportal_password: "pw-max-01",
+          resource_key: "M".repeat(16),
+        },
+      },
+    });
+    expect(created.status).toBe(201);
+    const over = await createTransaction(stack, m, {
+      pg_codes: [pgCode],
+      amount: "1000000.000",
+      currency_code: "KWD",
+    });
+    expect(over.status).toBe(422);
+    expect(over.json.errors.amount).toEqual(["KNET takes at most 999999.999 KWD"]);
+    const most = await createTransaction(stack, m, {
+      pg_codes: [pgCode],
+      amount: "999999.999",
+      currency_code: "KWD",
+    });
+    expect(most.status).toBe(201);
+  });
+
   it("creates a transaction with every field and returns the contract's shape", async () => {
     const r = await createTransaction(stack, m, {
       pg_codes: [m.pg.sandbox, m.pg.queued],

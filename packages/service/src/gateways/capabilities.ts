@@ -87,10 +87,22 @@ export function isQueued(kind: GatewayKind): boolean {
   return GATEWAY_CAPABILITIES[kind].queued;
 }
 
+/** KNET's `amt` field takes at most 10 characters (K-064 3.5.4): 999999.999 KWD. */
+const KNET_MAX_MINOR = 999_999_999;
+
 /**
- * What a gateway of `kind` cannot charge of `minor` units of `currency`, or undefined (Stripe
- * takes three-decimal currencies in steps of 10 and ISK in whole units).
+ * What a gateway of `kind` cannot charge (or, `operation`, refund or capture) of `minor` units
+ * of `currency`, or undefined: Stripe takes three-decimal currencies in steps of 10 and ISK in
+ * whole units, within its minimum charge and eight-digit maximum; KNET's amount has at most 10
+ * characters.
  */
-export function amountProblemFor(kind: GatewayKind, minor: number, currency: string): string | undefined {
-  return kind === "stripe" ? stripeAmountProblem(minor, currency) : undefined;
+export function amountProblemFor(
+  kind: GatewayKind,
+  minor: number,
+  currency: string,
+  what: "charge" | "operation" = "charge",
+): string | undefined {
+  if (kind === "stripe") return stripeAmountProblem(minor, currency, what);
+  if (kind === "knet" && minor > KNET_MAX_MINOR) return "KNET takes at most 999999.999 KWD";
+  return undefined;
 }

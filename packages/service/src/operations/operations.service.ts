@@ -24,7 +24,7 @@ import type { OperationWebhook } from "@svc/webhooks";
 import { batcher } from "../db/batch.js";
 import type { Db, Queryable } from "../db/client.js";
 import type { GatewayAdapter, GatewayOperationRequest, GatewayOperationResult } from "../gateways/adapter.js";
-import { operationsFor } from "../gateways/capabilities.js";
+import { amountProblemFor, operationsFor } from "../gateways/capabilities.js";
 import type { GatewayConnection } from "../gateways/connection.js";
 import { discrepanciesRepo } from "../gateways/discrepancies.repo.js";
 import { GatewayError } from "../gateways/gateway-error.js";
@@ -174,6 +174,17 @@ export function createOperationsService(db: Db, deps: OperationsDeps) {
     );
     if (!gateway || !parent.pg_code || !parent.pg_reference)
       throw new AppError("invalid_state_for_operation", "This payment has no gateway payment to operate on.");
+    // An amount the gateway cannot take (Stripe's step in three-decimal currencies) is refused
+    // here, with what to send instead, not by the gateway after a reservation.
+    const amountProblem = amountProblemFor(gateway.kind, amountMinor, parent.currency_code, "operation");
+    if (amountProblem)
+      throw new AppError(
+        "validation_failed",
+        `${gateway.pg_code} cannot take this amount: ${amountProblem}.`,
+        {
+          errors: { amount: [amountProblem] },
+        },
+      );
     const setting = gateway;
     // Built before the reservation: a setting whose credentials cannot be opened writes nothing.
     const adapter = deps.gateways.adapterFor(setting);

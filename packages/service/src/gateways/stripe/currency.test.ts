@@ -32,4 +32,18 @@ describe("Stripe amounts", () => {
     expect(stripeAmountProblem(7, "ISK")).toBeUndefined();
     expect(stripeAmountProblem(1999, "USD")).toBeUndefined();
   });
+
+  it("refuses a charge under Stripe's minimum or any amount over its eight digits; a refund may be small", () => {
+    expect(stripeAmountProblem(30, "USD")).toBe("Stripe charges at least 0.50 USD");
+    expect(stripeAmountProblem(50, "USD")).toBeUndefined();
+    expect(stripeAmountProblem(30, "USD", "operation")).toBeUndefined();
+    expect(stripeAmountProblem(29, "GBP")).toBe("Stripe charges at least 0.30 GBP");
+    expect(stripeAmountProblem(49, "JPY")).toBe("Stripe charges at least 50 JPY");
+    // No published minimum for KWD: Stripe converts, which svc cannot.
+    expect(stripeAmountProblem(10, "KWD")).toBeUndefined();
+    expect(stripeAmountProblem(99_999_999, "USD")).toBeUndefined();
+    expect(stripeAmountProblem(100_000_000, "USD")).toBe("Stripe takes at most 999999.99 USD");
+    expect(stripeAmountProblem(100_000_000, "USD", "operation")).toBe("Stripe takes at most 999999.99 USD");
+    expect(stripeAmountProblem(100_000_000, "KWD")).toBe("Stripe takes at most 99999.990 KWD");
+  });
 });

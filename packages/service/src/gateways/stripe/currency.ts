@@ -7,6 +7,7 @@
  * and out, and one Stripe cannot represent is refused before anything is sent.
  */
 import { currencyExponent, formatAmount } from "@svc/protocol";
+import { MAXIMUM_AMOUNT_MINOR_UNITS, MINIMUM_CHARGE_MINOR_UNITS } from "./limits.js";
 
 const ZERO_DECIMAL = new Set([
   "BIF",
@@ -45,15 +46,33 @@ function stepOf(currency: string): number {
 }
 
 /**
- * What is wrong with charging `minor` (svc's minor units) of `currency` on Stripe, or undefined.
+ * What is wrong with `minor` (svc's minor units) of `currency` on Stripe, or undefined: its step,
+ * Stripe's eight-digit maximum, and for a `charge` (a payment, not a refund or a capture of part
+ * of one) Stripe's minimum charge in the currencies Stripe lists one for.
  * @example
  * stripeAmountProblem(5124, "KWD") // "Stripe takes KWD in steps of 0.010: use 5.120 or 5.130"
+ * stripeAmountProblem(30, "USD") // "Stripe charges at least 0.50 USD"
  */
-export function stripeAmountProblem(minor: number, currency: string): string | undefined {
+export function stripeAmountProblem(
+  minor: number,
+  currency: string,
+  what: "charge" | "operation" = "charge",
+): string | undefined {
   const step = stepOf(currency);
-  if (minor % step === 0) return undefined;
-  const down = minor - (minor % step);
-  return `Stripe takes ${currency} in steps of ${formatAmount(step, currency)}: use ${formatAmount(down, currency)} or ${formatAmount(down + step, currency)}`;
+  if (minor % step !== 0) {
+    const down = minor - (minor % step);
+    return `Stripe takes ${currency} in steps of ${formatAmount(step, currency)}: use ${formatAmount(down, currency)} or ${formatAmount(down + step, currency)}`;
+  }
+  const amount = toStripeAmount(minor, currency);
+  const minimum = MINIMUM_CHARGE_MINOR_UNITS[currency.toLowerCase()];
+  if (what === "charge" && minimum !== undefined && amount < minimum)
+    return `Stripe charges at least ${formatAmount(fromStripeAmount(minimum, currency), currency)} ${currency}`;
+  if (amount > MAXIMUM_AMOUNT_MINOR_UNITS) {
+    // The largest amount Stripe takes in the currency's step (99999.990 KWD, not 99999.999).
+    const most = fromStripeAmount(MAXIMUM_AMOUNT_MINOR_UNITS, currency);
+    return `Stripe takes at most ${formatAmount(most - (most % step), currency)} ${currency}`;
+  }
+  return undefined;
 }
 
 /** svc's minor units → Stripe's `amount`. Check {@link stripeAmountProblem} first. */

@@ -5,6 +5,9 @@
  * with two decimals like any other (their special rule is for payouts, which the stand-in does
  * not make); UGX is on Stripe's zero-decimal list and is treated as such.
  */
+// Stripe's published minimums and maximum: one table for the connector and this stand-in (a
+// fact of Stripe's, not a rule of either).
+import { MAXIMUM_AMOUNT_MINOR_UNITS, MINIMUM_CHARGE_MINOR_UNITS } from "../limits.js";
 import { invalidRequest } from "./errors.js";
 
 export const ZERO_DECIMAL = new Set(
@@ -23,41 +26,6 @@ export const SUPPORTED_CURRENCIES = new Set(
     "top try ttd twd tzs uah ugx uyu uzs vnd vuv wst xaf xcd xof xpf yer zar zmw"
   ).split(" "),
 );
-
-/**
- * Minimum charge amounts in minor units for the settlement currencies Stripe lists; other
- * currencies' minimums depend on a conversion to the account's currency, which the stand-in
- * cannot make, so they are not checked.
- */
-export const MINIMUM_CHARGE_MINOR_UNITS: Readonly<Record<string, number>> = {
-  usd: 50,
-  aed: 200,
-  aud: 50,
-  bgn: 100,
-  brl: 50,
-  cad: 50,
-  chf: 50,
-  czk: 1500,
-  dkk: 250,
-  eur: 50,
-  gbp: 30,
-  hkd: 400,
-  huf: 17500,
-  inr: 50,
-  jpy: 50,
-  mxn: 1000,
-  myr: 200,
-  nok: 300,
-  nzd: 50,
-  pln: 200,
-  ron: 200,
-  sek: 300,
-  sgd: 50,
-  thb: 1000,
-};
-
-/** "Amount must be no more than $999,999.99": Stripe's amounts have at most eight digits. */
-export const MAXIMUM_AMOUNT_MINOR_UNITS = 99_999_999;
 
 export function decimalsOf(currency: string): number {
   if (ZERO_DECIMAL.has(currency)) return 0;
