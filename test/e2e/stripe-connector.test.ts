@@ -162,7 +162,11 @@ describe.each(STORES)("the Stripe connector (%s)", (store) => {
     expect((await payByCard(tx.session_id, pg.purchase, "4000000000009995")).status).toBe(303);
     const status = await payment(tx.session_id);
     expect(status.state).toBe("failed");
-    expect(status.pg_response).toMatchObject({ decline_code: "insufficient_funds", code: "card_declined" });
+    expect(status.pg_response).toMatchObject({
+      type: "card_error",
+      decline_code: "insufficient_funds",
+      code: "card_declined",
+    });
     expect(String(status.pg_response.message)).toMatch(/insufficient funds/i);
     const result = await api(stack, "GET", `/v1/checkout/${tx.session_id}/payments/result`, {
       auth: apiKey(m.publicKey),

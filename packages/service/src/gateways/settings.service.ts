@@ -147,7 +147,14 @@ export function createGatewaySettingsService(
 
   return {
     async list(merchantId: string): Promise<GatewaySettingView[]> {
-      return (await merchantsRepo.listGateways(db, merchantId)).map(gatewaySettingView);
+      const settings = await merchantsRepo.listGateways(db, merchantId);
+      // None for a merchant that does not exist is a wrong id, not an empty list.
+      if (settings.length === 0 && !(await merchantsRepo.findMerchant(db, merchantId)))
+        throw new AppError(
+          "not_found",
+          `No merchant ${merchantId}; the operator API takes the merchant's id (mer_…).`,
+        );
+      return settings.map(gatewaySettingView);
     },
 
     async get(merchantId: string, pgCode: string): Promise<GatewaySettingView> {

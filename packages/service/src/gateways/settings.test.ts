@@ -181,6 +181,13 @@ describe.each(STORES)("gateway settings with credentials (%s)", (kind) => {
       body: { name: "mine now" },
     });
     expect(foreign.status).toBe(404);
+    // A merchant that does not exist (say, a root domain given as its id) is a 404, not an empty list.
+    const nobody = await api(stack, "GET", "/v1/admin/merchants/shop.example/gateways", { auth: bearer });
+    expect(nobody.status).toBe(404);
+    expect(nobody.json.detail).toContain("takes the merchant's id (mer_…)");
+    expect(
+      (await api(stack, "GET", `/v1/admin/merchants/${other.id}/gateways`, { auth: bearer })).status,
+    ).toBe(200);
   });
 
   it("without SVC_SECRETS_KEY keeps serving but refuses to save a credential, saying what to set", async () => {

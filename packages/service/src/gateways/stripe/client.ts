@@ -80,7 +80,8 @@ export function errorResponse(
 ): Record<string, unknown> {
   const raw = error.raw as { payment_intent?: { id?: string }; charge?: string } | undefined;
   return {
-    type: error.type,
+    // Stripe's own word for the error (`card_error`), not the package's class name (`StripeCardError`).
+    type: error.rawType ?? error.type,
     code: error.code ?? null,
     decline_code: error.decline_code ?? null,
     message: error.message,
