@@ -56,7 +56,7 @@ export interface ServiceConfig {
   secretsKey: string;
   /**
    * Earlier keys, comma-separated (SVC_SECRETS_PREVIOUS_KEYS): they still open what they sealed
-   * while `svc secrets rotate` seals it all again under the current key (docs/operations.md).
+   * while `svc secrets rotate` seals it all again under the current key (docs/gateways.md, rotation).
    */
   secretsPreviousKeys: string[];
   /** Default lifetime of a checkout session when `expiration_time` is not given: 24 h. */

@@ -2,7 +2,7 @@
  * `svc secrets`: the key gateway credentials are sealed with. `generate-key` prints a new one (32
  * random bytes, base64, for SVC_SECRETS_KEY); `rotate` asks the running service to seal every
  * stored credential again under its current key, after the key was changed and the old one moved
- * to SVC_SECRETS_PREVIOUS_KEYS (docs/operations.md, "Secrets").
+ * to SVC_SECRETS_PREVIOUS_KEYS (docs/gateways.md, "Gateway settings and their credentials": rotation).
  */
 import { randomBytes } from "node:crypto";
 import { createApi } from "../lib/api.js";

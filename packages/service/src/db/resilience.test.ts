@@ -155,6 +155,11 @@ describe.runIf(bin)("PostgreSQL failures", () => {
         expect((await api(stack, "GET", "/healthz")).status).toBe(200);
         const page = await api(stack, "GET", "/dashboard/sign-in");
         expect(page.status).toBeLessThan(500);
+        // The process's own counters can still be scraped; the database's gauges are left out.
+        const metrics = await api(stack, "GET", "/metrics");
+        expect(metrics.status).toBe(200);
+        expect(metrics.text).toContain("svc_metrics_database_up 0");
+        expect(metrics.text).not.toContain("svc_webhook_queue_depth");
       } finally {
         cluster.start();
       }
@@ -165,6 +170,9 @@ describe.runIf(bin)("PostgreSQL failures", () => {
       }, 5_000);
       expect(back.ms).toBeLessThan(5_000);
       expect((await api(stack, "GET", "/readyz")).status).toBe(200);
+      const metrics = await api(stack, "GET", "/metrics");
+      expect(metrics.text).toContain("svc_metrics_database_up 1");
+      expect(metrics.text).toContain("svc_webhook_queue_depth");
     });
 
     it("frees an Idempotency-Key claimed while the server was frozen as soon as it answers again, not after the lease", async () => {

@@ -75,8 +75,39 @@ export function metricsRoutes(app: FastifyInstance, db: Db, metrics: Metrics, to
           "Send Authorization: Bearer <SVC_METRICS_TOKEN> to read /metrics.",
         );
     }
-    const text =
-      metrics.render() + (await queueGauges(db)) + (await discrepancyGauges(db)) + (await endpointGauges(db));
-    return reply.type("text/plain; version=0.0.4; charset=utf-8").send(text);
+    return reply
+      .type("text/plain; version=0.0.4; charset=utf-8")
+      .send(metrics.render() + (await databaseGauges(db)));
   });
+}
+
+/** How long /metrics waits for the database's gauges before it answers without them. */
+const DATABASE_GAUGES_WAIT_MS = 2_000;
+
+/**
+ * The gauges read from the database, and whether it answered: while it does not (an outage, a
+ * failover), /metrics still answers with this process's own counters — what an outage is
+ * diagnosed with — and `svc_metrics_database_up 0`, instead of a 503.
+ */
+async function databaseGauges(db: Db): Promise<string> {
+  let timer: ReturnType<typeof setTimeout> | undefined;
+  const read = Promise.all([queueGauges(db), discrepancyGauges(db), endpointGauges(db)]).then((parts) =>
+    parts.join(""),
+  );
+  const gauges = await Promise.race([
+    // Caught here, so a failure after the wait is over is not an unhandled rejection.
+    read.catch(() => undefined),
+    new Promise<undefined>((resolve) => {
+      timer = setTimeout(() => resolve(undefined), DATABASE_GAUGES_WAIT_MS);
+    }),
+  ]);
+  clearTimeout(timer);
+  return (
+    [
+      "# HELP svc_metrics_database_up Whether the database answered for this scrape's gauges (0: they are left out).",
+      "# TYPE svc_metrics_database_up gauge",
+      `svc_metrics_database_up ${gauges === undefined ? 0 : 1}`,
+      "",
+    ].join("\n") + (gauges ?? "")
+  );
 }
