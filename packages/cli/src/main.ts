@@ -157,8 +157,17 @@ export async function run(argv: string[], sink: Sink = processSink()): Promise<n
       const { api, connection } = await connect(options);
       const done = await trigger(api, connection, event);
       const { trigger: t, ...ids } = done;
+      // A test message with nowhere to go is not sent: say so, as `svc webhooks test` does.
+      if (t.name === "webhook.test" && !ids.message_id) {
+        out.result("Nothing was sent: no endpoint or webhook URL is configured.", {
+          trigger: t.name,
+          produces: [],
+        });
+        exitCode = 1;
+        return;
+      }
       out.result(
-        `Triggered ${t.name}${ids.session_id ? ` on ${ids.session_id}` : ""}${ids.reference_number ? ` (operation ${ids.reference_number})` : ""}: expect ${t.produces.join(", ")}`,
+        `Triggered ${t.name}${ids.session_id ? ` on ${ids.session_id}` : ""}${ids.reference_number ? ` (operation ${ids.reference_number})` : ""}${ids.message_id ? ` (message ${ids.message_id})` : ""}: expect ${t.produces.join(", ")}`,
         { trigger: t.name, produces: t.produces, ...ids },
       );
     },
