@@ -46,7 +46,7 @@ code,dd,td{overflow-wrap:anywhere}
 details.filters-toggle>summary{cursor:pointer;font-weight:600;margin-block:.5rem}
 input[aria-invalid=true],select[aria-invalid=true]{border-color:var(--err);border-width:2px}
 .check{display:flex;flex-wrap:wrap;gap:.5rem;align-items:center;margin-block:.5rem}.check label{margin:0;font-weight:400;flex:1 1 0;min-inline-size:0}.check .hint{flex-basis:100%}
-button{font:inherit;font-weight:600;padding:.5rem 1rem;border:2px solid var(--accent);border-radius:6px;background:var(--accent);color:var(--accent-fg);cursor:pointer}
+button{font:inherit;font-weight:600;padding:.5rem 1rem;border:2px solid var(--accent);border-radius:6px;background:var(--accent);color:var(--accent-fg);cursor:pointer;max-inline-size:100%;overflow-wrap:anywhere}
 a.button{display:inline-block;font-weight:600;padding:.5rem 1rem;border:2px solid var(--accent);border-radius:6px;background:var(--accent);color:var(--accent-fg);text-decoration:none}
 code.url{overflow-wrap:anywhere}
 .summary{display:flex;flex-wrap:wrap;gap:.75rem;align-items:center;margin-block:.25rem 1rem}

@@ -115,6 +115,56 @@ describe.each(STORES)("dashboard webhook endpoints on %s", (store) => {
     await receiver.waitFor(before + 1, { path: "/down" });
   });
 
+  it("replaying what a re-enabled endpoint missed sends it to the URL it was moved to, as the button says", async () => {
+    receiver.respond = () => ({ status: 200, body: "ok" });
+    const other = await createMerchant(stack);
+    const auth = apiKey(other.privateKey);
+    const dashboard = await signedIn(stack, other.admin);
+    await dashboard.get("/dashboard/webhooks/endpoints/new");
+    const added = await dashboard.post("/dashboard/webhooks/endpoints", {
+      url: `${receiver.url}/before`,
+      event_operation: "on",
+    });
+    const id = added.location!.split("/").pop()!;
+    await dashboard.get(added.location!);
+    // Disabled (no "enabled" box sent), a refund is missed, then moved and enabled again.
+    await dashboard.post(`/dashboard/webhooks/endpoints/${id}`, {
+      url: `${receiver.url}/before`,
+      event_operation: "on",
+    });
+    const parent = await paidParent(stack, other);
+    await api(stack, "POST", "/v1/operations", {
+      auth,
+      body: { operation: "refund", session_id: parent.session_id, amount: "1.000" },
+    });
+    await dashboard.post(`/dashboard/webhooks/endpoints/${id}`, {
+      url: `${receiver.url}/after`,
+      event_operation: "on",
+      headers: "X-Token: moved",
+      enabled: "on",
+    });
+    const page = await dashboard.get(`/dashboard/webhooks/endpoints/${id}`);
+    expect(page.text).toContain(`Replay 1 missed delivery to ${receiver.url}/after`);
+    const replayed = await dashboard.post(`/dashboard/webhooks/endpoints/${id}/replay`);
+    expect((await dashboard.get(replayed.location!)).text).toContain(
+      `1 delivery queued again for ${receiver.url}/after`,
+    );
+    const [got] = await receiver.waitFor(1, { path: "/after" });
+    expect(got!.headers["x-token"]).toBe("moved");
+    expect(receiver.requests.filter((r) => r.path === "/before")).toHaveLength(0);
+    // Moved once more: the delivery log's replay says where it goes now, and offers no second way
+    // to send it there.
+    await api(stack, "PATCH", `/v1/webhooks/endpoints/${id}`, {
+      auth,
+      body: { url: `${receiver.url}/later` },
+    });
+    const log = async () =>
+      (await dashboard.get(`/dashboard/deliveries?session_id=${parent.session_id}`)).text;
+    await expect.poll(async () => (await log()).includes("Replay to"), { timeout: 10_000 }).toBe(true);
+    expect(await log()).toContain(`Replay to ${receiver.url}/later`);
+    expect(await log()).not.toContain(`Send to ${receiver.url}/later`);
+  });
+
   it("deletes only after a confirmation", async () => {
     await client.get("/dashboard/webhooks/endpoints/new");
     const added = await client.post("/dashboard/webhooks/endpoints", {

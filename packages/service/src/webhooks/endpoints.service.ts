@@ -462,8 +462,9 @@ export function createEndpointsService(
     /**
      * Sends an enabled endpoint what it missed since `since` (default: since it began failing, or
      * was disabled, before it was enabled again): every delivery to it that failed — tried and given
-     * up, or held while it was disabled — again, with the current timeout and retry schedule, each
-     * with its own sequence number.
+     * up, or held while it was disabled — again, to its URL and headers now (not those it had when
+     * the delivery was made), with the current timeout and retry schedule, each with its own
+     * sequence number (messagesRepo.replay).
      */
     async replay(merchantId: string, id: string, since?: Date) {
       const result = await db.tx(async (q) => {

@@ -159,11 +159,15 @@ export const messagesRepo = {
    * Puts finished deliveries back in the queue as new: no tries yet, due now, with `current`
    * timeout and retry schedule (the merchant's settings now, not those saved when the message
    * was created: a merchant replays after fixing what made them fail). A delivery to an endpoint
-   * that is disabled or deleted now is left as it is and counted in `skipped`: a disabled
-   * endpoint gets nothing, a deleted one is gone. A delivery to a `svc listen` endpoint goes back
-   * to its stream (the worker would have posted it to the endpoint's `svc-cli://` name). The
-   * endpoints it reads are share-locked, so an endpoint being disabled or deleted meanwhile waits
-   * for this replay, then ends what it queued.
+   * goes where the endpoint is now: its URL now (a merchant often fixes a failing endpoint by
+   * changing its URL) — the worker reads the endpoint's headers when it sends. One whose URL
+   * changes takes the next sequence number of its (parent, new URL) when it goes out; it keeps its
+   * message (`webhook-id`) and its place in the queue, so it still goes before its parent's later
+   * deliveries to that URL. A delivery to an endpoint that is disabled or deleted now is left as
+   * it is and counted in `skipped`: a disabled endpoint gets nothing, a deleted one is gone. A
+   * delivery to a `svc listen` endpoint goes back to its stream (the worker would have posted it
+   * to the endpoint's `svc-cli://` name). The endpoints it reads are share-locked, so an endpoint
+   * being disabled or deleted meanwhile waits for this replay, then ends what it queued.
    */
   async replay(
     q: Queryable,
@@ -206,10 +210,13 @@ export const messagesRepo = {
       where.push(`completed_at >= $${params.length}`);
     }
     const [row] = await q.query<{ replayed: number; skipped: number }>(
-      `with live as (select e.id, e.kind from webhook_endpoints e where e.merchant_id = $1 and e.enabled for share),
+      `with live as (select e.id, e.kind, e.url from webhook_endpoints e where e.merchant_id = $1 and e.enabled for share),
        replayed as (
          update webhook_deliveries d
             set status = case when d.endpoint_id in (select id from live where kind = 'cli') then 'stream' else 'pending' end,
+                url = coalesce((select l.url from live l where l.id = d.endpoint_id), d.url),
+                sequence = case when (select l.url from live l where l.id = d.endpoint_id) <> d.url then null
+                                else d.sequence end,
                 tries = 0, next_attempt_at = now(), lease_until = null,
                 completed_at = null, updated_at = now(), timeout_seconds = $2, retry_schedule_seconds = $3::int4[]
           where ${where.join(" and ")} and (endpoint_id is null or endpoint_id in (select id from live))

@@ -1,6 +1,7 @@
 /**
  * Replay puts finished deliveries back in the queue with the merchant's current timeout and
- * retry schedule, not those in force when the message was created.
+ * retry schedule, not those in force when the message was created, and a delivery to an endpoint
+ * goes where the endpoint is now (its URL and headers), in order, with its webhook-id.
  */
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import { api, apiKey, createMerchant, type TestMerchant } from "../../../../test/support/merchant.js";
@@ -123,5 +124,69 @@ describe.each(STORES)("webhook replay on %s", (store) => {
       expect(after.tries).toBe(3);
       expect(after.attempts).toHaveLength(2 + 3);
     }
+  });
+
+  it("an endpoint's replayed deliveries go to its URL and headers now, in order, with their webhook-id", async () => {
+    receiver.respond = () => ({ status: 200 });
+    const created = await api(stack, "POST", "/v1/webhooks/endpoints", {
+      auth: auth(),
+      body: { url: `${receiver.url}/old`, event_types: ["operation"], headers: { "X-Token": "old" } },
+    });
+    const id = created.json.id as string;
+    await api(stack, "PATCH", `/v1/webhooks/endpoints/${id}`, { auth: auth(), body: { enabled: false } });
+    // Two refunds of one payment while it is disabled: each held for it (failed, never sent).
+    const parent = await paidParent(stack, m);
+    for (const amount of ["1.000", "2.000"]) {
+      const r = await api(stack, "POST", "/v1/operations", {
+        auth: auth(),
+        body: { operation: "refund", session_id: parent.session_id, amount },
+      });
+      expect(r.status).toBe(200);
+    }
+    // The merchant moves it, gives it a new token and enables it: two missed, replayed.
+    const enabled = await api(stack, "PATCH", `/v1/webhooks/endpoints/${id}`, {
+      auth: auth(),
+      body: { url: `${receiver.url}/new`, headers: { "X-Token": "new" }, enabled: true },
+    });
+    expect(enabled.json.missed.failed).toBe(2);
+    const replay = await api(stack, "POST", `/v1/webhooks/endpoints/${id}/replay`, { auth: auth() });
+    expect(replay.json.replayed).toBe(2);
+    const got = await receiver.waitFor(2, { path: "/new" });
+    expect(receiver.requests.filter((r) => r.path === "/old")).toHaveLength(0);
+    expect(got.map((r) => r.headers["x-token"])).toEqual(["new", "new"]);
+    // In the order they happened, numbered 1, 2 at the new URL, each with its message's id.
+    expect(got.map((r) => JSON.parse(r.body).amount)).toEqual(["1.000", "2.000"]);
+    expect(got.map((r) => r.headers["svc-sequence"])).toEqual(["1", "2"]);
+    const listed = await api(stack, "GET", `/v1/webhooks/messages?session_id=${parent.session_id}`, {
+      auth: auth(),
+    });
+    const ids = (listed.json.messages as { id: string; deliveries: { url: string; endpoint_id: string }[] }[])
+      .filter((msg) => msg.deliveries.some((d) => d.endpoint_id === id))
+      .map((msg) => msg.id)
+      .reverse();
+    expect(got.map((r) => r.headers["webhook-id"])).toEqual(ids);
+    // A message replayed after the endpoint moved again goes to where it is then, the general URL
+    // where it was.
+    await api(stack, "PATCH", `/v1/webhooks/endpoints/${id}`, {
+      auth: auth(),
+      body: { url: `${receiver.url}/newer` },
+    });
+    await expect
+      .poll(
+        async () =>
+          (await api(stack, "GET", `/v1/webhooks/messages/${ids[0]}`, { auth: auth() })).json.status,
+        { timeout: 10_000 },
+      )
+      .toBe("succeeded");
+    const message = (await api(stack, "GET", `/v1/webhooks/messages/${ids[0]}`, { auth: auth() })).json;
+    const toHook = (message.deliveries as { url: string }[]).filter((d) => d.url.endsWith("/hook")).length;
+    const hooks = receiver.requests.filter((r) => r.path === "/hook").length;
+    const one = await api(stack, "POST", `/v1/webhooks/messages/${ids[0]}/replay`, { auth: auth() });
+    expect(one.json).toEqual({ replayed: 1 + toHook, skipped: 0 });
+    const [newer] = await receiver.waitFor(1, { path: "/newer" });
+    expect(newer!.headers["webhook-id"]).toBe(ids[0]);
+    expect(newer!.headers["svc-sequence"]).toBe("1");
+    await receiver.waitFor(hooks + toHook, { path: "/hook" });
+    expect(receiver.requests.filter((r) => r.path === "/new")).toHaveLength(2);
   });
 });

@@ -231,16 +231,24 @@ function MessageSection({
   m,
   csrf,
   others,
+  endpointUrls,
   w,
 }: {
   m: Message;
   csrf: string;
   others: { url: string }[];
+  /** Where each enabled endpoint is now, by id: a replay of its delivery goes there. */
+  endpointUrls: Map<string, string>;
   w: Words;
 }): VNode {
   const payload = (m.payload ?? {}) as Record<string, unknown>;
   const done = m.status === "succeeded" || m.status === "failed";
   const urls = m.deliveries.map((d) => d.url);
+  const replayTo = [
+    ...new Set(m.deliveries.map((d) => (d.endpoint_id && endpointUrls.get(d.endpoint_id)) || d.url)),
+  ];
+  // A current URL the replay goes to already is not offered again as a "Send to".
+  const sendTo = others.filter((o) => !replayTo.includes(o.url));
   const isTest = m.event_type === "webhook.test";
   const lang: DashboardLanguage = w === WORDS.ar ? "ar" : "en";
   return (
@@ -356,11 +364,11 @@ function MessageSection({
         {done && (
           <PostForm action={`/dashboard/deliveries/${m.id}/replay`} csrf={csrf}>
             <button type="submit" class="secondary">
-              {format(w.replay_to, { urls: urls.map((u) => iso(w, u)).join(w.and) })}
+              {format(w.replay_to, { urls: replayTo.map((u) => iso(w, u)).join(w.and) })}
             </button>
           </PostForm>
         )}
-        {others.map((o) => (
+        {sendTo.map((o) => (
           <PostForm action={`/dashboard/deliveries/${m.id}/send`} csrf={csrf}>
             <input type="hidden" name="url" value={o.url} />
             <button type="submit" class="secondary">
@@ -369,7 +377,7 @@ function MessageSection({
           </PostForm>
         ))}
       </div>
-      {others.length > 0 && (
+      {sendTo.length > 0 && (
         <p class="hint">{format(w.urls_changed, { urls: urls.map((u) => iso(w, u)).join(w.list) })}</p>
       )}
     </article>
@@ -411,6 +419,14 @@ export function deliveryPages(scope: FastifyInstance, ctx: DashboardContext): vo
             )
           : Promise.resolve([]),
       ),
+    );
+    // A replay of a delivery to an endpoint goes where the endpoint is now.
+    const endpointUrls = new Map(
+      messages.some((m) => m.deliveries.some((d) => d.endpoint_id))
+        ? (await ctx.services().endpoints.list(session.merchantId))
+            .filter((e) => e.kind === "endpoint" && e.enabled)
+            .map((e) => [e.id, e.url])
+        : [],
     );
     return render(
       ctx,
@@ -470,7 +486,15 @@ export function deliveryPages(scope: FastifyInstance, ctx: DashboardContext): vo
         </section>
         <p class="muted">{format(w.newest, { n: LOG_PAGE_SIZE })}</p>
         {messages.length ? (
-          messages.map((m, i) => <MessageSection m={m} csrf={session.csrfToken} others={others[i]!} w={w} />)
+          messages.map((m, i) => (
+            <MessageSection
+              m={m}
+              csrf={session.csrfToken}
+              others={others[i]!}
+              endpointUrls={endpointUrls}
+              w={w}
+            />
+          ))
         ) : (
           <p role="status">{w.none}</p>
         )}
