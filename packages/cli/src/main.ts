@@ -66,9 +66,14 @@ export async function run(argv: string[], sink: Sink = processSink()): Promise<n
       "act on the sandbox gateway's own dashboard: payments | refund|capture|void <session_id|pg_reference> <amount>",
     )
     .argument("<args...>")
-    .action(async (args: string[]) => {
+    .option(
+      "--gateway-url <url>",
+      "the sandbox gateway (default SVC_GATEWAY_URL, else http://127.0.0.1:$SVC_GATEWAY_PORT)",
+    )
+    .action(async (args: string[], options: { gatewayUrl?: string }) => {
       const { gatewayCommand } = await import("./commands/gateway.js");
-      exitCode = await gatewayCommand(args, sink.env, (line) => sink.stdout(`${line}\n`));
+      const env = options.gatewayUrl ? { ...sink.env, SVC_GATEWAY_URL: options.gatewayUrl } : sink.env;
+      exitCode = await gatewayCommand(args, env, (line) => sink.stdout(`${line}\n`));
     });
 
   withService(

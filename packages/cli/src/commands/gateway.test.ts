@@ -53,4 +53,17 @@ describe("svc gateway", () => {
       gatewayCommand(["payments"], { SVC_GATEWAY_URL: "http://127.0.0.1:9" }, () => {}),
     ).rejects.toThrow(/cannot reach the sandbox gateway/);
   });
+
+  it("takes the gateway's address from --gateway-url, as docs/cli.md says", async () => {
+    const { run } = await import("../main.js");
+    const out: string[] = [];
+    const code = await run(["gateway", "payments", "--gateway-url", stack.gatewayUrl], {
+      stdout: (t: string) => out.push(t),
+      stderr: (t: string) => out.push(t),
+      isTTY: false,
+      env: { SVC_GATEWAY_URL: "http://127.0.0.1:9" },
+    });
+    expect(code).toBe(0);
+    expect(JSON.parse(out.join(""))).toHaveProperty("payments");
+  });
 });
