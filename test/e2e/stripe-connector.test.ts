@@ -5,6 +5,7 @@
  * API with its credentials; customers pay on svc's hosted card page; merchants operate through
  * the operations API; an operator refunds on "Stripe's dashboard".
  */
+import Stripe from "stripe";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { startStripeStandIn } from "../../packages/service/src/gateways/stripe/standin/index.js";
 import type { StripeStandIn } from "../../packages/service/src/gateways/stripe/standin/types.js";
@@ -418,6 +419,32 @@ describe.each(STORES)("the Stripe connector (%s)", (store) => {
     });
     expect(forged.status).toBe(401);
     expect(forged.json.code).toBe("invalid_signature");
+  });
+
+  it("an event about an object Stripe says does not exist is acknowledged (200), not retried for days; nothing changes", async () => {
+    const body = JSON.stringify({
+      id: "evt_missing_refund",
+      object: "event",
+      type: "refund.updated",
+      api_version: STRIPE_API_VERSION,
+      created: Math.floor(Date.now() / 1000),
+      data: { object: { id: "re_does_not_exist", object: "refund" } },
+    });
+    const header = Stripe.webhooks.generateTestHeaderString({
+      payload: body,
+      secret: PURCHASE.webhookSecret,
+    });
+    const before = receiver.requests.length;
+    const answered = await api(stack, "POST", `/v1/gateways/${pg.purchase}/notifications`, {
+      body,
+      headers: { "stripe-signature": header },
+    });
+    expect(answered.status, answered.text).toBe(200);
+    expect(
+      stripe.requests.some((r) => r.method === "GET" && r.path === "/v1/refunds/re_does_not_exist"),
+    ).toBe(true);
+    await new Promise((resolve) => setTimeout(resolve, 300));
+    expect(receiver.requests.length).toBe(before);
   });
 
   it("takes KWD in Stripe's three-decimal form and refuses an amount Stripe cannot charge", async () => {

@@ -39,11 +39,18 @@ interface StripeEventDeps {
   webhookSecret: string;
 }
 
-/** Re-reads an object Stripe named, turning a failure into "answer later" (503: Stripe retries). */
-async function reread<T>(what: string, fn: () => Promise<T>): Promise<T> {
+/**
+ * Re-reads an object Stripe named, turning a failure into "answer later" (502: Stripe retries).
+ * An object Stripe says does not exist (404 `resource_missing`: another account's, or gone) is
+ * `undefined`: asking again would only meet the same answer for the days Stripe retries, so the
+ * event is acknowledged and nothing is applied.
+ */
+async function reread<T>(what: string, fn: () => Promise<T>): Promise<T | undefined> {
   try {
     return await fn();
   } catch (error) {
+    if (error instanceof Stripe.errors.StripeInvalidRequestError && error.statusCode === 404)
+      return undefined;
     const cause = transportError(error, what)?.message ?? (error as Error).message;
     throw new AppError(
       "gateway_unavailable",
@@ -116,8 +123,8 @@ export async function readStripeEvent(
     const pi = await reread("PaymentIntent", () =>
       deps.stripe.paymentIntents.retrieve(id, { expand: ["latest_charge"] }),
     );
-    const ref = await context.paymentByReference(pi.id);
-    if (ref)
+    const ref = pi && (await context.paymentByReference(pi.id));
+    if (pi && ref)
       notifications.push({
         type: "payment_result",
         pgReference: pi.id,
@@ -127,14 +134,14 @@ export async function readStripeEvent(
   } else if (REFUND_EVENTS.has(event.type)) {
     const id = (event.data.object as Stripe.Refund).id;
     const refund = await reread("refund", () => deps.stripe.refunds.retrieve(id));
-    const found = refundNotification(refund, event.id, idOf(refund.payment_intent));
+    const found = refund && refundNotification(refund, event.id, idOf(refund.payment_intent));
     if (found) notifications.push(found);
   } else if (event.type === "charge.refunded") {
     const charge = event.data.object as Stripe.Charge;
     const refunds = await reread("refunds", () =>
       deps.stripe.refunds.list({ charge: charge.id, limit: 100 }).autoPagingToArray({ limit: 1_000 }),
     );
-    for (const refund of refunds) {
+    for (const refund of refunds ?? []) {
       const found = refundNotification(
         refund,
         event.id,
