@@ -269,6 +269,14 @@ export function createGatewaySettingsService(
           saved = undefined;
         }
         checkCredentials(row.kind, input.credentials, errors, saved !== undefined);
+        const missing = Object.keys(CREDENTIAL_FIELDS[row.kind] ?? {}).filter(
+          (n) => input.credentials?.[n] === undefined,
+        );
+        if (row.credentials && saved === undefined && missing.length > 0)
+          errors.add(
+            "credentials",
+            "the saved credentials cannot be opened with this service's SVC_SECRETS_KEY (nor SVC_SECRETS_PREVIOUS_KEYS), so they cannot be kept: give every field again",
+          );
         merged = { ...saved, ...(input.credentials as Record<string, string>) };
       }
       errors.throwIfAny();

@@ -264,6 +264,27 @@ describe.each(STORES)("gateway settings with credentials (%s)", (kind) => {
     }
   });
 
+  it("a partial change of credentials this service cannot open says why every field is needed", async () => {
+    const pgCode = `knet3-${m.id.slice(4, 12)}`;
+    await api(stack, "POST", path(), {
+      auth: bearer,
+      body: { pg_code: pgCode, kind: "knet", currencies: ["KWD"], credentials: KNET },
+    });
+    const other = await startStack(kind, { db: stack.db, config: { secretsKey: generateSecretsKey() } });
+    try {
+      const r = await api(other, "PATCH", `${path()}/${pgCode}`, {
+        auth: bearer,
+        body: { credentials: { tranportal_password: "Other-Pw-1" } },
+      });
+      expect(r.status).toBe(422);
+      expect(r.json.errors.credentials[0]).toContain("cannot be opened with this service's SVC_SECRETS_KEY");
+      expect(r.json.errors["credentials.tranportal_id"]).toEqual(["is required"]);
+      noSecretIn(r.text);
+    } finally {
+      await other.close();
+    }
+  });
+
   it("rotates every credential to a new key; the old key can then go", async () => {
     const newKey = generateSecretsKey();
     const rotating = await startStack(kind, {
