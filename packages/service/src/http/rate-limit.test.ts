@@ -51,7 +51,7 @@ describe("rate limits", () => {
   });
 
   it("failed authentications: an address that keeps sending bad keys is refused before any lookup", async () => {
-    const s = await start({ authFailures: 5 });
+    const s = await start({ authFailures: 5, perAddress: 1_000 });
     const m = await createMerchant(s);
     const statuses: number[] = [];
     for (let i = 0; i < 12; i++)
@@ -61,7 +61,11 @@ describe("rate limits", () => {
     expect(statuses.slice(0, 5)).toEqual([401, 401, 401, 401, 401]);
     expect(new Set(statuses.slice(5))).toEqual(new Set([429]));
     // The address is refused whatever it sends now, a valid key included, until the window ends.
-    expectLimited(await api(s, "GET", "/v1/payments/sess_x", { auth: apiKey(m.privateKey) }));
+    const refused = await api(s, "GET", "/v1/payments/sess_x", { auth: apiKey(m.privateKey) });
+    expectLimited(refused);
+    // Its RateLimit headers describe the limit that refused it, not the per-address one (1,000).
+    expect(refused.headers.get("ratelimit-limit")).toBe("5");
+    expect(refused.headers.get("ratelimit-remaining")).toBe("0");
   });
 
   it("per credential: one key past its limit is 429; another key of the same address is not", async () => {

@@ -84,6 +84,10 @@ export async function registerRateLimits(app: FastifyInstance, config: RateLimit
       if (!failures) return;
       const status = await failures(request, { increment: false });
       if (status.isAllowed || status.remaining > 0) return;
+      // The limit that refused it, not the per-address request limit an earlier hook described.
+      reply.header("ratelimit-limit", String(status.max));
+      reply.header("ratelimit-remaining", "0");
+      reply.header("ratelimit-reset", String(status.ttlInSeconds));
       reply.header("retry-after", String(status.ttlInSeconds));
       throw new AppError(
         "rate_limited",
