@@ -112,7 +112,10 @@ export const DASHBOARD_FAVICON = `<svg xmlns="http://www.w3.org/2000/svg" viewBo
 /**
  * 1. Disables a form's submit button once it is sent (no double refund by a double click).
  * 2. Adds a "Copy" button beside [data-copy] values (in the page's language: the body's words).
- * 3. Refreshes a [data-poll] region (queued operations) until nothing in it is pending.
+ * 3. Refreshes a [data-poll] region (queued operations) until nothing in it is pending. Redirects
+ *    are not followed: one means the session ended (the dashboard sends a signed-out GET to
+ *    sign-in), so the page reloads, which leads to sign-in and back here — the sign-in form is
+ *    never put inside the region.
  * 4. Moves the focus to a refused form's error summary ([data-error-summary]).
  * 5. A form with a choice of kind ([data-kind-select]) shows only the chosen kind's part
  *    ([data-kinds]); without the script every part shows and the server reads the chosen one.
@@ -138,7 +141,10 @@ function poll(region) {
   var url = region.getAttribute("data-poll");
   if (!url || !region.querySelector("[data-pending]")) return;
   setTimeout(function () {
-    fetch(url, { credentials: "same-origin" }).then(function (r) { return r.ok ? r.text() : null; }).then(function (html) {
+    fetch(url, { credentials: "same-origin", redirect: "manual" }).then(function (r) {
+      if (r.type === "opaqueredirect" || r.status === 401) { location.reload(); return null; }
+      return r.ok ? r.text() : null;
+    }).then(function (html) {
       if (html === null) return;
       region.innerHTML = html;
       poll(region);

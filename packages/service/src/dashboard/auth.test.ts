@@ -54,6 +54,22 @@ describe.each(STORES)("dashboard sign-in and security on %s", (store) => {
     expect(evil.location).toBe("/dashboard/overview");
   });
 
+  it("/dashboard/ with its trailing slash is the dashboard's home too, before and after signing in", async () => {
+    const client = new DashboardClient(stack);
+    const out = await client.get("/dashboard/");
+    expect(out.status).toBe(303);
+    const next = new URL(out.location!, stack.url).searchParams.get("next");
+    await client.get(out.location!);
+    const done = await client.post("/dashboard/sign-in", { ...m.admin, next: next ?? "" });
+    expect(done.status).toBe(303);
+    const home = await client.get(done.location!);
+    expect([200, 303]).toContain(home.status);
+    if (home.status === 303) expect((await client.get(home.location!)).status).toBe(200);
+    const slash = await client.get("/dashboard/?lang=en");
+    expect(slash.status).toBe(303);
+    expect(slash.location).toBe("/dashboard/overview");
+  });
+
   it("sets an HttpOnly, SameSite=Lax session cookie scoped to /dashboard and stores only its hash", async () => {
     const client = new DashboardClient(stack);
     await client.get("/dashboard/sign-in");

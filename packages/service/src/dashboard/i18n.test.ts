@@ -44,6 +44,38 @@ describe.each(STORES)("dashboard languages on %s", (store) => {
     expect(client.cookies.get(LANGUAGE_COOKIE)).toBe("en");
   });
 
+  it("the language link of a page answering a POST leads to the page the form belongs to, which loads", async () => {
+    const client = await signedIn(stack, m.admin);
+    const parent = await paidParent(stack, m, "sandbox", { amount: "9.000" });
+    await client.get(`/dashboard/payments/${parent.session_id}`);
+    const switchOf = (html: string) => /<p class="lang-switch"><a href="([^"]+)"/.exec(html)?.[1];
+    const pages = [
+      // A confirmation, a refusal of the same form, a revealed secret, a new key.
+      [
+        `/dashboard/payments/${parent.session_id}/refund`,
+        { amount: "1" },
+        `/dashboard/payments/${parent.session_id}`,
+      ],
+      [
+        `/dashboard/payments/${parent.session_id}/refund`,
+        { amount: "99" },
+        `/dashboard/payments/${parent.session_id}`,
+      ],
+      ["/dashboard/webhooks/secret/reveal", {}, "/dashboard/webhooks"],
+      ["/dashboard/keys", { kind: "private", label: "lang test" }, "/dashboard/keys"],
+    ] as const;
+    for (const [path, fields, page] of pages) {
+      const answer = await client.post(path, fields);
+      expect(switchOf(answer.text)).toBe(`${page}?lang=ar`);
+      expect((await client.get(`${page}?lang=ar`)).status).toBe(200);
+      await client.get(`${page}?lang=en`);
+    }
+    // A refused POST's error page (a stale form token) too.
+    const stale = await client.post(`/dashboard/payments/${parent.session_id}/void`, {}, { csrf: "stale" });
+    expect(stale.status).toBe(403);
+    expect(switchOf(stale.text)).toBe(`/dashboard/payments/${parent.session_id}?lang=ar`);
+  });
+
   it("the payments list in Arabic: its words, the states' Arabic labels, amounts left to right", async () => {
     const client = await signedIn(stack, m.admin);
     await paidParent(stack, m, "sandbox", { amount: "12.500" });

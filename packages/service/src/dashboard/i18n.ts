@@ -195,9 +195,29 @@ export function dashboardLanguage(request: FastifyRequest, reply?: FastifyReply)
   return /^ar\b/i.test(first) ? "ar" : "en";
 }
 
-/** The same page in the other language: the current URL with `lang` switched. */
+/**
+ * The same page in the other language: the current URL with `lang` switched. A page that answers
+ * a POST (a refusal, a confirmation, a revealed secret, a new key) has no URL of its own to load
+ * again — a GET of the form's address is not found, and posting again could act twice — so its
+ * link goes to the page the form belongs to: the nearest GET route up the POST's path
+ * (`/payments/:session_id/refund` → the payment), else the dashboard's home.
+ */
 export function otherLanguageHref(request: FastifyRequest, lang: DashboardLanguage): string {
-  const url = new URL(request.url, "http://dashboard.invalid");
-  url.searchParams.set("lang", lang === "ar" ? "en" : "ar");
-  return `${url.pathname}${url.search}`;
+  const other = lang === "ar" ? "en" : "ar";
+  if (request.method === "GET" || request.method === "HEAD") {
+    const url = new URL(request.url, "http://dashboard.invalid");
+    url.searchParams.set("lang", other);
+    return `${url.pathname}${url.search}`;
+  }
+  const params = Object(request.params) as Record<string, unknown>;
+  const parts = (request.routeOptions.url ?? "").split("/");
+  for (; parts.length > 2; parts.pop()) {
+    const route = parts.join("/");
+    if (!request.server.hasRoute({ method: "GET", url: route })) continue;
+    const path = route.replace(/:(\w+)/g, (_, name: string) =>
+      encodeURIComponent(typeof params[name] === "string" ? params[name] : ""),
+    );
+    return `${path}?lang=${other}`;
+  }
+  return `/dashboard?lang=${other}`;
 }
