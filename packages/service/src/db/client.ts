@@ -121,6 +121,8 @@ export const DB_TIMEOUT_DEFAULTS = {
 } as const;
 /** How much later the client gives up on a statement than the server's own timeout. */
 const CLIENT_GRACE_MS = 1_000;
+/** How long a NOTIFY may take before its connection is given up (and made again on the next). */
+const NOTIFY_TIMEOUT_MS = 2_000;
 /** How soon a lost LISTEN connection is tried again, and how far that backs off. */
 const RELISTEN_MIN_MS = 100;
 const RELISTEN_MAX_MS = 5_000;
@@ -326,7 +328,14 @@ export async function openPostgres(
     },
     notify: async (channel) => {
       notifier ??= (async () => {
-        const client = new pg.Client({ connectionString });
+        // Bounded like every statement: a NOTIFY that hung on a silent connection (a partition,
+        // a host gone) once held the outbox's signal busy for good, and no wake was sent again.
+        const client = new pg.Client({
+          connectionString,
+          connectionTimeoutMillis: connectTimeoutMs,
+          query_timeout: NOTIFY_TIMEOUT_MS,
+          keepAlive: true,
+        });
         // A dropped connection is replaced on the next notify.
         client.on("error", () => (notifier = undefined));
         await client.connect();

@@ -120,6 +120,22 @@ describe.runIf(bin)("PostgreSQL failures", () => {
     expect(back.ms).toBeLessThan(5_000);
   });
 
+  it("a NOTIFY on a connection that went silent fails within its bound, and the next one gets through once the server answers", async () => {
+    await db.notify("svc_resilience"); // the NOTIFY connection exists
+    cluster.freeze();
+    const thaw = setTimeout(() => cluster.thaw(), 6_000);
+    try {
+      const hung = await timed(() => db.notify("svc_resilience"));
+      expect(hung.error).toBeInstanceOf(Error);
+      expect(hung.ms).toBeLessThan(4_000);
+    } finally {
+      clearTimeout(thaw);
+      cluster.thaw();
+    }
+    const back = await eventually(() => db.notify("svc_resilience"), 8_000);
+    expect(back.ms).toBeLessThan(8_000);
+  });
+
   it("errors that are the statement's own are not taken for an unavailable database", async () => {
     const wrong = await timed(() => db.query("select * from no_such_table"));
     expect(wrong.error).toBeDefined();
