@@ -402,6 +402,7 @@ describe.each(STORES)("hosted card page on %s", (store) => {
         expect(r.status).toBe(503);
         const page = await r.text();
         expect(page).toContain('role="alert"');
+        expect(page).toContain(lang === "en" ? "<h2>The payment was not made</h2>" : "<h2>لم يتم الدفع</h2>");
         expect(page).toContain(
           lang === "en"
             ? "The payment could not be made just now, and nothing was charged."

@@ -218,9 +218,11 @@ function ErrorSummary({ v }: { v: CardFormView }): VNode | null {
   const entries = Object.entries(v.errors) as [CardField | "pg_code", TextKey][];
   if (entries.length === 0) return null;
   // Without JavaScript the summary is first in the form, an alert, and takes focus (autofocus).
+  // A payment that could not be made is not the customer's mistake to correct.
+  const notMade = entries.length === 1 && entries[0]![1] === "err_payment_failed";
   return (
     <div class="errors" role="alert" tabindex={-1} id="error-summary" autofocus>
-      <h2>{t(v.language, "error_summary")}</h2>
+      <h2>{t(v.language, notMade ? "payment_not_made" : "error_summary")}</h2>
       <ul>
         {entries.map(([name, key]) => (
           <li>

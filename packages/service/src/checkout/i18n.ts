@@ -61,6 +61,7 @@ const en = {
   err_gateway: "Choose a payment gateway.",
   err_payment_failed:
     "The payment could not be made just now, and nothing was charged. Try again in a moment, or choose another way to pay.",
+  payment_not_made: "The payment was not made",
   msg_success: "Payment successful",
   msg_declined: "The payment was declined",
   msg_canceled: "Payment was cancelled.",
@@ -127,6 +128,7 @@ const ar: Record<Key, string> = {
   err_gateway: "اختر بوابة الدفع.",
   err_payment_failed:
     "تعذّر إتمام الدفع الآن، ولم يُخصم أي مبلغ. حاول مرة أخرى بعد قليل، أو اختر طريقة دفع أخرى.",
+  payment_not_made: "لم يتم الدفع",
   msg_success: "تم الدفع بنجاح",
   msg_declined: "تم رفض الدفع",
   msg_canceled: "تم إلغاء الدفع.",
