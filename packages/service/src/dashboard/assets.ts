@@ -69,7 +69,7 @@ ol.timeline li.good::before{background:var(--ok)}
 ol.timeline li.bad::before{background:var(--err)}
 ol.timeline li.wait::before{background:var(--wait)}
 ol.timeline .what{margin:.1rem 0;font-weight:600}
-ol.timeline .hint{margin:0;overflow-wrap:anywhere}
+ol.timeline .hint{margin:0;overflow-wrap:anywhere}[dir=rtl] ol.timeline .hint[dir=ltr]{text-align:right}
 fieldset{border:1px solid var(--line);border-radius:6px;margin:0 0 1rem;padding:.5rem 1rem}
 textarea{font:inherit;padding:.4rem;border:1px solid var(--border);border-radius:6px;background:var(--card);color:var(--fg);max-width:100%}
 @media (max-width:40rem){table.stack thead{display:none}table.stack,table.stack tbody,table.stack tr,table.stack td{display:block}table.stack tr{border-block-end:1px solid var(--line);padding-block:.4rem}table.stack td{border:0;padding:.15rem .6rem}table.stack td::before{content:attr(data-label);display:block;font-size:.8rem;font-weight:600;color:var(--muted)}table.stack caption{display:block}table.stack td.num{text-align:start}}

@@ -8,7 +8,7 @@ import type { ServiceConfig } from "../config.js";
 import { Fragment, h } from "preact";
 import type { VNode } from "../pages/jsx.js";
 import { can, layout, type PageFrame } from "./html.js";
-import { dashboardLanguage, otherLanguageHref } from "./i18n.js";
+import { dashboardLanguage, messages, otherLanguageHref } from "./i18n.js";
 import { DisabledBanner } from "./pages/endpoints.js";
 import type { Lockout } from "../auth/lockout.js";
 import type { DashboardSession, Flash, SessionStore } from "./session.js";
@@ -60,7 +60,10 @@ export function sendHtml(reply: FastifyReply, status: number, body: string): Fas
 /** The signed-in session; routes that are not public never run without one. */
 export function sessionOf(request: FastifyRequest): DashboardSession {
   const session = request.dashboard;
-  if (!session) throw new DashboardError(401, "Signed out", "Your session has ended. Sign in again.");
+  if (!session) {
+    const t = messages(dashboardLanguage(request));
+    throw new DashboardError(401, t.signed_out, t.signed_out_body, true);
+  }
   return session;
 }
 

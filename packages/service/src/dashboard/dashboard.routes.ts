@@ -15,7 +15,7 @@ import { CSP, type DashboardContext, DashboardError, sendHtml } from "./context.
 import { allowedOrigins, csrfProblem } from "./csrf.js";
 import { Fragment, h } from "preact";
 import { layout } from "./html.js";
-import { dashboardLanguage, format, type MessageKey, messages, otherLanguageHref } from "./i18n.js";
+import { dashboardLanguage, format, isolate, type MessageKey, messages, otherLanguageHref } from "./i18n.js";
 import { createLockout } from "../auth/lockout.js";
 import { deliveryPages } from "./pages/deliveries.js";
 import { discrepancyPages } from "./pages/discrepancies.js";
@@ -69,11 +69,8 @@ export function dashboardRoutes(
           const next = request.url.startsWith("/dashboard") ? request.url : "/dashboard";
           return reply.redirect(`/dashboard/sign-in?next=${encodeURIComponent(next)}`, 303);
         }
-        throw new DashboardError(
-          401,
-          "Signed out",
-          "Your session has ended. Sign in again, then repeat the action.",
-        );
+        const t = messages(dashboardLanguage(request));
+        throw new DashboardError(401, t.signed_out, t.signed_out_body, true);
       });
 
       scope.addHook("preHandler", async (request) => {
@@ -91,10 +88,16 @@ export function dashboardRoutes(
         }
         const permission = request.routeOptions.config.dashboard?.permission;
         if (permission && session && !session.user.permissions.includes(permission)) {
+          const lang = dashboardLanguage(request);
+          const t = messages(lang);
           throw new DashboardError(
             403,
-            "Permission needed",
-            `This needs the "${permission}" permission, which your user (${session.user.username}) does not have. Ask an administrator to grant it.`,
+            t.permission_needed,
+            format(t.permission_body, {
+              permission: isolate(lang, permission),
+              user: isolate(lang, session.user.username),
+            }),
+            true,
           );
         }
       });

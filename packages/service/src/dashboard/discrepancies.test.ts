@@ -16,7 +16,10 @@ import { paidParent } from "../../../../test/support/payments.js";
 import { type Stack, startStack } from "../../../../test/support/stack.js";
 import { STORES } from "../../../../test/support/stores.js";
 import { configureWebhooks } from "../../../../test/support/webhooks.js";
+import { payOnKnet } from "../../../../test/support/knet.js";
+import { bearer, createTransaction } from "../../../../test/support/merchant.js";
 import { discrepanciesRepo } from "../gateways/discrepancies.repo.js";
+import { startKnetStandIn } from "../gateways/knet/standin/index.js";
 import { operationsRepo } from "../operations/operations.repo.js";
 
 /** One discrepancy's article of the page. */
@@ -119,6 +122,84 @@ describe.each(STORES)("dashboard discrepancies on %s", (store) => {
     // The service's English explanation is marked as English on the Arabic page.
     expect(arabic.text).toContain(`<p lang="en" dir="ltr">svc sent this refund to ${m.pg.sandbox}`);
     await client.get("/dashboard/discrepancies?lang=en");
+  });
+
+  it("the payment's page heads an unknown outcome as one, counted as in progress; its timeline says so in words", async () => {
+    const lost = await lostRefund("2.000");
+    const page = (await client.get(`/dashboard/payments/${lost.parent.session_id}`)).text;
+    const notice = page.slice(page.indexOf('<div class="notice error" role="alert">'));
+    expect(notice).toContain("<h2>The outcome of an operation is unknown</h2>");
+    expect(notice).toContain("It counts as in progress in the totals below until it is settled");
+    expect(notice).toContain(
+      `<a href="/dashboard/discrepancies#${lost.id}">settle it as done or not done</a>`,
+    );
+    expect(page).not.toContain("breaks the money rules");
+    expect(page).not.toContain("Not applied to the totals below");
+    expect(page).toContain("The answer to the refund of 2.000 KWD was lost: its outcome is unknown (open)");
+    // In Arabic: the heading and the status in Arabic, the service's English detail marked so.
+    const arabic = (await client.get(`/dashboard/payments/${lost.parent.session_id}?lang=ar`)).text;
+    await client.get("/dashboard/overview?lang=en");
+    expect(arabic).toContain("<h2>نتيجة عملية غير معروفة</h2>");
+    expect(arabic).toContain(`<span lang="en" dir="ltr">svc sent this refund to ${m.pg.sandbox}`);
+    expect(arabic).toContain(`<p class="hint" lang="en" dir="ltr">svc sent this refund to ${m.pg.sandbox}`);
+    expect(arabic).toMatch(/ضاع الرد على [^<]*: نتيجته غير معروفة \(مفتوح\)/);
+    expect(arabic).not.toContain("(open)");
+    // Settled, the timeline says how.
+    await client.get("/dashboard/discrepancies");
+    await client.post(`/dashboard/discrepancies/${lost.id}/resolve`, {
+      outcome: "not_done",
+      note: "Not there",
+    });
+    const settled = (await client.get(`/dashboard/payments/${lost.parent.session_id}`)).text;
+    expect(settled).toContain("its outcome is unknown (settled as not done)");
+    expect(settled).not.toContain('<div class="notice error" role="alert">');
+  });
+
+  it("a KNET refund whose answer was lost: the form says to settle it on Discrepancies, not to submit it again", async () => {
+    const terminal = { tranportalId: "880402", password: "880402pg", resourceKey: "K7c9Qw2Lm4Xz8Rt2" };
+    const knet = await startKnetStandIn({ terminals: [terminal] });
+    try {
+      const pgCode = `knet-${m.id.slice(4, 12)}`;
+      const created = await api(stack, "POST", `/v1/admin/merchants/${m.id}/gateways`, {
+        auth: bearer,
+        body: {
+          pg_code: pgCode,
+          kind: "knet",
+          currencies: ["KWD"],
+          api_base_url: knet.url,
+          credentials: {
+            tranportal_id: terminal.tranportalId,
+            tranportal_password: terminal.password,
+            resource_key: terminal.resourceKey,
+          },
+        },
+      });
+      expect(created.status, created.text).toBe(201);
+      const tx = (await createTransaction(stack, m, { pg_codes: [pgCode], amount: "8.000" })).json;
+      const started = await api(stack, "POST", `/v1/checkout/${tx.session_id}/payments`, {
+        auth: apiKey(m.publicKey),
+        body: { form_of_payment: "redirect", pg_code: pgCode },
+      });
+      await payOnKnet(started.json.redirect_url as string, { expiry: "09/2021" });
+      expect((await payment(tx.session_id)).state).toBe("paid");
+      const page = await client.get(`/dashboard/payments/${tx.session_id}`);
+      const key = /name="idempotency_key" value="(dash_[0-9a-f]{32})"/.exec(page.text)![1]!;
+      knet.faults.loseRefundAnswers = 1;
+      const form = { amount: "3.000", idempotency_key: key, confirm: "yes" };
+      const lost = await client.post(`/dashboard/payments/${tx.session_id}/refund`, form);
+      expect(lost.status).toBe(504);
+      expect(lost.text).toContain("This gateway cannot be asked about it, so svc will not send it again");
+      expect(lost.text).toContain("settle it on the Discrepancies page (done or not done)");
+      expect(lost.text).not.toContain("Submit the form again to get its outcome");
+      expect(lost.text).toContain("<h2>The outcome of an operation is unknown</h2>");
+      // Submitted again anyway: the same answer, and KNET is not asked twice.
+      const again = await client.post(`/dashboard/payments/${tx.session_id}/refund`, form);
+      expect(again.status).toBe(504);
+      expect(again.text).toContain("settle it on the Discrepancies page");
+      expect(knet.requests.filter((r) => r.action === "2")).toHaveLength(1);
+    } finally {
+      await knet.close();
+    }
   });
 
   it("refuses to settle without an outcome, beside the choice, keeping the note; nothing moves", async () => {

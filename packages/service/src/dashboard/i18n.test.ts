@@ -6,7 +6,7 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { DashboardClient, signedIn } from "../../../../test/support/dashboard.js";
-import { createMerchant, type TestMerchant } from "../../../../test/support/merchant.js";
+import { api, apiKey, bearer, createMerchant, type TestMerchant } from "../../../../test/support/merchant.js";
 import { paidParent } from "../../../../test/support/payments.js";
 import { type Stack, startStack } from "../../../../test/support/stack.js";
 import { STORES } from "../../../../test/support/stores.js";
@@ -184,6 +184,59 @@ describe.each(STORES)("dashboard languages on %s", (store) => {
     expect(page).toContain(`<h1>${messages("ar").refused}</h1>`);
     expect(page).toContain(`<p>${messages("ar").csrf_token}</p>`);
     await client.get("/dashboard/keys?lang=en");
+  });
+
+  it("the permission and signed-out pages are Arabic on an Arabic page, the permission and the user left to right", async () => {
+    const viewer = { username: `viewer${Date.now()}`, password: "viewer-password-1" };
+    const added = await api(stack, "POST", `/v1/admin/merchants/${m.id}/users`, {
+      auth: bearer,
+      body: { ...viewer, email: "viewer@example.com", permissions: ["payment.view"] },
+    });
+    expect(added.status).toBe(201);
+    const client = await signedIn(stack, viewer);
+    const refused = await client.get("/dashboard/keys?lang=ar");
+    expect(refused.status).toBe(403);
+    expect(refused.text).toContain(`<h1>${messages("ar").permission_needed}</h1>`);
+    expect(refused.text).toContain(
+      `<p>يتطلب هذا الصلاحية \u2066webhooks.manage\u2069، وهي ليست لدى مستخدمك (\u2066${viewer.username}\u2069).`,
+    );
+    expect(refused.text).not.toContain("This needs the");
+    expect(refused.text).not.toContain('<p lang="en"');
+    // A POST after the session ended, from a browser that chose Arabic.
+    const gone = new DashboardClient(stack);
+    gone.cookies.set(LANGUAGE_COOKIE, "ar");
+    const out = await gone.post("/dashboard/keys", { kind: "private" }, { csrf: "anything" });
+    expect(out.status).toBe(401);
+    expect(out.text).toContain(`<h1>${messages("ar").signed_out}</h1>`);
+    expect(out.text).toContain(`<p>${messages("ar").signed_out_body}</p>`);
+    expect(out.text).not.toContain("Your session has ended");
+  });
+
+  it("the endpoints list names the seed's plugins in words; the timeline isolates a refund's reason", async () => {
+    const auth = apiKey(m.privateKey);
+    await api(stack, "PUT", "/v1/webhooks/plugins/e_commerce", {
+      auth,
+      body: { webhook_url: "https://shop.example/plugin", enabled: true },
+    });
+    const client = await signedIn(stack, m.admin);
+    const list = await client.get("/dashboard/webhooks/endpoints?lang=en");
+    expect(list.text).toContain("<bdi>E-commerce plugin</bdi>");
+    expect(list.text).not.toContain("Plugin e commerce");
+    const arabic = await client.get("/dashboard/webhooks/endpoints?lang=ar");
+    expect(arabic.text).toContain(`<bdi>إضافة ${label("e_commerce", "ar")}</bdi>`);
+    // A reason in Arabic on the English timeline, and one with a closing bracket on the Arabic one.
+    const parent = await paidParent(stack, m, "sandbox", { amount: "6.000" });
+    await client.get(`/dashboard/payments/${parent.session_id}?lang=en`);
+    await client.post(`/dashboard/payments/${parent.session_id}/refund`, {
+      amount: "1.000",
+      confirm: "yes",
+      reason: "طلب العميل (تذكرة 42)",
+    });
+    const page = await client.get(`/dashboard/payments/${parent.session_id}`);
+    expect(page.text).toContain(" Reason: <bdi>طلب العميل (تذكرة 42)</bdi>");
+    const ar = await client.get(`/dashboard/payments/${parent.session_id}?lang=ar`);
+    expect(ar.text).toContain(" السبب: <bdi>طلب العميل (تذكرة 42)</bdi>");
+    await client.get("/dashboard/overview?lang=en");
   });
 
   it("uses Accept-Language when nothing was chosen; an explicit choice wins", async () => {

@@ -51,7 +51,10 @@ const EN = {
   bad_request_body: "The request could not be read. Go back and submit the form again.",
   refused: "Request refused",
   signed_out: "Signed out",
+  signed_out_body: "Your session has ended. Sign in again, then repeat the action.",
   permission_needed: "Permission needed",
+  permission_body:
+    'This needs the "{permission}" permission, which your user ({user}) does not have. Ask an administrator to grant it.',
   csrf_other_site: "The form was sent from another site. Open the dashboard and try again from there.",
   csrf_token:
     "The form's security token is missing or out of date. Reload the page and submit the form again.",
@@ -119,7 +122,10 @@ const AR: Messages = {
   bad_request_body: "تعذّرت قراءة الطلب. ارجع وأرسل النموذج مرة أخرى.",
   refused: "رُفض الطلب",
   signed_out: "انتهت الجلسة",
+  signed_out_body: "انتهت جلستك. سجّل الدخول مرة أخرى، ثم كرّر الإجراء.",
   permission_needed: "صلاحية مطلوبة",
+  permission_body:
+    "يتطلب هذا الصلاحية {permission}، وهي ليست لدى مستخدمك ({user}). اطلب من أحد المسؤولين منحها.",
   csrf_other_site: "أُرسل النموذج من موقع آخر. افتح لوحة التحكم وأعد المحاولة منها.",
   csrf_token: "رمز الأمان في النموذج مفقود أو منتهي الصلاحية. أعد تحميل الصفحة وأرسل النموذج مرة أخرى.",
   sign_in: "تسجيل الدخول",

@@ -148,7 +148,7 @@ describe.each(STORES)("dashboard operations and webhooks on %s", (store) => {
       '<p class="what">Paid</p>',
       "Refund of 2.500 KWD: refunded",
       "by Ada Admin in the dashboard",
-      "Reason: Customer returned one item (ticket 881)",
+      "Reason: <bdi>Customer returned one item (ticket 881)</bdi>",
       "Webhook operation (success): delivered to 1 destination",
     ].map((text) => timeline.indexOf(text));
     expect(

@@ -24,6 +24,7 @@ import {
   pathParam,
 } from "../context.js";
 import { type DashboardLanguage, dashboardLanguage, format, isolate, messages } from "../i18n.js";
+import { label } from "../labels.js";
 import {
   Badge,
   Checkbox,
@@ -57,7 +58,7 @@ const WORDS = {
     version: "Version",
     none: "No endpoints yet. Add one to receive payment and operation events at a URL of yours.",
     general: "General configuration",
-    plugin: "Plugin {type}",
+    plugin: "{type} plugin",
     all_events: "All events",
     enabled: "Enabled",
     disabled: "Disabled",
@@ -322,7 +323,7 @@ async function listPage(ctx: DashboardContext, request: FastifyRequest, reply: F
                 ? e.description
                 : e.kind === "general"
                   ? w.general
-                  : format(w.plugin, { type: e.id.slice(7).replace("_", " ") });
+                  : format(w.plugin, { type: label(e.id.slice(7), lang) });
               const href = e.editable ? `${BASE}/${e.id}` : "/dashboard/webhooks";
               return (
                 <tr>

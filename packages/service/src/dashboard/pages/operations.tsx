@@ -74,6 +74,8 @@ const WORDS = {
     declined: "The gateway declined the {op}{reason}. Nothing was {past} and no webhook was sent.",
     unknown:
       "The gateway did not answer in time, so the {op} may have been done. Submit the form again to get its outcome: it will not be done twice.",
+    unknown_manual:
+      "The gateway did not answer in time, so the {op} may have been done. This gateway cannot be asked about it, so svc will not send it again, and submitting the form again gives this answer: check it in the gateway's portal, then settle it on the Discrepancies page (done or not done). Until then it counts as in progress.",
     already: "This {op} was already submitted, so it was not done again. The payment below shows its result.",
     done_what: "{Op} of {amount} (reference {ref})",
     queued:
@@ -119,6 +121,8 @@ const WORDS = {
     declined: "رفضت البوابة {op}{reason}. لم يُنفَّذ شيء ولم يُرسَل أي ويب هوك.",
     unknown:
       "لم تُجب البوابة في الوقت المحدد، فربما نُفِّذ {op}. أرسل النموذج مرة أخرى لمعرفة النتيجة: لن يُنفَّذ مرتين.",
+    unknown_manual:
+      "لم تُجب البوابة في الوقت المحدد، فربما نُفِّذ {op}. لا يمكن سؤال هذه البوابة عنه، لذا لن يعيد svc إرساله، وإرسال النموذج مرة أخرى يعطي هذا الرد نفسه: راجعه في بوابة التاجر لدى البوابة، ثم سوِّه في صفحة الفروقات (تمّ أو لم يتم). حتى ذلك الحين يُحتسب قيد التنفيذ.",
     already: "أُرسل {op} هذا من قبل، فلم يُنفَّذ مرة أخرى. تظهر نتيجته في الدفعة أدناه.",
     done_what: "{Op} بمبلغ {amount} (المرجع {ref})",
     queued: "{what} في انتظار البوابة. يظهر كمنتظر أدناه حتى ترسل البوابة نتيجتها النهائية.",
@@ -463,9 +467,22 @@ export function operationPages(scope: FastifyInstance, ctx: DashboardContext): v
           if (!(error instanceof AppError) || error.code === "internal_error" || error.code === "not_found")
             throw error;
           // Declines, rule violations (amount too high, wrong state), an unreachable gateway, and
-          // an unknown outcome (the form keeps its key: submitting it again gets that outcome).
+          // an unknown outcome (the form keeps its key: submitting it again gets that outcome —
+          // unless the gateway cannot be asked, when it is on the Discrepancies page to settle by
+          // hand and every submission gets the same answer).
+          const manual =
+            unknown &&
+            (
+              await ctx.services().discrepancies.list(session.merchantId, {
+                status: "open",
+                sessionId,
+                limit: 100,
+              })
+            ).discrepancies.some(
+              (d) => d.kind === "unknown_outcome" && d.gateway_operation_id === error.extra.reference_number,
+            );
           const message = unknown
-            ? format(w.unknown, { op: noun(w, o.operation) })
+            ? format(manual ? w.unknown_manual : w.unknown, { op: noun(w, o.operation) })
             : refusalText(w, error, o.operation, p);
           return renderPayment(ctx, request, reply, sessionId, {
             status: error.status,

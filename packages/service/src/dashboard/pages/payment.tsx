@@ -61,6 +61,15 @@ const WORDS = {
     discrepancy_many: "The gateway reported operations that break the money rules",
     discrepancy_note: "Not applied to the totals below.",
     review: "Review the discrepancies",
+    unknown_one: "The outcome of an operation is unknown",
+    unknown_many: "The outcomes of operations are unknown",
+    unknown_note:
+      "svc will not send it again. It counts as in progress in the totals below until it is settled: check it in the gateway's portal, then",
+    unknown_settle: "settle it as done or not done",
+    late_one: "The gateway took a payment after its attempt closed",
+    late_many: "The gateway took payments after their attempt closed",
+    late_note: "Not counted in the totals below: refund it on the gateway's portal, then",
+    late_resolve: "mark it resolved",
     timeline: "Timeline",
     timeline_log: "Every webhook of this payment in the delivery log",
     t_created: "{kind} of {amount} created through the {via}",
@@ -70,7 +79,7 @@ const WORDS = {
     t_gateway: "Gateway {pg}: {status}.",
     t_operation: "{op} of {amount}: {state}",
     t_reference: "Reference {ref}.",
-    t_reason: "Reason: {reason}",
+    t_reason: "Reason:",
     by_gateway: "reported by the gateway (done in its own dashboard)",
     by_dashboard: "by {who} in the dashboard",
     a_dashboard_user: "a dashboard user",
@@ -87,6 +96,12 @@ const WORDS = {
     w_delivered_one: "delivered to 1 destination",
     w_delivered: "delivered to {n} destinations",
     t_discrepancy: "The gateway reported a {op} of {amount} that breaks a money rule ({status})",
+    t_unknown: "The answer to the {op} of {amount} was lost: its outcome is unknown ({status})",
+    t_late: "The gateway took {amount} after the attempt closed ({status})",
+    status_open: "open",
+    status_resolved: "resolved",
+    status_done: "settled as done",
+    status_not_done: "settled as not done",
   },
   ar: {
     title: "عملية الدفع {id}",
@@ -132,6 +147,15 @@ const WORDS = {
     discrepancy_many: "أبلغت البوابة عن عمليات تخالف قواعد المبالغ",
     discrepancy_note: "لم تُحتسب في المجاميع أدناه.",
     review: "راجع الفروقات",
+    unknown_one: "نتيجة عملية غير معروفة",
+    unknown_many: "نتائج عمليات غير معروفة",
+    unknown_note:
+      "لن يعيد svc إرسالها. تُحتسب قيد التنفيذ في المجاميع أدناه حتى تُسوّى: راجعها في بوابة التاجر لدى البوابة، ثم",
+    unknown_settle: "سوِّها على أنها تمّت أو لم تتم",
+    late_one: "أخذت البوابة دفعة بعد إغلاق محاولتها",
+    late_many: "أخذت البوابة دفعات بعد إغلاق محاولاتها",
+    late_note: "لم تُحتسب في المجاميع أدناه: استردّها في بوابة التاجر لدى البوابة، ثم",
+    late_resolve: "علّمها محلولة",
     timeline: "التسلسل الزمني",
     timeline_log: "كل رسائل الويب هوك لهذه الدفعة في سجل التسليم",
     t_created: "{kind} بمبلغ {amount}، أُنشئ عبر {via}",
@@ -141,7 +165,7 @@ const WORDS = {
     t_gateway: "البوابة {pg}: {status}.",
     t_operation: "{op} بمبلغ {amount}: {state}",
     t_reference: "المرجع {ref}.",
-    t_reason: "السبب: {reason}",
+    t_reason: "السبب:",
     by_gateway: "أبلغت عنها البوابة (نُفِّذت في لوحة تحكمها)",
     by_dashboard: "نفّذها {who} في لوحة التحكم",
     a_dashboard_user: "مستخدم للوحة التحكم",
@@ -157,12 +181,21 @@ const WORDS = {
     w_delivered_one: "سُلِّم إلى وجهة واحدة",
     w_delivered: "سُلِّم إلى {n} وجهات",
     t_discrepancy: "أبلغت البوابة عن {op} بمبلغ {amount} يخالف قاعدة للمبالغ ({status})",
+    t_unknown: "ضاع الرد على {op} بمبلغ {amount}: نتيجته غير معروفة ({status})",
+    t_late: "أخذت البوابة {amount} بعد إغلاق المحاولة ({status})",
+    status_open: "مفتوح",
+    status_resolved: "محلول",
+    status_done: "سُوّي على أنه تمّ",
+    status_not_done: "سُوّي على أنه لم يتم",
   },
 } satisfies Record<DashboardLanguage, Record<string, string>>;
 
 type Words = (typeof WORDS)["en"];
 
 const SESSION_ID = /^sess_[a-z2-7]{1,40}$/;
+
+/** A payment page's open discrepancies, by kind, each kind with its own heading and advice. */
+const DISCREPANCY_KINDS = ["unknown_outcome", "gateway_operation", "late_payment"] as const;
 
 export type PaymentView = Awaited<ReturnType<ReturnType<DashboardContext["services"]>["payments"]["view"]>>;
 
@@ -333,7 +366,9 @@ interface TimelineEvent {
   id?: string;
   at: Date;
   title: string;
-  detail?: string;
+  detail?: string | VNode;
+  /** The detail is the service's English (a discrepancy's), marked so on an Arabic page. */
+  english?: boolean;
   tone?: "good" | "bad" | "wait";
 }
 
@@ -356,11 +391,11 @@ export async function timelineOf(
 ): Promise<TimelineEvent[]> {
   const w = WORDS[lang];
   const db = ctx.services().db;
-  const [attempts, operations, messages, discrepancies] = await Promise.all([
+  const [attempts, operations, messages, { discrepancies }] = await Promise.all([
     timelineRepo.attempts(db, p.session_id),
     timelineRepo.operations(db, p.session_id),
     timelineRepo.messages(db, merchantId, p.session_id),
-    timelineRepo.discrepancies(db, merchantId, p.session_id),
+    ctx.services().discrepancies.list(merchantId, { sessionId: p.session_id, limit: 100 }),
   ]);
   // Amounts and identifiers inside an Arabic sentence are isolated left to right (U+2066 … U+2069):
   // "86.000 KWD" would otherwise show as "KWD 86.000".
@@ -400,7 +435,18 @@ export async function timelineOf(
         amount: money(Number(o.amount_minor)),
         state: inSentence(o.state),
       }),
-      detail: `${whoDid(o, w)}. ${format(w.t_reference, { ref: iso(o.reference_number) })}${o.reason ? ` ${format(w.t_reason, { reason: o.reason })}` : ""}`,
+      // The reason is free text in any language: isolated, so it cannot reorder the sentence.
+      detail: (
+        <>
+          {`${whoDid(o, w)}. ${format(w.t_reference, { ref: iso(o.reference_number) })}`}
+          {o.reason && (
+            <>
+              {` ${w.t_reason} `}
+              <bdi>{o.reason}</bdi>
+            </>
+          )}
+        </>
+      ),
       tone: /_rejected$/.test(o.state) ? "bad" : /_(queued|pending)$/.test(o.state) ? "wait" : "good",
     });
   for (const m of messages) {
@@ -423,17 +469,29 @@ export async function timelineOf(
       tone: n("failed") > 0 ? "bad" : n("pending") + n("retrying") > 0 ? "wait" : "good",
     });
   }
-  for (const d of discrepancies)
+  for (const d of discrepancies) {
+    const outcome = d.resolution?.outcome;
+    const status =
+      d.status === "open"
+        ? w.status_open
+        : outcome === "done"
+          ? w.status_done
+          : outcome === "not_done"
+            ? w.status_not_done
+            : w.status_resolved;
+    const values = { op: inSentence(d.operation), amount: iso(`${d.amount} ${d.currency_code}`), status };
     events.push({
-      at: d.created_at,
-      title: format(w.t_discrepancy, {
-        op: label(d.operation, lang),
-        amount: iso(`${d.amount} ${d.currency_code}`),
-        status: d.status,
-      }),
+      at: new Date(d.created_at),
+      title: format(
+        d.kind === "unknown_outcome" ? w.t_unknown : d.kind === "late_payment" ? w.t_late : w.t_discrepancy,
+        values,
+      ),
+      // The service's words, in English.
       detail: d.detail,
-      tone: "bad",
+      english: lang === "ar",
+      tone: d.status === "open" ? (d.kind === "unknown_outcome" ? "wait" : "bad") : "good",
     });
+  }
   return events.sort((x, y) => x.at.getTime() - y.at.getTime());
 }
 
@@ -446,7 +504,11 @@ function Timeline({ events, sessionId, w }: { events: TimelineEvent[]; sessionId
           <li class={e.tone} id={e.id}>
             <Time value={e.at} />
             <p class="what">{e.title}</p>
-            {e.detail && <p class="hint">{e.detail}</p>}
+            {e.detail && (
+              <p class="hint" {...(e.english ? { lang: "en", dir: "ltr" } : {})}>
+                {e.detail}
+              </p>
+            )}
           </li>
         ))}
       </ol>
@@ -511,17 +573,32 @@ export async function renderPayment(
       </p>
       {open.discrepancies.length > 0 && (
         <div class="notice error" role="alert">
-          <h2>{open.discrepancies.length === 1 ? w.discrepancy_one : w.discrepancy_many}</h2>
-          <ul>
-            {open.discrepancies.map((d) => (
-              <li>
-                {label(d.operation, lang)} <Ltr>{`${d.amount} ${d.currency_code}`}</Ltr>: {d.detail}
-              </li>
-            ))}
-          </ul>
-          <p>
-            {w.discrepancy_note} <a href="/dashboard/discrepancies">{w.review}</a>.
-          </p>
+          {DISCREPANCY_KINDS.map((kind) => {
+            const list = open.discrepancies.filter((d) => d.kind === kind);
+            if (list.length === 0) return null;
+            const [one, many, note, action] =
+              kind === "unknown_outcome"
+                ? [w.unknown_one, w.unknown_many, w.unknown_note, w.unknown_settle]
+                : kind === "late_payment"
+                  ? [w.late_one, w.late_many, w.late_note, w.late_resolve]
+                  : [w.discrepancy_one, w.discrepancy_many, w.discrepancy_note, w.review];
+            return (
+              <>
+                <h2>{list.length === 1 ? one : many}</h2>
+                <ul>
+                  {list.map((d) => (
+                    <li>
+                      {label(d.operation, lang)} <Ltr>{`${d.amount} ${d.currency_code}`}</Ltr>:{" "}
+                      <span {...(lang === "ar" ? { lang: "en", dir: "ltr" } : {})}>{d.detail}</span>
+                    </li>
+                  ))}
+                </ul>
+                <p>
+                  {note} <a href={`/dashboard/discrepancies#${list[0]!.id}`}>{action}</a>.
+                </p>
+              </>
+            );
+          })}
         </div>
       )}
       <Details p={p} checkoutUrl={checkoutUrl} released={released} lang={lang} />
