@@ -38,15 +38,6 @@ export interface TimelineMessage {
   urls: string[];
 }
 
-export interface TimelineDiscrepancy {
-  operation: string;
-  amount: string;
-  currency_code: string;
-  detail: string;
-  status: string;
-  created_at: Date;
-}
-
 export const timelineRepo = {
   async attempts(q: Queryable, sessionId: string): Promise<TimelineAttempt[]> {
     return q.query<TimelineAttempt>(
@@ -72,13 +63,6 @@ export const timelineRepo = {
          from webhook_messages m
         where m.merchant_id = $1 and m.parent_session_id = $2
         order by m.created_at, m.id limit 200`,
-      [merchantId, sessionId],
-    );
-  },
-  async discrepancies(q: Queryable, merchantId: string, sessionId: string): Promise<TimelineDiscrepancy[]> {
-    return q.query<TimelineDiscrepancy>(
-      `select operation, amount, currency_code, detail, status, created_at from gateway_discrepancies
-        where merchant_id = $1 and parent_session_id = $2 order by created_at`,
       [merchantId, sessionId],
     );
   },
