@@ -1,4 +1,5 @@
 import { describe, expect, it } from "vitest";
+import { knetResponse } from "./response.js";
 import {
   KNET_CURRENCY_KWD,
   KNET_LANG,
@@ -193,5 +194,17 @@ describe("KNET's constants and the payment-initialisation URL", () => {
     expect(query.get("param")).toBe("paymentInit");
     expect(query.get("responseURL")).toBe("https://svc.example/v1/knet?x=1&y=2");
     expect([...query.keys()]).toEqual(["param", "trandata", "tranportalId", "responseURL", "errorURL"]);
+  });
+});
+
+describe("KNET's reason code under either of the manual's names", () => {
+  it("keeps authResponseCode (the manual's samples) as authRespCode (its field table)", () => {
+    expect(knetResponse({ result: "NOT CAPTURED", authResponseCode: "51" })).toEqual({
+      result: "NOT CAPTURED",
+      authRespCode: "51",
+    });
+    expect(
+      knetResponse({ result: "CAPTURED", authRespCode: "00", authResponseCode: "99" }).authRespCode,
+    ).toBe("00");
   });
 });

@@ -43,6 +43,9 @@ export function knetResponse(fields: Record<string, string>, error?: { code: str
   for (const key of RESULT_FIELDS) if (fields[key] !== undefined) response[key] = fields[key];
   // The server API names the payment id `payid`.
   if (fields.payid && !response.paymentid) response.paymentid = fields.payid;
+  // The manual's samples spell the reason code `authResponseCode`, its field table `authRespCode`:
+  // either is kept, under the table's name.
+  if (fields.authResponseCode && !response.authRespCode) response.authRespCode = fields.authResponseCode;
   if (error) Object.assign(response, { error_code: error.code, error_text: error.text });
   return response;
 }
