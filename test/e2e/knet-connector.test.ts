@@ -11,15 +11,8 @@ import {
   startKnetStandIn,
 } from "../../packages/service/src/gateways/knet/standin/index.js";
 import type { KnetStandIn } from "../../packages/service/src/gateways/knet/standin/types.js";
-import { payOnKnet } from "../support/knet.js";
-import {
-  api,
-  apiKey,
-  bearer,
-  createMerchant,
-  createTransaction,
-  type TestMerchant,
-} from "../support/merchant.js";
+import { payOnKnet, saveKnetSetting } from "../support/knet.js";
+import { api, apiKey, createMerchant, createTransaction, type TestMerchant } from "../support/merchant.js";
 import { type Receiver, startReceiver } from "../support/receiver.js";
 import { type Stack, startStack } from "../support/stack.js";
 import { STORES } from "../support/stores.js";
@@ -44,20 +37,7 @@ describe.each(STORES)("the KNET connector (%s)", (store) => {
     receiver = await startReceiver();
     m = await createMerchant(stack);
     pgCode = `knet-${m.id.slice(4, 12)}`;
-    const created = await api(stack, "POST", `/v1/admin/merchants/${m.id}/gateways`, {
-      auth: bearer,
-      body: {
-        pg_code: pgCode,
-        kind: "knet",
-        currencies: ["KWD"],
-        api_base_url: knet.url,
-        credentials: {
-          tranportal_id: TERMINAL.tranportalId,
-          tranportal_password: TERMINAL.password,
-          resource_key: TERMINAL.resourceKey,
-        },
-      },
-    });
+    const created = await saveKnetSetting(stack, m.id, pgCode, TERMINAL, knet.url);
     expect(created.status, created.text).toBe(201);
     await configureWebhooks(stack, m, {
       enabled: true,

@@ -6,6 +6,36 @@
  * so the last one is seen; pages outside KNET's `/kpg/` (the merchant's receipt) are not loaded.
  */
 
+import type { KnetStandInTerminal } from "../../packages/service/src/gateways/knet/standin/types.js";
+import { api, bearer, type ServiceUrl } from "./merchant.js";
+
+/**
+ * Saves a KNET gateway setting `pgCode` for merchant `merchantId` with a stand-in terminal's
+ * credentials, pointed at the stand-in (`url`); answers the operator API's response.
+ */
+export function saveKnetSetting(
+  stack: ServiceUrl,
+  merchantId: string,
+  pgCode: string,
+  terminal: KnetStandInTerminal,
+  url: string,
+) {
+  return api(stack, "POST", `/v1/admin/merchants/${merchantId}/gateways`, {
+    auth: bearer,
+    body: {
+      pg_code: pgCode,
+      kind: "knet",
+      currencies: ["KWD"],
+      api_base_url: url,
+      credentials: {
+        tranportal_id: terminal.tranportalId,
+        tranportal_password: terminal.password,
+        resource_key: terminal.resourceKey,
+      },
+    },
+  });
+}
+
 /** The test card's number as a customer types it: its prefix, then the rest. */
 export const KNET_TEST_CARD = "8888880000000001";
 /** Any 4 digits do on KNET's test host (manual section 4). */

@@ -16,8 +16,8 @@ import { paidParent } from "../../../../test/support/payments.js";
 import { type Stack, startStack } from "../../../../test/support/stack.js";
 import { STORES } from "../../../../test/support/stores.js";
 import { configureWebhooks } from "../../../../test/support/webhooks.js";
-import { payOnKnet } from "../../../../test/support/knet.js";
-import { bearer, createTransaction } from "../../../../test/support/merchant.js";
+import { payOnKnet, saveKnetSetting } from "../../../../test/support/knet.js";
+import { createTransaction } from "../../../../test/support/merchant.js";
 import { discrepanciesRepo } from "../gateways/discrepancies.repo.js";
 import { startKnetStandIn } from "../gateways/knet/standin/index.js";
 import { operationsRepo } from "../operations/operations.repo.js";
@@ -160,20 +160,7 @@ describe.each(STORES)("dashboard discrepancies on %s", (store) => {
     const knet = await startKnetStandIn({ terminals: [terminal] });
     try {
       const pgCode = `knet-${m.id.slice(4, 12)}`;
-      const created = await api(stack, "POST", `/v1/admin/merchants/${m.id}/gateways`, {
-        auth: bearer,
-        body: {
-          pg_code: pgCode,
-          kind: "knet",
-          currencies: ["KWD"],
-          api_base_url: knet.url,
-          credentials: {
-            tranportal_id: terminal.tranportalId,
-            tranportal_password: terminal.password,
-            resource_key: terminal.resourceKey,
-          },
-        },
-      });
+      const created = await saveKnetSetting(stack, m.id, pgCode, terminal, knet.url);
       expect(created.status, created.text).toBe(201);
       const tx = (await createTransaction(stack, m, { pg_codes: [pgCode], amount: "8.000" })).json;
       const started = await api(stack, "POST", `/v1/checkout/${tx.session_id}/payments`, {

@@ -13,6 +13,7 @@ import {
   createTransaction,
   type TestMerchant,
 } from "../../../../../test/support/merchant.js";
+import { saveKnetSetting } from "../../../../../test/support/knet.js";
 import { type Stack, startStack } from "../../../../../test/support/stack.js";
 import { STORES } from "../../../../../test/support/stores.js";
 import { startKnetStandIn } from "./standin/index.js";
@@ -99,20 +100,7 @@ describe.each(STORES)("KNET credentials at save (%s)", (store) => {
 
   it("saves any other printable character, and KNET's page accepts the payment request it goes into", async () => {
     const pgCode = `knetpunct-${m.id.slice(4, 12)}`;
-    const created = await api(stack, "POST", path(), {
-      auth: bearer,
-      body: {
-        pg_code: pgCode,
-        kind: "knet",
-        currencies: ["KWD"],
-        api_base_url: knet.url,
-        credentials: {
-          tranportal_id: PUNCTUATED.tranportalId,
-          tranportal_password: PUNCTUATED.password,
-          resource_key: PUNCTUATED.resourceKey,
-        },
-      },
-    });
+    const created = await saveKnetSetting(stack, m.id, pgCode, PUNCTUATED, knet.url);
     expect(created.status, created.text).toBe(201);
     const tx = (await createTransaction(stack, m, { pg_codes: [pgCode], amount: "1.500" })).json;
     const started = await api(stack, "POST", `/v1/checkout/${tx.session_id}/payments`, {
