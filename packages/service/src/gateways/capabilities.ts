@@ -3,6 +3,7 @@
  * tables, and the sandbox server enforces the same tables, so the two cannot disagree.
  */
 import type { FormOfPayment, GatewayKind, Operation } from "@svc/protocol";
+import { KNET_MAX_FILS, knetAmount } from "./knet/fields.js";
 import { stripeAmountProblem } from "./stripe/currency.js";
 
 export interface GatewayCapabilities {
@@ -87,9 +88,6 @@ export function isQueued(kind: GatewayKind): boolean {
   return GATEWAY_CAPABILITIES[kind].queued;
 }
 
-/** KNET's `amt` field takes at most 10 characters (K-064 3.5.4): 999999.999 KWD. */
-const KNET_MAX_MINOR = 999_999_999;
-
 /**
  * What a gateway of `kind` cannot charge (or, `operation`, refund or capture) of `minor` units
  * of `currency`, or undefined: Stripe takes three-decimal currencies in steps of 10 and ISK in
@@ -103,6 +101,6 @@ export function amountProblemFor(
   what: "charge" | "operation" = "charge",
 ): string | undefined {
   if (kind === "stripe") return stripeAmountProblem(minor, currency, what);
-  if (kind === "knet" && minor > KNET_MAX_MINOR) return "KNET takes at most 999999.999 KWD";
+  if (kind === "knet" && minor > KNET_MAX_FILS) return `KNET takes at most ${knetAmount(KNET_MAX_FILS)} KWD`;
   return undefined;
 }

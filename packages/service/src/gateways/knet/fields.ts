@@ -179,6 +179,9 @@ export function udfProblem(value: string): string | undefined {
   return undefined;
 }
 
+/** The largest amount KNET's `amt` carries, in fils: all its characters but the point, nines (999999.999 KWD). */
+export const KNET_MAX_FILS = Number("9".repeat(AMOUNT_MAX_CHARS - 1));
+
 /**
  * An amount in fils as KNET's `amt`: dinars with exactly three decimals, at most 10 characters
  * (so 999999.999 KWD at most). Zero, negative and fractional fils are refused: no KNET
