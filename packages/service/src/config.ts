@@ -46,6 +46,14 @@ export interface ServiceConfig {
    */
   dbConnectTimeoutMs: number;
   dbStatementTimeoutMs: number;
+  /**
+   * PostgreSQL only: how long a process starting while the database cannot be reached yet (a
+   * `docker compose up` that starts both at once, a database still recovering) keeps trying before
+   * it gives up and exits with status 1 (SVC_DB_START_WAIT_MS, 60 s; 0: give up at once). A
+   * database that answers but refuses svc (a wrong password, no such database) ends the start at
+   * once: waiting would not change it.
+   */
+  dbStartWaitMs: number;
   /** Bearer token of the operator API (`/v1/admin/*`). Empty disables the operator API. */
   adminToken: string;
   /**
@@ -202,6 +210,7 @@ export function loadConfig(env: Env = process.env, overrides: Partial<ServiceCon
       100,
       600_000,
     ),
+    dbStartWaitMs: intFrom(env, "SVC_DB_START_WAIT_MS", 60_000, 0, 3_600_000),
     adminToken: env.SVC_ADMIN_TOKEN || "",
     secretsKey: (env.SVC_SECRETS_KEY || "").trim(),
     secretsPreviousKeys: (env.SVC_SECRETS_PREVIOUS_KEYS || "")

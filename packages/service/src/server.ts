@@ -7,7 +7,7 @@ import path from "node:path";
 import type { FastifyInstance } from "fastify";
 import { buildApp } from "./app.js";
 import type { ServiceConfig } from "./config.js";
-import { type Db, openDb, openPostgres } from "./db/client.js";
+import { type Db, openDb, openPostgres, openWhenReachable } from "./db/client.js";
 import { migrate } from "./db/migrate.js";
 import { settlesWithin } from "./lifecycle.js";
 import { GATEWAY_CONNECTORS } from "./gateways/connectors.js";
@@ -38,7 +38,15 @@ export interface RunningService {
 
 export async function startService(
   config: ServiceConfig,
-  options: { db?: Db; now?: () => Date } = {},
+  options: {
+    db?: Db;
+    now?: () => Date;
+    /**
+     * Hears of each try at a PostgreSQL that cannot be reached yet while the start waits for it
+     * (SVC_DB_START_WAIT_MS): the reason, when the next try is, when the start gives up.
+     */
+    onDatabaseWait?: (reason: unknown, retryInMs: number, giveUpInMs: number) => void;
+  } = {},
 ): Promise<RunningService> {
   // PGlite keeps its data under the data dir, which need not exist yet.
   if (!options.db && !config.databaseUrl) await mkdir(config.dataDir, { recursive: true });
@@ -46,13 +54,21 @@ export async function startService(
     connectTimeoutMs: config.dbConnectTimeoutMs,
     statementTimeoutMs: config.dbStatementTimeoutMs,
   };
+  // A database that cannot be reached yet (started beside svc, still recovering) is waited for.
   const db =
     options.db ??
-    (await openDb({
-      databaseUrl: config.databaseUrl,
-      dataDir: path.join(config.dataDir, "pgdata"),
-      timeouts,
-    }));
+    (await openWhenReachable(
+      () =>
+        openDb({
+          databaseUrl: config.databaseUrl,
+          dataDir: path.join(config.dataDir, "pgdata"),
+          timeouts,
+        }),
+      {
+        waitMs: config.databaseUrl ? config.dbStartWaitMs : 0,
+        ...(options.onDatabaseWait ? { onWait: options.onDatabaseWait } : {}),
+      },
+    ));
   // Migrations may rightly run longer than any request's statement (an index on a big table):
   // on PostgreSQL they get a connection of their own without the statement timeout.
   if (db.kind === "postgres" && config.databaseUrl && !options.db) {

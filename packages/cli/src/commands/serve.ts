@@ -23,7 +23,12 @@ export async function serveCommand(
     print(
       "note: SVC_SECRETS_KEY is not set, so gateway credentials (KNET, Stripe) can be neither saved nor used; `svc secrets generate-key` makes one",
     );
-  const service = await startService(config);
+  const service = await startService(config, {
+    onDatabaseWait: (reason, retryInMs, giveUpInMs) =>
+      print(
+        `svc: the database cannot be reached yet (${why(reason)}); trying again in ${seconds(retryInMs)}, giving up in ${seconds(giveUpInMs)} (SVC_DB_START_WAIT_MS)`,
+      ),
+  });
   print(
     `${SERVE_READY} ${service.url} (role ${config.role}, store ${config.databaseUrl ? "PostgreSQL" : `PGlite in ${config.dataDir}`})`,
   );
@@ -40,4 +45,14 @@ export async function serveCommand(
   };
   process.on("SIGINT", () => void stop("SIGINT"));
   process.on("SIGTERM", () => void stop("SIGTERM"));
+}
+
+/** An error's message, or its code when it has none (a refused connection to every address of a name). */
+function why(error: unknown): string {
+  if (!(error instanceof Error)) return String(error);
+  return error.message || String((error as { code?: unknown }).code ?? error.name);
+}
+
+function seconds(ms: number): string {
+  return `${Math.max(1, Math.round(ms / 1000))} s`;
 }

@@ -163,6 +163,38 @@ export function isDatabaseUnavailable(error: unknown): boolean {
   return false;
 }
 
+/** How soon a start tries the database again, and how far that backs off. */
+const START_RETRY_MIN_MS = 250;
+const START_RETRY_MAX_MS = 5_000;
+
+/**
+ * Runs `open` (opening the store at a process's start) until it succeeds, trying again while
+ * the database cannot be reached ({@link isDatabaseUnavailable}: refused, not found, starting up,
+ * timed out) for up to `waitMs`, backing off from 250 ms to 5 s. Any other error (a wrong
+ * password, a database that does not exist) is thrown at once, as is the last one once the
+ * time is up. `onWait` hears of each failed try and the wait before the next.
+ */
+export async function openWhenReachable<T>(
+  open: () => Promise<T>,
+  {
+    waitMs,
+    onWait,
+  }: { waitMs: number; onWait?: (error: unknown, retryInMs: number, giveUpInMs: number) => void },
+): Promise<T> {
+  const giveUpAt = Date.now() + waitMs;
+  for (let delay = START_RETRY_MIN_MS; ; delay = Math.min(delay * 2, START_RETRY_MAX_MS)) {
+    try {
+      return await open();
+    } catch (error) {
+      const left = giveUpAt - Date.now();
+      if (!isDatabaseUnavailable(error) || left <= 0) throw error;
+      const retryIn = Math.min(delay, left);
+      onWait?.(error, retryIn, left);
+      await new Promise((resolve) => setTimeout(resolve, retryIn));
+    }
+  }
+}
+
 export interface PostgresOptions {
   /** See {@link DB_TIMEOUT_DEFAULTS}. */
   connectTimeoutMs?: number;
@@ -218,7 +250,14 @@ export async function openPostgres(
   // emits `error` on the client then, and without a listener that ends the process. The statement
   // itself fails with the error, which is what the request sees.
   pool.on("connect", (client) => client.on("error", () => {}));
-  await pool.query("select 1");
+  try {
+    await pool.query("select 1");
+  } catch (error) {
+    // Nothing may stay open behind a failed start (a start that waits for the database opens
+    // one pool per try).
+    await pool.end().catch(() => {});
+    throw error;
+  }
   const listeners = new Set<{ stop(): Promise<void> }>();
   let notifier: Promise<pg.Client> | undefined;
   return {
