@@ -1,7 +1,8 @@
 /** The PostgreSQL client's prepared statements: reused by name, and recovered after a schema change. */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { freshPostgresUrl, STORES } from "../../../../test/support/stores.js";
-import { type Db, openPostgres, type Queryable } from "./client.js";
+import { readdirSync, readFileSync, readlinkSync } from "node:fs";
+import { type Db, KEEPALIVE_IDLE_MS, openPostgres, type Queryable } from "./client.js";
 
 describe.runIf(STORES.includes("postgres"))("prepared statements on postgres", () => {
   let url: string;
@@ -103,4 +104,58 @@ describe.runIf(STORES.includes("postgres"))("prepared statements on postgres", (
     expect(Number(/cost=[\d.]+\.\.([\d.]+)/.exec(text)?.[1])).toBeGreaterThan(100_000);
     expect(text).not.toMatch(/JIT/);
   });
+
+  it("every connection (pool, LISTEN, NOTIFY) probes an idle peer by TCP keepalive after 10 s, not the kernel's two hours", async () => {
+    const before = ownSockets();
+    const probed = await openPostgres(url, 2);
+    try {
+      const unlisten = await probed.listen("keepalive_probe", () => {});
+      await probed.notify("keepalive_probe");
+      await Promise.all([probed.query("select 1"), probed.tx((q) => q.query("select pg_sleep(0.05)"))]);
+      await new Promise((resolve) => setTimeout(resolve, 200)); // every socket idle, its last data acknowledged
+      const port = Number(new URL(url).port);
+      const sockets = connectionsTo(port).filter((c) => !before.has(c.inode) && ownSockets().has(c.inode));
+      // The pool's two, the LISTEN connection and the NOTIFY connection.
+      expect(sockets).toHaveLength(4);
+      for (const socket of sockets) {
+        expect(socket.timer, "a keepalive timer").toBe(KEEPALIVE_TIMER);
+        expect(socket.dueInMs).toBeLessThanOrEqual(KEEPALIVE_IDLE_MS);
+      }
+      await unlisten();
+    } finally {
+      await probed.close();
+    }
+  });
 });
+
+/** /proc/net/tcp's timer kind for a keepalive timer (1: retransmit, 2: keepalive, 0: none). */
+const KEEPALIVE_TIMER = 2;
+
+/** The inodes of the sockets this process holds open. */
+function ownSockets(): Set<string> {
+  const inodes = new Set<string>();
+  for (const fd of readdirSync("/proc/self/fd")) {
+    try {
+      const match = /^socket:\[(\d+)\]$/.exec(readlinkSync(`/proc/self/fd/${fd}`));
+      if (match) inodes.add(match[1]!);
+    } catch {
+      // closed meanwhile
+    }
+  }
+  return inodes;
+}
+
+/** Established loopback TCP connections to `port`, with their timer (kind, and when it is due). */
+function connectionsTo(port: number): { inode: string; timer: number; dueInMs: number }[] {
+  const remote = `:${port.toString(16).toUpperCase().padStart(4, "0")}`;
+  return readFileSync("/proc/net/tcp", "utf8")
+    .split("\n")
+    .slice(1)
+    .map((line) => line.trim().split(/\s+/))
+    .filter((cols) => cols[2]?.endsWith(remote) && cols[3] === "01")
+    .map((cols) => {
+      const [kind, when] = cols[5]!.split(":");
+      // `when` is in clock ticks (USER_HZ, 100 a second on Linux).
+      return { inode: cols[9]!, timer: parseInt(kind!, 16), dueInMs: parseInt(when!, 16) * 10 };
+    });
+}

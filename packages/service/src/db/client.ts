@@ -123,6 +123,13 @@ export const DB_TIMEOUT_DEFAULTS = {
 const CLIENT_GRACE_MS = 1_000;
 /** How long a NOTIFY may take before its connection is given up (and made again on the next). */
 const NOTIFY_TIMEOUT_MS = 2_000;
+/**
+ * How long a connection may be idle before TCP keepalive probes its peer. Node then sends ten
+ * probes a second apart (TCP_KEEPCNT, TCP_KEEPINTVL), so a connection whose peer vanished without
+ * closing it (a partition, a database host gone in a failover) fails within ~20 s, instead of the
+ * kernel's default two hours and more: the LISTEN connections are made again then.
+ */
+export const KEEPALIVE_IDLE_MS = 10_000;
 /** How soon a lost LISTEN connection is tried again, and how far that backs off. */
 const RELISTEN_MIN_MS = 100;
 const RELISTEN_MAX_MS = 5_000;
@@ -242,6 +249,7 @@ export async function openPostgres(
       : {}),
     // Notices a peer that vanished (a failover, a partition) on idle sockets too.
     keepAlive: true,
+    keepAliveInitialDelayMillis: KEEPALIVE_IDLE_MS,
   });
   const prepared = new PreparedNames();
   // A dropped idle connection must not crash the process; the pool replaces it.
@@ -320,6 +328,7 @@ export async function openPostgres(
           connectionString,
           connectionTimeoutMillis: connectTimeoutMs,
           keepAlive: true,
+          keepAliveInitialDelayMillis: KEEPALIVE_IDLE_MS,
         });
         c.on("error", () => {});
         c.on("notification", (msg) => {
@@ -374,6 +383,7 @@ export async function openPostgres(
           connectionTimeoutMillis: connectTimeoutMs,
           query_timeout: NOTIFY_TIMEOUT_MS,
           keepAlive: true,
+          keepAliveInitialDelayMillis: KEEPALIVE_IDLE_MS,
         });
         // A dropped connection is replaced on the next notify.
         client.on("error", () => (notifier = undefined));
