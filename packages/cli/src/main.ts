@@ -21,7 +21,12 @@ export async function run(argv: string[], sink: Sink = processSink()): Promise<n
       "svc: run the payment service locally and integrate with it (webhooks, triggers, receiver checks)",
     )
     .exitOverride()
-    .configureOutput({ writeOut: sink.stdout, writeErr: sink.stderr })
+    .configureOutput({
+      writeOut: sink.stdout,
+      writeErr: sink.stderr,
+      // The parser's own errors read like every other: "svc: …" (docs/cli.md), not "error: …".
+      outputError: (message, write) => write(message.replace(/^error: /, "svc: ")),
+    })
     .showHelpAfterError("(add --help for usage)");
   let exitCode = 0;
 

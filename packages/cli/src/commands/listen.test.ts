@@ -114,4 +114,16 @@ describe("svc listen's options", () => {
       expect(r.text).toContain(`--forward-to must be an http:// or https:// URL`);
     }
   });
+
+  it("the option parser's own errors read like every other error: `svc: …` (exit 2)", async () => {
+    for (const [args, message] of [
+      [[], "svc: required option '--forward-to <url>' not specified"],
+      [["--forward-to", "http://localhost:3000/hook", "--bogus"], "svc: unknown option '--bogus'"],
+    ] as const) {
+      const r = await run$([...args]);
+      expect(r.code).toBe(2);
+      expect(r.text.split("\n")[0]).toBe(message);
+      expect(r.text).not.toMatch(/^error:/m);
+    }
+  });
 });
