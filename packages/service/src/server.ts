@@ -154,7 +154,8 @@ export async function startService(
     Math.min(30_000, Math.max(1_000, (config.reservationTimeoutSeconds * 1000) / 2)),
   );
   reservationSweep.unref();
-  // Endpoints failing for the configured period are disabled by the processes that deliver.
+  // Endpoints failing for the configured period are disabled by the processes that deliver, and
+  // `svc listen` endpoints abandoned by a killed CLI deleted.
   const endpointSweep =
     worker &&
     setInterval(
@@ -162,6 +163,9 @@ export async function startService(
         app.services.endpoints
           .disableFailing()
           .catch((err: unknown) => app.log.warn({ err }, "endpoint disabling sweep failed"));
+        app.services.endpoints
+          .removeAbandonedCli()
+          .catch((err: unknown) => app.log.warn({ err }, "abandoned svc listen endpoint sweep failed"));
       },
       Math.min(60_000, Math.max(1_000, (config.webhookDisableAfterSeconds * 1000) / 4)),
     );

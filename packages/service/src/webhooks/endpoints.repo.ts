@@ -164,6 +164,24 @@ export const endpointsRepo = {
    * Disables, at once and in one statement, every enabled endpoint that has been failing since
    * before `cutoff` (so two processes sweeping together disable each endpoint once).
    */
+  /** A `svc listen` endpoint's stream is open now (see removeAbandonedCli). */
+  async streamSeen(q: Queryable, endpointId: string): Promise<void> {
+    await q.query("update webhook_endpoints set stream_seen_at = now() where id = $1 and kind = 'cli'", [
+      endpointId,
+    ]);
+  },
+  /**
+   * Locks the `svc listen` endpoints whose stream nobody has had open since `cutoff` (never opened:
+   * made before it), skipping those another sweep holds.
+   */
+  async abandonedCli(q: Queryable, cutoff: Date): Promise<Pick<EndpointRow, "id" | "merchant_id">[]> {
+    return q.query(
+      `select id, merchant_id from webhook_endpoints
+        where kind = 'cli' and coalesce(stream_seen_at, created_at) < $1
+        for update skip locked`,
+      [cutoff],
+    );
+  },
   async disableFailing(q: Queryable, cutoff: Date): Promise<EndpointRow[]> {
     return q.query<EndpointRow>(
       `update webhook_endpoints set enabled = false, disabled_at = now(), disabled_reason = 'failing', updated_at = now()

@@ -30,6 +30,13 @@ import { publish, route } from "./publish.js";
 import { settingsRepo, type WebhookConfig } from "./settings.repo.js";
 import { urlProblem } from "./settings.service.js";
 
+/**
+ * A `svc listen` endpoint nobody has read for this long is deleted: its CLI was killed outright
+ * (`kill -9`, a crash) and could not delete it. A running CLI keeps its stream open, or reopens it
+ * within seconds, so only an abandoned one is this quiet.
+ */
+export const CLI_ENDPOINT_ABANDONED_MS = 24 * 3600 * 1000;
+
 /** How many endpoints (of kind endpoint or cli) one merchant may have. */
 export const MAX_ENDPOINTS = 20;
 export const MAX_HEADERS = 10;
@@ -486,6 +493,22 @@ export function createEndpointsService(
       });
       deps.outbox.committed();
       return result;
+    },
+
+    /**
+     * Deletes the `svc listen` endpoints nobody has read for `abandonedMs` (a day), ending what
+     * waits for them as a delete does. Safe to run in several processes at once.
+     */
+    async removeAbandonedCli(abandonedMs = CLI_ENDPOINT_ABANDONED_MS): Promise<string[]> {
+      const cutoff = new Date(deps.now().getTime() - abandonedMs);
+      return retriedTx(db, async (q) => {
+        const rows = await endpointsRepo.abandonedCli(q, cutoff);
+        for (const e of rows) {
+          await endpointsRepo.failWaiting(q, e.id, "endpoint deleted: svc listen was gone for a day");
+          await endpointsRepo.remove(q, e.merchant_id, e.id);
+        }
+        return rows.map((e) => e.id);
+      });
     },
 
     /**

@@ -19,6 +19,8 @@ const STREAM_POLL_MS = 500;
 /** A comment line at least this often keeps proxies from closing an idle stream. */
 const KEEP_ALIVE_MS = 15_000;
 const STREAM_BATCH = 20;
+/** How often an open stream records that it is open (so its endpoint is not taken for abandoned). */
+const SEEN_EVERY_MS = 5 * 60_000;
 
 /**
  * How often a stream sends its comment line: every KEEP_ALIVE_MS, or twice within the server's
@@ -95,6 +97,11 @@ export function listenRoutes(fastify: FastifyInstance, listen: ListenService, ou
       const merchantId = merchantOf(request);
       const { id } = request.params;
       await listen.check(merchantId, id);
+      const seen = () =>
+        listen
+          .seen(id)
+          .catch((err: unknown) => request.log.warn({ err }, "listen stream could not record it is open"));
+      await seen();
       reply.hijack();
       const res = reply.raw;
       res.writeHead(200, {
@@ -135,12 +142,15 @@ export function listenRoutes(fastify: FastifyInstance, listen: ListenService, ou
       outbox.on("committed", wake);
       const poll = setInterval(wake, STREAM_POLL_MS);
       const keepAlive = setInterval(() => res.write(": keep-alive\n\n"), heartbeatMs(fastify.server.timeout));
+      const seenTimer = setInterval(() => void seen(), SEEN_EVERY_MS);
       // The response's close: the client went away (the request's own 'close' comes once it is read).
       res.on("close", () => {
         closed = true;
         outbox.off("committed", wake);
         clearInterval(poll);
         clearInterval(keepAlive);
+        clearInterval(seenTimer);
+        void seen();
         // What the CLI took but did not answer goes back to the queue at once.
         void listen
           .release(id, [...outstanding])

@@ -181,6 +181,45 @@ describe.each(STORES)("svc listen, service side, on %s", (store) => {
     });
   });
 
+  it("a cli endpoint nobody has read for a day is deleted (a CLI killed outright), what waits for it ended; one read now stays", async () => {
+    const abandoned = (await call("POST", "/v1/webhooks/listen", { event_types: ["operation"] })).json;
+    const live = (await call("POST", "/v1/webhooks/listen", { event_types: ["operation"] })).json;
+    const [abandonedId, liveId] = [abandoned.endpoint.id as string, live.endpoint.id as string];
+    // Both were made more than a day ago; only the live one's stream is open now.
+    for (const id of [abandonedId, liveId])
+      await stack.db.query(
+        "update webhook_endpoints set created_at = now() - interval '25 hours' where id = $1",
+        [id],
+      );
+    const stream = await openStream(`${stack.url}${live.stream_path}`, m.privateKey);
+    const parent = await paidParent(stack, m);
+    expect((await refund(parent.session_id)).status).toBe(200);
+    const [waiting] = await stream.next(1);
+
+    // The sweep sees every merchant's; this test's two endpoints are the ones it looks at.
+    const sweep = async () =>
+      (await stack.service.app.services.endpoints.removeAbandonedCli()).filter((id) =>
+        [abandonedId, liveId].includes(id),
+      );
+    expect(await sweep()).toEqual([abandonedId]);
+    expect((await call("GET", `/v1/webhooks/endpoints/${abandonedId}`)).status).toBe(404);
+    expect((await call("GET", `/v1/webhooks/endpoints/${liveId}`)).status).toBe(200);
+    const message = await call("GET", `/v1/webhooks/messages/${waiting!.headers["webhook-id"]}`);
+    const ended = message.json.deliveries.find((d: { endpoint_id: string }) => d.endpoint_id === abandonedId);
+    expect(ended).toMatchObject({ status: "failed" });
+    // A stream that closed a moment ago is not abandoned either.
+    stream.close();
+    await new Promise((r) => setTimeout(r, 300));
+    expect(await sweep()).toEqual([]);
+    // Nor is it once a day has passed since then (the sweep's clock shifted past it).
+    stack.advance(25 * 3600 * 1000);
+    try {
+      expect(await sweep()).toEqual([liveId]);
+    } finally {
+      stack.advance(-25 * 3600 * 1000);
+    }
+  });
+
   it("a stream is only for a cli endpoint of the caller", async () => {
     const normal = await call("POST", "/v1/webhooks/endpoints", { url: `${receiver.url}/normal` });
     expect((await call("GET", `/v1/webhooks/endpoints/${normal.json.id}/stream`)).status).toBe(404);

@@ -63,6 +63,11 @@ export function createListenService(db: Db, deps: { endpoints: EndpointsService;
       };
     },
 
+    /** The endpoint's stream is open now: it is not abandoned (EndpointsService.removeAbandonedCli). */
+    async seen(endpointId: string): Promise<void> {
+      await endpointsRepo.streamSeen(db, endpointId);
+    },
+
     async check(merchantId: string, endpointId: string) {
       const e = await endpointsRepo.find(db, merchantId, endpointId);
       if (!e || e.kind !== "cli") throw new AppError("not_found", `No svc listen endpoint ${endpointId}.`);
