@@ -1,5 +1,6 @@
 import type { Queryable } from "../db/client.js";
 import { type TransactionRow, transactionsRepo } from "../payments/transactions.repo.js";
+import { jsonParam } from "../db/json.js";
 
 export type { TransactionRow };
 
@@ -78,7 +79,7 @@ export const checkoutRepo = {
     const sets = keys.map((k, i) => `${k} = $${i + 3}`);
     const rows = await q.query<TransactionRow>(
       `update transactions set state = $2, updated_at = now()${sets.length ? `, ${sets.join(", ")}` : ""} where session_id = $1 returning *`,
-      [sessionId, state, ...keys.map((k) => (k === "pg_response" ? JSON.stringify(extra[k]) : extra[k]))],
+      [sessionId, state, ...keys.map((k) => (k === "pg_response" ? jsonParam(extra[k]) : extra[k]))],
     );
     return rows[0]!;
   },
@@ -185,7 +186,7 @@ export const checkoutRepo = {
         id,
         patch.status,
         patch.pg_reference ?? null,
-        patch.pg_response === undefined ? null : JSON.stringify(patch.pg_response),
+        patch.pg_response === undefined ? null : jsonParam(patch.pg_response),
         patch.otp_failures ?? null,
         patch.redirect_url ?? null,
       ],

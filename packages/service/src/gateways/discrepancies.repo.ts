@@ -7,6 +7,7 @@
 import { newId } from "@svc/protocol";
 import type { Queryable } from "../db/client.js";
 import type { PgResponse } from "./adapter.js";
+import { jsonParam } from "../db/json.js";
 
 export type DiscrepancyKind = "gateway_operation" | "unknown_outcome" | "late_payment";
 
@@ -80,7 +81,7 @@ export const discrepanciesRepo = {
         d.currency_code,
         d.rule,
         d.detail,
-        JSON.stringify(d.pg_response),
+        jsonParam(d.pg_response),
         d.kind ?? "gateway_operation",
         d.child_session_id ?? null,
       ],

@@ -1,13 +1,23 @@
 /** What gateways posted to svc, kept as received and as read (table gateway_messages). */
 import { newId } from "@svc/protocol";
 import type { Queryable } from "../db/client.js";
+import { jsonParam, storableText } from "../db/json.js";
 import type { NotificationRead } from "./adapter.js";
 
 export const gatewayMessagesRepo = {
   async insert(q: Queryable, pgCode: string, record: NonNullable<NotificationRead["record"]>): Promise<void> {
     await q.query(
       "insert into gateway_messages (id, pg_code, pg_reference, raw, decoded, outcome) values ($1, $2, $3, $4, $5, $6)",
-      [newId("gmsg"), pgCode, record.pgReference, record.raw, JSON.stringify(record.decoded), record.outcome],
+      // As received, but storable (db/json.ts): a NUL or half an emoji in what a gateway
+      // posted must not fail the notification.
+      [
+        newId("gmsg"),
+        pgCode,
+        record.pgReference,
+        storableText(record.raw),
+        jsonParam(record.decoded),
+        record.outcome,
+      ],
     );
   },
   /** The messages about one payment, oldest first (support and reconciliation). */

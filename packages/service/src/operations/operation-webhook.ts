@@ -30,11 +30,14 @@ import {
 } from "../webhooks/publish.js";
 import { type Routing, settingsRepo } from "../webhooks/settings.repo.js";
 import type { InitiatorRecord, OperationRow } from "./operations.repo.js";
+import { clipText, storable } from "../db/json.js";
 
 /** The initiator within the seed's limits; optional fields are omitted when empty. */
 export function initiatorOf(record: InitiatorRecord): NonNullable<OperationWebhook["initiator"]> {
+  // Cut by characters, as the limits on users count them: a cut inside a surrogate pair (an
+  // emoji) left a lone surrogate that no JSON signature can take, after the gateway had refunded.
   const optional = (value: string | null | undefined, max: number) =>
-    value ? value.slice(0, max) : undefined;
+    value ? clipText(value, max) : undefined;
   const first = optional(record.first_name, 32);
   const last = optional(record.last_name, 32);
   const phone = optional(record.phone, 128);
@@ -42,8 +45,8 @@ export function initiatorOf(record: InitiatorRecord): NonNullable<OperationWebho
     id: Number(record.id),
     ...(first ? { first_name: first } : {}),
     ...(last ? { last_name: last } : {}),
-    username: record.username.slice(0, 150),
-    email: record.email.slice(0, 254),
+    username: clipText(record.username, 150),
+    email: clipText(record.email, 254),
     ...(phone ? { phone } : {}),
   };
 }
@@ -70,7 +73,8 @@ export async function operationPayload(
     operation: child.operation,
     ...(parent.order_no ? { order_no: parent.order_no } : {}),
     pg_code: child.pg_code,
-    pg_response: child.pg_response ?? {},
+    // A gateway's words, as stored (db/json.ts): a lone surrogate in them cannot be signed.
+    pg_response: storable(child.pg_response ?? {}),
     reference_number: child.reference_number,
     result,
     session_id: parent.session_id,

@@ -12,6 +12,7 @@ import {
   type RoutingColumns,
   routingFrom,
 } from "../webhooks/settings.repo.js";
+import { jsonParam } from "../db/json.js";
 
 export interface InitiatorRecord {
   id: number;
@@ -230,7 +231,7 @@ export function finishedChild({ child, state, pgResponse, operatedAt }: ChildFin
 const finishParams = (items: ChildFinish[]) => [
   items.map((f) => f.child.session_id),
   items.map((f) => f.state),
-  items.map((f) => JSON.stringify(f.pgResponse)),
+  items.map((f) => jsonParam(f.pgResponse)),
   items.map((f) => f.operatedAt),
   items.map((f) => f.child.state),
 ];
@@ -339,9 +340,9 @@ export const operationsRepo = {
         column((op) => op.reference_number),
         column((op) => op.source),
         column((op) => op.via),
-        column((op) => (op.initiator === null ? null : JSON.stringify(op.initiator))),
+        column((op) => (op.initiator === null ? null : jsonParam(op.initiator))),
         column((op) => op.pg_code),
-        column((op) => JSON.stringify(op.pg_response)),
+        column((op) => jsonParam(op.pg_response)),
         column((op) => op.gateway_operation_id),
         column((op) => op.operated_at ?? null),
         items.map((item) => item.expectedVersion),

@@ -16,6 +16,7 @@ import { type ChildRow, paymentsRepo } from "./payments.repo.js";
 import { deriveTotals } from "./totals.js";
 import { transactionsOf } from "./transactions.js";
 import type { TransactionRow } from "./transactions.repo.js";
+import { storable } from "../db/json.js";
 
 /** The payment webhook payload: the parent's outcome with its totals and `transactions`. */
 export async function paymentPayload(
@@ -46,7 +47,8 @@ export async function paymentPayload(
     // The merchant's own data, when the payment has some (the key is left out otherwise).
     ...(Object.keys(parent.metadata ?? {}).length > 0 ? { metadata: parent.metadata } : {}),
     is_sandbox: isSandboxPayment(signing.live, parent.pg_code, parent.pg_codes),
-    pg_response: parent.pg_response ?? {},
+    // A gateway's words, as stored (db/json.ts): a lone surrogate in them cannot be signed.
+    pg_response: storable(parent.pg_response ?? {}),
     timestamp_utc: timestampUtc(at),
     signature: "",
   } as PaymentWebhook;

@@ -10,6 +10,7 @@ import type { Queryable } from "../db/client.js";
 import { FIRST_PAYLOAD_VERSION } from "./outbox.js";
 import { DEFAULT_RETRY_SCHEDULE_SECONDS } from "./retry-policy.js";
 import { secretsInForce } from "./secrets.js";
+import { storableText } from "../db/json.js";
 
 /** Extra lease beyond the attempt's timeout before another worker may take the delivery over. */
 export const LEASE_MARGIN_SECONDS = 30;
@@ -163,17 +164,6 @@ interface OutcomeRow {
   message_id: string;
   held: boolean;
   sequence: number | null;
-}
-
-/**
- * Text PostgreSQL takes from a JSON string: a lone surrogate (JSON.stringify writes it `\udXXX`)
- * or a NUL would fail the whole statement, and with it every outcome of the batch, again on each
- * retry. An error message is the one outcome field that could carry either (a response body is
- * decoded from bytes and has its NULs taken out already).
- */
-function jsonSafe(text: string): string {
-  // Through UTF-8 and back: a lone surrogate becomes U+FFFD, as pg's own encoding of text does.
-  return Buffer.from(text, "utf8").toString("utf8").replaceAll("\0", "");
 }
 
 /**
@@ -338,7 +328,9 @@ export const deliveryRepo = {
         status: o.status,
         next_at: o.nextAttemptAt,
         code: o.statusCode,
-        err: o.error === null ? null : jsonSafe(o.error),
+        // The one outcome field that could carry a lone surrogate or a NUL (db/json.ts): a
+        // response body is decoded from bytes and has its NULs taken out already.
+        err: o.error === null ? null : storableText(o.error),
         attempted_at: o.attemptedAt,
         latency_ms: o.latencyMs,
         response_body: o.responseBody,

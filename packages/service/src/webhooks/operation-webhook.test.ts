@@ -200,6 +200,39 @@ describe.each(STORES)("operation webhook on %s", (store) => {
     expect(r.json).toStrictEqual(delivered!.json);
   });
 
+  it("a user whose name is 32 emoji (the limit, in characters): the refund answers 200 and its webhook carries the name whole", async () => {
+    const emoji = {
+      username: `emoji-${Date.now()}`,
+      password: "emoji-password-long-enough",
+      first_name: `a${"😀".repeat(31)}`, // 32 characters, 63 UTF-16 units
+      last_name: "🙂".repeat(32),
+    };
+    const created = await api(stack, "POST", `/v1/admin/merchants/${m.id}/users`, {
+      auth: bearer,
+      body: { ...emoji, email: `${emoji.username}@example.com`, permissions: ["payment.refund"] },
+    });
+    expect(created.status).toBe(201);
+    const parent = await paidParent(stack, m);
+    const r = await operate(
+      { operation: "refund", session_id: parent.session_id, amount: "1.000" },
+      basic(emoji),
+    );
+    // It once answered 500 "nothing was changed" after the gateway had refunded: cut to 32 UTF-16
+    // units, the name ended in half an emoji, which no JSON signature can take.
+    expect(r.status, JSON.stringify(r.json)).toBe(200);
+    const [delivered] = await receiver.waitFor(1);
+    const event = await verifyWebhook(
+      delivered!.body,
+      delivered!.headers as Record<string, string>,
+      m.webhookSecret,
+    );
+    expect(event.type === "operation" && event.payload.initiator).toMatchObject({
+      first_name: emoji.first_name,
+      last_name: emoji.last_name,
+    });
+    expect(r.json.initiator).toMatchObject({ first_name: emoji.first_name });
+  });
+
   it("dashboard (its capture form over HTTP): source input with the signed-in user as initiator", async () => {
     const parent = await paidParent(stack, m, "authorize", { order_no: `dash-${Date.now()}` });
     const client = await signedIn(stack, m.admin);
