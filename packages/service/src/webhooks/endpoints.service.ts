@@ -43,11 +43,11 @@ export const MAX_HEADERS = 10;
 const MAX_HEADER_VALUE = 1000;
 const MAX_DESCRIPTION = 200;
 
-/** Headers svc sets itself, or that HTTP reserves: an endpoint may not set them. */
+/**
+ * Headers svc sets itself, or that HTTP reserves: an endpoint may not set them (nor any
+ * `webhook-*`, `svc-*` or `content-*` header, checked by prefix).
+ */
 const RESERVED_HEADERS = new Set([
-  "content-type",
-  "content-length",
-  "content-encoding",
   "host",
   "user-agent",
   "connection",
@@ -58,6 +58,9 @@ const RESERVED_HEADERS = new Set([
   "upgrade",
   "expect",
   "authorization-signature",
+  // Trace context: svc sends its own when tracing (docs/operations.md, Tracing).
+  "traceparent",
+  "tracestate",
 ]);
 const HEADER_NAME = /^[A-Za-z0-9!#$%&'*+.^_`|~-]{1,64}$/;
 // Visible ASCII, space and tab: nothing that could end the header or smuggle another.
@@ -226,7 +229,12 @@ function validate(
       const at = `headers.${name.slice(0, 64)}`;
       if (!HEADER_NAME.test(name))
         errors.add(at, "a header name is 1 to 64 letters, digits or !#$%&'*+.^_`|~- characters");
-      else if (lower.startsWith("webhook-") || lower.startsWith("svc-") || RESERVED_HEADERS.has(lower))
+      else if (
+        lower.startsWith("webhook-") ||
+        lower.startsWith("svc-") ||
+        lower.startsWith("content-") ||
+        RESERVED_HEADERS.has(lower)
+      )
         errors.add(
           at,
           "is set by svc (signature, event and delivery headers) or by HTTP itself: choose another name",

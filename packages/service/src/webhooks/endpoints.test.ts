@@ -124,6 +124,14 @@ describe.each(STORES)("webhook endpoints on %s", (store) => {
     expect(r.json.errors["headers.webhook-signature"][0]).toContain("is set by svc");
     expect(r.json.errors["headers.X-Fine"][0]).toContain("without line breaks");
     expect(r.json.errors["headers.bad name"][0]).toContain("header name");
+    // Every content-* header describes the body svc signs, and trace context is svc's own.
+    const reserved = await call(m, "POST", "/v1/webhooks/endpoints", {
+      url: `${receiver.url}/reserved`,
+      headers: { "Content-Language": "en", "content-md5": "x", traceparent: "00-x", TraceState: "a=b" },
+    });
+    expect(reserved.status).toBe(422);
+    for (const name of ["Content-Language", "content-md5", "traceparent", "TraceState"])
+      expect(reserved.json.errors[`headers.${name}`]?.[0], name).toContain("is set by svc");
     expect(r.json.errors.payload_version[0]).toContain('unknown version "2030-01-01"');
     expect((await call(m, "POST", "/v1/webhooks/endpoints", {})).json.errors).toBeDefined();
     expect(

@@ -36,7 +36,8 @@ export function urlProblem(value: string, allowPrivate: boolean): string | undef
     // An IP literal as the guard judges it at connect time; `localhost` names always resolve to loopback.
     const blocked =
       blockedLiteral(url.hostname) ??
-      (/^localhost$|\.localhost$/i.test(url.hostname)
+      // A trailing dot (`localhost.`, the fully qualified spelling) names the same host.
+      (/^localhost\.?$|\.localhost\.?$/i.test(url.hostname)
         ? { host: url.hostname, reason: "loopback" }
         : undefined);
     if (blocked)

@@ -272,6 +272,8 @@ describe("a service with SVC_WEBHOOK_ALLOW_PRIVATE off", () => {
       ["PUT", "/v1/webhooks/plugins/e_commerce", "webhook_url", "http://[::1]:8080/hook", "::1, a loopback"],
       ["POST", "/v1/webhooks/endpoints", "url", "https://10.1.2.3/hook", "10.1.2.3, a private"],
       ["POST", "/v1/webhooks/endpoints", "url", "http://localhost:3000/hook", "localhost, a loopback"],
+      ["POST", "/v1/webhooks/endpoints", "url", "http://localhost.:3000/hook", "localhost., a loopback"],
+      ["POST", "/v1/webhooks/endpoints", "url", "http://shop.localhost./hook", "shop.localhost., a loopback"],
       [
         "POST",
         "/v1/webhooks/endpoints",

@@ -251,6 +251,7 @@ describe("fastify adapter", () => {
       ((req: unknown, body: Uint8Array, done: (e: Error | null, b?: unknown) => void) => void) | undefined;
     let route: { path: string; handler: (req: never, reply: never) => Promise<unknown> } | undefined;
     let removed = false;
+    let others: { method: string[]; url: string } | undefined;
     const app = {
       removeAllContentTypeParsers: () => {
         removed = true;
@@ -266,10 +267,14 @@ describe("fastify adapter", () => {
       post: (path: string, handler: never) => {
         route = { path, handler };
       },
+      route: (r: { method: string[]; url: string }) => {
+        others = r;
+      },
     };
     await svcWebhooks(app as never, { ...options, dedupe: createDeduper(), path: "/webhooks/svc" });
     expect(removed).toBe(true);
     expect(route?.path).toBe("/webhooks/svc");
+    expect(others).toMatchObject({ method: ["GET", "PUT", "PATCH", "DELETE"], url: "/webhooks/svc" });
     const { list } = await cases();
     for (const [name, body, headers, status, error] of list.filter(([n]) => n !== "too large")) {
       const parsedBody = await new Promise((resolve) =>

@@ -76,6 +76,16 @@ describe("fastify adapter (real Fastify 5)", () => {
     expect(received.at(-1)?.id).toBe(headers["webhook-id"]);
   });
 
+  it("answers 405 to anything but POST, as the other adapters do", async () => {
+    const handled = received.length;
+    for (const method of ["GET", "PUT", "PATCH", "DELETE"] as const) {
+      const res = await app.inject({ method, url: "/webhooks/svc" });
+      expect([method, res.statusCode, res.json().error]).toEqual([method, 405, "method_not_allowed"]);
+    }
+    expect((await app.inject({ method: "HEAD", url: "/webhooks/svc" })).statusCode).toBe(405);
+    expect(received).toHaveLength(handled);
+  });
+
   it("keeps JSON parsing for the app's other routes", async () => {
     const res = await app.inject({ method: "POST", url: "/orders", payload: { a: 1 } });
     expect(res.json()).toEqual({ parsed: { a: 1 } });

@@ -1,4 +1,10 @@
-import { DEFAULT_MAX_BODY_BYTES, handleWebhook, type WebhookHandlerOptions } from "./handle.js";
+import {
+  DEFAULT_MAX_BODY_BYTES,
+  handleWebhook,
+  type HandlerResponse,
+  methodNotAllowed,
+  type WebhookHandlerOptions,
+} from "./handle.js";
 
 export type { WebhookHandlerOptions } from "./handle.js";
 
@@ -21,6 +27,7 @@ interface FastifyInstanceLike {
     parser: (req: unknown, body: Uint8Array, done: (err: Error | null, body?: unknown) => void) => void,
   ): unknown;
   post(path: string, handler: RouteHandler): unknown;
+  route(options: { method: string[]; url: string; handler: RouteHandler }): unknown;
 }
 
 /**
@@ -59,11 +66,19 @@ export async function svcWebhooks(
   // the exact bytes, and it (not the content-type header) decides whether the body is trusted.
   fastify.removeAllContentTypeParsers();
   fastify.addContentTypeParser("*", { parseAs: "buffer", bodyLimit }, (_req, body, done) => done(null, body));
-  fastify.post(options.path, async (request, reply) => {
-    const body = request.body instanceof Uint8Array ? request.body : new Uint8Array(0);
-    const result = await handleWebhook(body, request.headers, options, request);
+  const send = (reply: FastifyReplyLike, result: HandlerResponse) => {
     reply.code(result.status);
     for (const [name, value] of Object.entries(result.headers)) reply.header(name, value);
     return reply.send(result.body);
+  };
+  fastify.post(options.path, async (request, reply) => {
+    const body = request.body instanceof Uint8Array ? request.body : new Uint8Array(0);
+    return send(reply, await handleWebhook(body, request.headers, options, request));
+  });
+  // Any other method gets 405, as with the other adapters (HEAD comes with GET).
+  fastify.route({
+    method: ["GET", "PUT", "PATCH", "DELETE"],
+    url: options.path,
+    handler: async (_request, reply) => send(reply, methodNotAllowed()),
   });
 }
