@@ -1,7 +1,9 @@
 /** SQL of the messages API (messages with their deliveries and attempts, replays) and of where a message went. */
+import { canonicalJson } from "@svc/webhooks";
+import { signPayload } from "@svc/webhooks/sign";
 import type { Queryable } from "../db/client.js";
 import { PAYLOAD_VERSION_COLUMN } from "./delivery.repo.js";
-import type { WebhookConfig } from "./settings.repo.js";
+import { settingsRepo, type WebhookConfig } from "./settings.repo.js";
 
 export interface MessageFilter {
   status?: "pending" | "retrying" | "succeeded" | "failed" | undefined;
@@ -209,7 +211,7 @@ export const messagesRepo = {
       params.push(by.completedSince);
       where.push(`completed_at >= $${params.length}`);
     }
-    const [row] = await q.query<{ replayed: number; skipped: number }>(
+    const [row] = await q.query<{ replayed: number; skipped: number; messages: string[] }>(
       `with live as (select e.id, e.kind, e.url from webhook_endpoints e where e.merchant_id = $1 and e.enabled for share),
        replayed as (
          update webhook_deliveries d
@@ -220,13 +222,42 @@ export const messagesRepo = {
                 tries = 0, next_attempt_at = now(), lease_until = null,
                 completed_at = null, updated_at = now(), timeout_seconds = $2, retry_schedule_seconds = $3::int4[]
           where ${where.join(" and ")} and (endpoint_id is null or endpoint_id in (select id from live))
-         returning id)
+         returning id, message_id)
        select (select count(*) from replayed)::int as replayed,
+              array(select distinct message_id from replayed) as messages,
               (select count(*) from webhook_deliveries
                 where ${where.join(" and ")} and endpoint_id is not null
                   and endpoint_id not in (select id from live))::int as skipped`,
       params,
     );
-    return row!;
+    await resign(q, merchantId, row!.messages);
+    return { replayed: row!.replayed, skipped: row!.skipped };
   },
 };
+
+/**
+ * Signs the payload's `signature` field of replayed messages again with the merchant's newest
+ * secret: a message made before a rotation carries the old secret's, which a receiver that has
+ * dropped the old secret after the overlap refuses (401, for ever), while the headers are signed
+ * per attempt with the secrets in force. Only the field changes (its body stays canonical, its
+ * `webhook-id` the same); a message already signed with the newest secret is left as it is.
+ */
+async function resign(q: Queryable, merchantId: string, messageIds: string[]): Promise<void> {
+  if (messageIds.length === 0) return;
+  const [newest] = await settingsRepo.secrets(q, merchantId);
+  if (!newest) return;
+  const rows = await q.query<{ id: string; body: string }>(
+    "select id, body from webhook_deliveries where message_id = any($1) and position = 1 and body is not null",
+    [messageIds],
+  );
+  for (const row of rows) {
+    const payload = JSON.parse(row.body) as { signature?: unknown };
+    if (typeof payload.signature !== "string" || payload.signature === "") continue;
+    const signature = await signPayload(payload, newest);
+    if (signature === payload.signature) continue;
+    await q.query("update webhook_deliveries set body = $2 where id = $1", [
+      row.id,
+      canonicalJson({ ...payload, signature }),
+    ]);
+  }
+}

@@ -3,6 +3,7 @@
  * retry schedule, not those in force when the message was created, and a delivery to an endpoint
  * goes where the endpoint is now (its URL and headers), in order, with its webhook-id.
  */
+import { verifyWebhook } from "@svc/webhooks";
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import { api, apiKey, createMerchant, type TestMerchant } from "../../../../test/support/merchant.js";
 import { paidParent } from "../../../../test/support/payments.js";
@@ -98,6 +99,44 @@ describe.each(STORES)("webhook replay on %s", (store) => {
     const again = await deliveryOf(sessionId, (d) => failed(d) && d.attempts.length > 2);
     expect(again.tries).toBe(4);
     expect(again.attempts).toHaveLength(2 + 4);
+  });
+
+  it("a message made before a rotation is replayed with its signature field signed by the newest secret, same webhook-id", async () => {
+    receiver.respond = () => ({ status: 200, body: "ok" });
+    const sessionId = await refund();
+    await deliveryOf(sessionId, (d) => d.status === "succeeded");
+    const [original] = receiver.requests;
+    const rotated = await api(stack, "POST", "/v1/webhooks/secret/rotate", { auth: auth() });
+    expect(rotated.status).toBe(200);
+    const newSecret = rotated.json.secret as string;
+    // The 24 h overlap is over: the receiver has dropped the old secret, svc signs with the new only.
+    await stack.db.query(
+      "update webhook_secrets set expires_at = now() - interval '1 second' where merchant_id = $1 and expires_at is not null",
+      [m.id],
+    );
+    const r = await api(stack, "GET", `/v1/webhooks/messages?session_id=${sessionId}`, { auth: auth() });
+    const messageId = r.json.messages[0].id as string;
+    expect(
+      (await api(stack, "POST", `/v1/webhooks/messages/${messageId}/replay`, { auth: auth() })).json,
+    ).toEqual({
+      replayed: 1,
+      skipped: 0,
+    });
+    await deliveryOf(sessionId, (d) => d.status === "succeeded" && d.attempts.length === 2);
+    const replayed = receiver.requests[1]!;
+    expect(replayed.headers["webhook-id"]).toBe(original!.headers["webhook-id"]);
+    // It once kept the old secret's field: @svc/webhooks with the new secret alone refused it.
+    const event = await verifyWebhook(replayed.body, replayed.headers as Record<string, string>, newSecret);
+    expect(event.type).toBe("operation");
+    await expect(
+      verifyWebhook(original!.body, original!.headers as Record<string, string>, newSecret),
+    ).rejects.toThrow();
+    // Only the signature field changed; the message shows the body it is sent with now.
+    const { signature: _old, ...before } = JSON.parse(original!.body) as Record<string, unknown>;
+    const { signature: _new, ...after } = JSON.parse(replayed.body) as Record<string, unknown>;
+    expect(after).toEqual(before);
+    const shown = await api(stack, "GET", `/v1/webhooks/messages/${messageId}`, { auth: auth() });
+    expect(shown.json.payload).toEqual(JSON.parse(replayed.body));
   });
 
   it("bulk: every failed delivery is replayed with the current settings", async () => {
