@@ -203,6 +203,13 @@ describe.each(STORES)("svc listen, service side, on %s", (store) => {
       );
     expect(await sweep()).toEqual([abandonedId]);
     expect((await call("GET", `/v1/webhooks/endpoints/${abandonedId}`)).status).toBe(404);
+    // Its CLI, back after the day (a laptop asleep), is told why and what to do.
+    const gone = await call("GET", `/v1/webhooks/endpoints/${abandonedId}/stream`);
+    expect([gone.status, gone.json.detail]).toEqual([
+      404,
+      expect.stringContaining("nothing read it for a day"),
+    ]);
+    expect(gone.json.detail).toContain("Start svc listen again");
     expect((await call("GET", `/v1/webhooks/endpoints/${liveId}`)).status).toBe(200);
     const message = await call("GET", `/v1/webhooks/messages/${waiting!.headers["webhook-id"]}`);
     const ended = message.json.deliveries.find((d: { endpoint_id: string }) => d.endpoint_id === abandonedId);

@@ -70,7 +70,11 @@ export function createListenService(db: Db, deps: { endpoints: EndpointsService;
 
     async check(merchantId: string, endpointId: string) {
       const e = await endpointsRepo.find(db, merchantId, endpointId);
-      if (!e || e.kind !== "cli") throw new AppError("not_found", `No svc listen endpoint ${endpointId}.`);
+      if (!e || e.kind !== "cli")
+        throw new AppError(
+          "not_found",
+          `No svc listen endpoint ${endpointId}: it was deleted (its svc listen stopped, or nothing read it for a day), or is not yours. Start svc listen again.`,
+        );
       return endpointView(e);
     },
 
