@@ -44,7 +44,7 @@ describe("Stripe stand-in: manual capture and cancel", () => {
     ]);
   });
 
-  it("a partial capture releases the rest", async () => {
+  it("a partial capture releases the rest, with no Refund since 2025-03-31.basil", async () => {
     const pi = await authorised();
     const captured = await f.stripe.paymentIntents.capture(pi.id, {
       amount_to_capture: 6_000,
@@ -53,10 +53,15 @@ describe("Stripe stand-in: manual capture and cancel", () => {
     expect(captured).toMatchObject({ status: "succeeded", amount_received: 6_000, amount_capturable: 0 });
     expect(captured.metadata).toEqual({ step: "ship" });
     const charge = await f.stripe.charges.retrieve(captured.latest_charge as string);
-    expect(charge).toMatchObject({ amount_captured: 6_000, amount_refunded: 4_000, refunded: false });
-    // What is left to refund is what was captured.
+    expect(charge).toMatchObject({ amount_captured: 6_000, amount_refunded: 0, refunded: false });
+    expect((await f.stripe.refunds.list({ payment_intent: pi.id })).data).toEqual([]);
+    // What is left to refund is what was captured; refunding all of it marks the charge refunded.
     const refund = await f.stripe.refunds.create({ payment_intent: pi.id });
     expect(refund.amount).toBe(6_000);
+    expect(await f.stripe.charges.retrieve(charge.id)).toMatchObject({
+      amount_refunded: 6_000,
+      refunded: true,
+    });
   });
 
   it("refuses to capture more than amount_capturable", async () => {
@@ -87,7 +92,7 @@ describe("Stripe stand-in: manual capture and cancel", () => {
     );
   });
 
-  it("cancels an authorised payment, releasing the authorisation", async () => {
+  it("cancels an authorised payment, releasing the authorisation: no Refund and no charge.refunded since basil", async () => {
     const pi = await authorised();
     const canceled = await f.stripe.paymentIntents.cancel(pi.id, {
       cancellation_reason: "requested_by_customer",
@@ -99,8 +104,15 @@ describe("Stripe stand-in: manual capture and cancel", () => {
     });
     expect(canceled.canceled_at).toBeGreaterThan(0);
     const charge = await f.stripe.charges.retrieve(canceled.latest_charge as string);
-    expect(charge).toMatchObject({ captured: false, refunded: true, amount_refunded: 10_000 });
-    expect(eventTypes(pi.id).slice(-2)).toEqual(["charge.refunded", "payment_intent.canceled"]);
+    expect(charge).toMatchObject({
+      captured: false,
+      refunded: false,
+      amount_captured: 0,
+      amount_refunded: 0,
+    });
+    expect(eventTypes(pi.id).at(-1)).toBe("payment_intent.canceled");
+    expect(eventTypes(pi.id)).not.toContain("charge.refunded");
+    expect((await f.stripe.refunds.list({ payment_intent: pi.id })).data).toEqual([]);
   });
 
   it("refuses to cancel a succeeded payment", async () => {

@@ -48,8 +48,9 @@
  *   `redirect_to_url` to GET /standin/3ds/:id (HTML, no script, "Complete authentication" /
  *   "Fail authentication"), whose POST redirects (303) to the return_url with
  *   `payment_intent`, `payment_intent_client_secret`, `redirect_status`. Manual capture, partial
- *   capture (the rest released, shown as the charge's `amount_refunded`), cancel from the states
- *   Stripe allows, `payment_intent_unexpected_state` otherwise.
+ *   capture (the rest released: since 2025-03-31.basil no Refund, the charge's `amount_captured`
+ *   says what was taken and `amount_refunded` stays), cancel from the states Stripe allows (no
+ *   Refund, no charge.refunded since basil), `payment_intent_unexpected_state` otherwise.
  * - Refunds (…/refunds): of captured charges only, at most what remains; over →
  *   "Refund amount (…) is greater than unrefunded amount on charge (…)", nothing left →
  *   `charge_already_refunded`. `dashboardRefund()` is an operator's refund: no metadata, events
@@ -71,8 +72,7 @@
  * Event order within one change (listed above, e.g. refund.created before charge.refunded);
  * the three-decimal refusal's code (`invalid_charge_amount`, modelled on the ISK one); the
  * over-capture message; refunds of uncaptured charges refused (`charge_not_refundable`) rather
- * than releasing them; a past expiry in the current year is `invalid_expiry_month`; a
- * canceled authorisation marks its charge refunded and sends charge.refunded; card-data
+ * than releasing them; a past expiry in the current year is `invalid_expiry_month`; card-data
  * refusals are treated as validation (not saved for idempotency); the 3DS page's own redirect
  * uses `redirect_status=failed` whenever the PaymentIntent is back to requires_payment_method.
  *

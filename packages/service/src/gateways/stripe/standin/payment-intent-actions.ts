@@ -1,8 +1,11 @@
 /**
  * GET /v1/payment_intents/:id, GET /v1/payment_intents, POST …/:id/capture, POST …/:id/cancel
  * (docs.stripe.com/api/payment_intents). A capture takes `amount_to_capture` ≤
- * `amount_capturable`; a partial capture releases the rest ("any additional amount is
- * automatically refunded", shown as the charge's `amount_refunded`). Multicapture is not modelled.
+ * `amount_capturable`; a partial capture releases the rest. Since API version 2025-03-31.basil
+ * neither a partial capture nor a cancel creates a Refund or changes the charge's
+ * `amount_refunded` / `refunded` (docs.stripe.com/changelog/basil/2025-03-31/remove-refund-from-
+ * partial-capture-and-payment-cancellation-flow): the charge shows `amount_captured`, and what can
+ * be refunded is that. Multicapture is not modelled.
  */
 import type Stripe from "stripe";
 import type { ApiRequest } from "./context.js";
@@ -76,14 +79,9 @@ export function capturePaymentIntent(req: ApiRequest): object {
     typeof pi.latest_charge === "string" ? req.account.charges.get(pi.latest_charge) : undefined;
   if (!chargeRecord) throw unexpectedState(pi, "This PaymentIntent has no charge to capture.");
   const charge = chargeRecord.charge;
-  const chargeBefore = {
-    captured: charge.captured,
-    amount_captured: charge.amount_captured,
-    amount_refunded: charge.amount_refunded,
-  };
+  const chargeBefore = { captured: charge.captured, amount_captured: charge.amount_captured };
   charge.captured = true;
-  charge.amount_captured = amount;
-  charge.amount_refunded = charge.amount - amount; // the released remainder of a partial capture
+  charge.amount_captured = amount; // the rest is released, with no Refund (basil)
   charge.balance_transaction = newId("txn");
   const piBefore = {
     status: pi.status,
@@ -122,16 +120,8 @@ export function cancelPaymentIntent(req: ApiRequest): object {
       `You cannot cancel this PaymentIntent because it has a status of ${pi.status}. Only a PaymentIntent with one of the following statuses may be canceled: ${CANCELABLE.join(", ")}.`,
     );
   const before = { status: pi.status, amount_capturable: pi.amount_capturable, next_action: pi.next_action };
-  if (pi.status === "requires_capture" && typeof pi.latest_charge === "string") {
-    // Canceling an uncaptured payment releases the authorisation: the charge is refunded in full.
-    const charge = req.account.charges.get(pi.latest_charge)?.charge;
-    if (charge) {
-      const chargeBefore = { amount_refunded: charge.amount_refunded, refunded: charge.refunded };
-      charge.amount_refunded = charge.amount;
-      charge.refunded = true;
-      req.ctx.events.record(req.account, req.cause, "charge.refunded", charge, chargeBefore);
-    }
-  }
+  // Canceling an uncaptured payment releases the authorisation. Since basil its charge is not
+  // marked refunded and no charge.refunded is sent: it keeps amount_captured 0.
   pi.status = "canceled";
   pi.canceled_at = Math.floor(Date.now() / 1000);
   pi.cancellation_reason = read.string(params, "cancellation_reason") ?? null;

@@ -59,7 +59,8 @@ export function createRefund(
   cause: Cause,
 ): Stripe.Refund {
   const charge = chargeRecord.charge;
-  const remaining = charge.amount - charge.amount_refunded;
+  // What was captured (all of it, or a partial capture's amount) less what was refunded.
+  const remaining = charge.amount_captured - charge.amount_refunded;
   if (remaining <= 0)
     throw invalidRequest(`Charge ${charge.id} has already been refunded.`, {
       code: "charge_already_refunded",
@@ -102,7 +103,7 @@ export function createRefund(
   account.refunds.set(refund.id, record);
   const chargeBefore = { amount_refunded: charge.amount_refunded, refunded: charge.refunded };
   charge.amount_refunded += amount;
-  charge.refunded = charge.amount_refunded === charge.amount;
+  charge.refunded = charge.amount_refunded === charge.amount_captured;
   ctx.events.record(account, cause, "refund.created", refund);
   ctx.events.record(account, cause, "charge.refunded", charge, chargeBefore);
   if (behaviour === "pending_then_succeeded")
