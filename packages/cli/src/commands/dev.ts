@@ -10,6 +10,7 @@ import { randomBytes } from "node:crypto";
 import { mkdir, readFile, writeFile } from "node:fs/promises";
 import path from "node:path";
 import { startTracing } from "@svc/service/telemetry";
+import { databaseWaitLines } from "./serve.js";
 
 const SECRETS_KEY_FILE = "secrets.key";
 
@@ -85,7 +86,9 @@ export async function devCommand(env: Record<string, string | undefined>): Promi
     port: Number(env.SVC_STRIPE_PORT || config.gatewayPort + 2),
     accounts: [stripeAccount],
   });
-  const service = await startService(config);
+  const service = await startService(config, {
+    onDatabaseWait: databaseWaitLines((line) => process.stdout.write(`${line}\n`)),
+  });
   const credentials = await seedDemoMerchant(service.app, config, previous, {
     knet: { url: knet.url, terminal: knetTerminal },
     stripe: { url: stripe.url, account: stripeAccount },

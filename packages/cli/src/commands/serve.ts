@@ -23,12 +23,7 @@ export async function serveCommand(
     print(
       "note: SVC_SECRETS_KEY is not set, so gateway credentials (KNET, Stripe) can be neither saved nor used; `svc secrets generate-key` makes one",
     );
-  const service = await startService(config, {
-    onDatabaseWait: (reason, retryInMs, giveUpInMs) =>
-      print(
-        `svc: the database cannot be reached yet (${why(reason)}); trying again in ${seconds(retryInMs)}, giving up in ${seconds(giveUpInMs)} (SVC_DB_START_WAIT_MS)`,
-      ),
-  });
+  const service = await startService(config, { onDatabaseWait: databaseWaitLines(print) });
   print(
     `${SERVE_READY} ${service.url} (role ${config.role}, store ${config.databaseUrl ? "PostgreSQL" : `PGlite in ${config.dataDir}`})`,
   );
@@ -45,6 +40,14 @@ export async function serveCommand(
   };
   process.on("SIGINT", () => void stop("SIGINT"));
   process.on("SIGTERM", () => void stop("SIGTERM"));
+}
+
+/** Prints a line for each try at a PostgreSQL a starting service cannot reach yet (`svc serve`, `svc dev`). */
+export function databaseWaitLines(print: (line: string) => void) {
+  return (reason: unknown, retryInMs: number, giveUpInMs: number) =>
+    print(
+      `svc: the database cannot be reached yet (${why(reason)}); trying again in ${seconds(retryInMs)}, giving up in ${seconds(giveUpInMs)} (SVC_DB_START_WAIT_MS)`,
+    );
 }
 
 /** An error's message, or its code when it has none (a refused connection to every address of a name). */
