@@ -29,6 +29,17 @@ import { paymentResultOf, refundResultOf } from "./mapping.js";
 
 /** How far around an attempt's start svc looks for its PaymentIntent when the answer was lost. */
 const LOOKUP_WINDOW_MS = 15 * 60_000;
+/** The statuses Stripe gives a Refund and a PaymentIntent (docs.stripe.com/api/refunds/object, …/payment_intents/object). */
+const REFUND_STATUSES = ["pending", "requires_action", "succeeded", "failed", "canceled"];
+const PAYMENT_INTENT_STATUSES = [
+  "requires_payment_method",
+  "requires_confirmation",
+  "requires_action",
+  "processing",
+  "requires_capture",
+  "canceled",
+  "succeeded",
+];
 
 export class StripeGatewayAdapter implements GatewayAdapter {
   readonly kind = "stripe" as const;
@@ -40,6 +51,11 @@ export class StripeGatewayAdapter implements GatewayAdapter {
   constructor(
     private readonly stripe: Stripe,
     private readonly webhookSecret: string,
+    /**
+     * How long a whole call may take. The client's own `timeout` only ends a silence, so an
+     * answer dripped a byte at a time would hold a refund for ever without this.
+     */
+    private readonly deadlineMs = 0,
   ) {}
 
   /** Runs one Stripe call; Stripe's own answers (errors included) come back, transport failures throw. */
@@ -47,12 +63,32 @@ export class StripeGatewayAdapter implements GatewayAdapter {
     what: string,
     fn: () => Promise<T>,
   ): Promise<{ ok: T } | { refused: Stripe.errors.StripeError }> {
+    let timer: NodeJS.Timeout | undefined;
     try {
-      return { ok: await fn() };
+      const call = fn();
+      if (this.deadlineMs <= 0) return { ok: await call };
+      const deadline = new Promise<never>((_, reject) => {
+        timer = setTimeout(
+          () =>
+            reject(
+              new GatewayError(
+                "gateway_unavailable",
+                `Stripe did not finish answering the ${what} within ${this.deadlineMs} ms: its outcome is unknown`,
+                { outcomeUnknown: true },
+              ),
+            ),
+          this.deadlineMs,
+        );
+      });
+      call.catch(() => {}); // the late answer, if any, is not waited for
+      return { ok: await Promise.race([call, deadline]) };
     } catch (error) {
+      if (error instanceof GatewayError) throw error;
       const transport = transportError(error, what);
       if (transport) throw transport;
       return { refused: error as Stripe.errors.StripeError };
+    } finally {
+      clearTimeout(timer);
     }
   }
 
@@ -181,11 +217,31 @@ export class StripeGatewayAdapter implements GatewayAdapter {
               ),
             );
     if ("refused" in answer) return { status: "declined", pgResponse: errorResponse(answer.refused) };
-    const object = answer.ok;
-    if (object.object === "refund") return refundResultOf(object);
+    const object = answer.ok as Partial<Stripe.Refund | Stripe.PaymentIntent> | null;
+    // An answer that is not what Stripe answers (an empty object, another kind, a status Stripe
+    // does not have) says nothing about what Stripe did: the outcome is unknown, never a decline
+    // (a merchant told "declined" would refund again).
+    const expected = request.operation === "refund" ? "refund" : "payment_intent";
+    const statuses = request.operation === "refund" ? REFUND_STATUSES : PAYMENT_INTENT_STATUSES;
+    if (
+      object === null ||
+      typeof object !== "object" ||
+      object.object !== expected ||
+      typeof object.status !== "string" ||
+      !statuses.includes(object.status)
+    )
+      throw new GatewayError(
+        "gateway_unavailable",
+        `Stripe answered the ${request.operation} with something that is not a ${expected}: its outcome is unknown`,
+        { outcomeUnknown: true, pgResponse: { raw: JSON.stringify(object)?.slice(0, 500) ?? "" } },
+      );
+    if (object.object === "refund") return refundResultOf(object as Stripe.Refund);
     const done =
       request.operation === "capture" ? object.status === "succeeded" : object.status === "canceled";
-    return { status: done ? "success" : "declined", pgResponse: paymentResultOf(object, "").pgResponse };
+    return {
+      status: done ? "success" : "declined",
+      pgResponse: paymentResultOf(object as Stripe.PaymentIntent, "").pgResponse,
+    };
   }
 
   /**
@@ -249,5 +305,6 @@ export function createStripeAdapter(
       timeoutMs: options.timeoutMs,
     }),
     credentials.webhook_secret ?? "",
+    options.timeoutMs,
   );
 }
