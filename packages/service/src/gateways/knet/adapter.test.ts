@@ -187,6 +187,44 @@ describe("KNET adapter: only KNET's own answer is read", () => {
   });
 });
 
+describe("KNET adapter: a CAPTURED refund answer must be about this refund", () => {
+  const refundOf = (pgReference: string, amountMinor: number) =>
+    notKnet.operate({
+      pgCode: "knet",
+      kind: "knet",
+      operation: "refund",
+      pgReference,
+      referenceNumber: "ref-captured",
+      amount: "1.000",
+      amountMinor,
+      currency: "KWD",
+      notificationUrl: "https://svc.example/n",
+    });
+  const answer = (fields: string) => {
+    impostor.contentType = "application/xml";
+    impostor.body = `<result>CAPTURED</result>${fields}`;
+  };
+
+  it.each([
+    ["another amount", "<amt>99999.000</amt><trackid>t-this</trackid>", "amount"],
+    ["an amount that is not one", "<amt>abc</amt><trackid>t-this</trackid>", "amount"],
+    ["another payment's track id", "<amt>1.000</amt><trackid>zzz</trackid>", "track id"],
+  ])("CAPTURED for %s is an unknown outcome, not a refund done", async (_, fields, named) => {
+    answer(fields);
+    await expect(refundOf("t-this", 1_000)).rejects.toMatchObject({
+      ...unknown,
+      message: expect.stringContaining(named),
+    });
+  });
+
+  it("CAPTURED for this payment and amount (in any of KNET's spellings) is a refund done", async () => {
+    for (const amt of ["1.000", "1", "1.0"]) {
+      answer(`<amt>${amt}</amt><trackid>t-this</trackid>`);
+      expect(await refundOf("t-this", 1_000)).toMatchObject({ status: "success" });
+    }
+  });
+});
+
 /** KNET's response post as svc's notification endpoint receives it. */
 const inbound = (form: Record<string, string>): InboundNotification => ({
   rawBody: Buffer.from(new URLSearchParams(form).toString()),

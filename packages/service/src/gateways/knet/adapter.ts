@@ -211,9 +211,19 @@ export class KnetGatewayAdapter implements GatewayAdapter {
     );
     // KNET's manual (3.7.3): a refund succeeded only when result is CAPTURED; anything else failed.
     const pgResponse = knetResponse(answer.fields, answer.error);
-    return !answer.error && answer.fields.result === "CAPTURED"
-      ? { status: "success", pgResponse }
-      : { status: "declined", pgResponse };
+    if (answer.error || answer.fields.result !== "CAPTURED") return { status: "declined", pgResponse };
+    // Its answer names the payment (trackid) and the amount (amt). A CAPTURED about another
+    // payment or another amount is not an answer to this refund: what KNET did is unknown.
+    const { trackid, amt } = answer.fields;
+    const otherPayment = trackid !== undefined && trackid !== request.pgReference;
+    const otherAmount = amt !== undefined && filsOf(amt) !== request.amountMinor;
+    if (otherPayment || otherAmount)
+      throw new GatewayError(
+        "gateway_unavailable",
+        `KNET answered CAPTURED for ${otherPayment ? `track id ${JSON.stringify(trackid)}` : `amount ${JSON.stringify(amt)}`}, not this refund's: its outcome is unknown`,
+        { outcomeUnknown: true, pgResponse },
+      );
+    return { status: "success", pgResponse };
   }
 
   /** Never asked (`recoversOperations` is false): KNET cannot tell what became of a refund. */
@@ -261,4 +271,10 @@ export function createKnetAdapter(
     connection.api_base_url ?? KNET_PRODUCTION_HOST,
     options.timeoutMs,
   );
+}
+
+/** A KNET amount (`1.000`, `12.5`, `3`) in fils; NaN when it is not one. */
+function filsOf(amount: string): number {
+  const match = /^(\d{1,7})(?:\.(\d{1,3}))?$/.exec(amount.trim());
+  return match ? Number(match[1]) * 1000 + Number((match[2] ?? "").padEnd(3, "0")) : Number.NaN;
 }
