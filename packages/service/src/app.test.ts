@@ -1,3 +1,4 @@
+import net from "node:net";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { api, apiKey, bearer, createMerchant, type TestMerchant } from "../../../test/support/merchant.js";
 import { type Stack, startStack } from "../../../test/support/stack.js";
@@ -65,6 +66,27 @@ describe.each(STORES)("service basics on %s", (store) => {
     expect(huge.headers.get("content-type")).toBe("application/problem+json");
     expect(huge.headers.get("x-request-id")).toMatch(/^req_/);
     expect(await huge.json()).toMatchObject({ code: "invalid_request", status: 431 });
+  });
+
+  it("garbage after a whole request's body: the request is answered as done, then the connection closes", async () => {
+    // Once a refund was made and answered 400 "not valid HTTP/1.1" (the parser's refusal of the
+    // bytes after its body was written over the request's own answer).
+    const body = JSON.stringify({ enabled: true });
+    const raw = await new Promise<string>((resolve, reject) => {
+      const socket = net.connect(Number(new URL(stack.url).port), "127.0.0.1");
+      let got = "";
+      socket.on("data", (d) => (got += d));
+      socket.on("close", () => resolve(got));
+      socket.on("error", reject);
+      socket.write(
+        `PUT /v1/webhooks/config HTTP/1.1\r\nHost: x\r\nAuthorization: ${apiKey(m.privateKey)}\r\n` +
+          `Content-Type: application/json\r\nContent-Length: ${Buffer.byteLength(body)}\r\n\r\n${body}XX`,
+      );
+      setTimeout(() => socket.destroy(new Error(`no close within 10 s; got: ${got}`)), 10_000).unref();
+    });
+    expect(raw).toMatch(/^HTTP\/1\.1 200 /);
+    expect(raw).not.toContain("not valid HTTP");
+    expect(raw.match(/HTTP\/1\.1 \d{3}/g)).toHaveLength(1);
   });
 
   it("guards the operator API with the admin token", async () => {

@@ -7,6 +7,7 @@ import formbody from "@fastify/formbody";
 import swagger from "@fastify/swagger";
 import swaggerUi from "@fastify/swagger-ui";
 import type { Duplex } from "node:stream";
+import type { ServerResponse } from "node:http";
 import { ERROR_CATALOGUE, PROBLEM_TYPE_BASE } from "@svc/protocol";
 import Fastify, { type FastifyInstance, type FastifyRequest } from "fastify";
 import { checkoutRoutes } from "./checkout/checkout.routes.js";
@@ -102,6 +103,16 @@ const newRequestId = () => `req_${Math.random().toString(36).slice(2, 12)}`;
  */
 function answerClientError(error: Error & { code?: string }, socket: Duplex): void {
   if (error.code === "ECONNRESET" || socket.destroyed) return;
+  // Bytes the parser refuses after a whole request (garbage after its body): that request runs
+  // and is answered; a 400 written now would tell the client it was refused while it is done (a
+  // refund made, answered "not valid HTTP"). Its answer goes out, then the connection closes.
+  const inFlight = (socket as Duplex & { _httpMessage?: ServerResponse | null })._httpMessage;
+  if (inFlight && !inFlight.writableFinished) {
+    if (!inFlight.headersSent) inFlight.shouldKeepAlive = false;
+    inFlight.once("finish", () => socket.end());
+    inFlight.once("close", () => socket.destroy());
+    return;
+  }
   const [status, reason, detail] =
     error.code === "ERR_HTTP_REQUEST_TIMEOUT"
       ? [408, "Request Timeout", "The request did not arrive in time; send it again, whole."]
