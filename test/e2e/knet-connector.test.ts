@@ -170,6 +170,16 @@ describe.each(STORES)("the KNET connector (%s)", (store) => {
       [pgCode, trackId],
     );
     expect(kept!.outcome).toBe("not_confirmed");
+    // A NUL in a posted field: refused in svc's words, never the database's ("invalid byte sequence").
+    const nul = await fetch(`${stack.url}/v1/gateways/${pgCode}/notifications`, {
+      method: "POST",
+      headers: { "content-type": "application/x-www-form-urlencoded" },
+      body: "trackid=%00",
+    });
+    const text = await nul.text();
+    expect(nul.status, text).toBeGreaterThanOrEqual(400);
+    expect(nul.status, text).toBeLessThan(500);
+    expect(text).not.toMatch(/byte sequence|UTF8|0x00/);
   });
 
   it("a customer who paid and closed the browser is found by inquiry: by the checkout's poll, and by the sweep", async () => {

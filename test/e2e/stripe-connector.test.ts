@@ -419,6 +419,29 @@ describe.each(STORES)("the Stripe connector (%s)", (store) => {
     });
     expect(forged.status).toBe(401);
     expect(forged.json.code).toBe("invalid_signature");
+    // A malformed header (an empty v1=) is a signature that does not verify, not the package's
+    // words ("secureCompare must receive two arguments", once a 422).
+    const empty = await api(stack, "POST", `/v1/gateways/${pg.purchase}/notifications`, {
+      body,
+      headers: { "stripe-signature": `t=${Math.floor(Date.now() / 1000)},v1=` },
+    });
+    expect([empty.status, empty.json.code]).toEqual([401, "invalid_signature"]);
+    // Signed, but not an event: said so in svc's words (it was "Cannot read properties of undefined").
+    for (const notAnEvent of [
+      JSON.stringify({ id: "evt_no_data", object: "event", type: "charge.refunded" }),
+      "null",
+    ]) {
+      const header = Stripe.webhooks.generateTestHeaderString({
+        payload: notAnEvent,
+        secret: PURCHASE.webhookSecret,
+      });
+      const r = await api(stack, "POST", `/v1/gateways/${pg.purchase}/notifications`, {
+        body: notAnEvent,
+        headers: { "stripe-signature": header },
+      });
+      expect([r.status, r.json.code], notAnEvent).toEqual([422, "validation_failed"]);
+      expect(r.json.detail).toContain("data.object");
+    }
   });
 
   it("an event about an object Stripe says does not exist is acknowledged (200), not retried for days; nothing changes", async () => {

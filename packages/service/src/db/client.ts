@@ -202,6 +202,18 @@ export async function openWhenReachable<T>(
   }
 }
 
+/** True for an error PostgreSQL (or PGlite) answered a statement with: it has a SQLSTATE and a severity. */
+export function isDatabaseError(error: unknown): boolean {
+  const e = error as { code?: unknown; severity?: unknown } | null;
+  return (
+    typeof e === "object" &&
+    e !== null &&
+    typeof e.code === "string" &&
+    /^[0-9A-Z]{5}$/.test(e.code) &&
+    typeof e.severity === "string"
+  );
+}
+
 export interface PostgresOptions {
   /** See {@link DB_TIMEOUT_DEFAULTS}. */
   connectTimeoutMs?: number;

@@ -7,7 +7,7 @@
  * The notification_id is recorded in the same transaction as the effect (the `firstTime` handed
  * to the port), so a notification delivered twice (or concurrently) has one effect.
  */
-import type { Db, Queryable } from "../db/client.js";
+import { type Db, isDatabaseError, isDatabaseUnavailable, type Queryable } from "../db/client.js";
 import { AppError } from "../http/problem.js";
 import { merchantsRepo } from "../merchants/merchants.repo.js";
 import type { OutboxSignal } from "../webhooks/outbox.js";
@@ -112,6 +112,14 @@ export function createNotificationsService(db: Db, deps: NotificationsDeps) {
       } catch (error) {
         if (error instanceof NotificationRejected) throw new AppError("invalid_signature", error.message);
         if (error instanceof AppError) throw error;
+        // The database's own words never reach a caller: a lookup it could not run (text it
+        // cannot hold, such as a NUL in a posted field) is the body's fault, an outage is a 503.
+        if (isDatabaseUnavailable(error)) throw error;
+        if (isDatabaseError(error))
+          throw new AppError(
+            "validation_failed",
+            "The notification holds text svc cannot read (a NUL or another character PostgreSQL refuses).",
+          );
         throw new AppError("validation_failed", (error as Error).message);
       }
       if (read.record) await gatewayMessagesRepo.insert(db, pgCode, read.record);

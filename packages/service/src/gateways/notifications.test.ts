@@ -139,6 +139,38 @@ describe.each(STORES)("gateway notifications on %s", (store) => {
     expect(receiver.requests[0]!.json).toMatchObject({ source: "pg", amount: "2.000" });
   });
 
+  it("a signed notification that reports nonsense (unknown currency, a NUL) is 422 naming the field, and changes nothing", async () => {
+    const parent = await paidParent(stack, m);
+    const pgReference = await pgReferenceOf(parent.session_id);
+    const body = (fields: Record<string, string>) =>
+      JSON.stringify({
+        type: "operation",
+        notification_id: `ntf_nonsense_${randomUUID()}`,
+        created_at: new Date().toISOString(),
+        operation: "refund",
+        pg_reference: pgReference,
+        gateway_operation_id: `op_nonsense_${randomUUID()}`,
+        amount: "1.000",
+        currency: "KWD",
+        pg_response: {},
+        ...fields,
+      });
+    // Each was a 500 (a currency svc has no exponent for; a NUL PostgreSQL refuses).
+    for (const [fields, named] of [
+      [{ currency: "XXX" }, "currency"],
+      [{ currency: "kwd" }, "currency"],
+      [{ currency: "__proto__" }, "currency"],
+      [{ pg_reference: `${pgReference}\u0000` }, "pg_reference"],
+      [{ gateway_operation_id: "op\u0000x" }, "gateway_operation_id"],
+    ] as const) {
+      const r = await signed(m.pg.sandbox, body(fields));
+      const answer = await r.json();
+      expect([r.status, answer.code], JSON.stringify(fields)).toEqual([422, "validation_failed"]);
+      expect(answer.detail).toContain(named);
+    }
+    expect(await children(parent.session_id)).toEqual([]);
+  });
+
   it("an unauthenticated or wrongly signed notification is 401 and changes nothing", async () => {
     const parent = await paidParent(stack, m);
     const body = JSON.stringify({

@@ -12,7 +12,7 @@
  * `firstTime(q)` records the notification id in the same transaction as the effect, so a
  * notification delivered twice (or concurrently) has one effect.
  */
-import { formatAmount, newId, parseAmount } from "@svc/protocol";
+import { formatAmount, isCurrency, newId, parseAmount } from "@svc/protocol";
 import type { Db, Queryable } from "../db/client.js";
 import type { GatewayNotification } from "../gateways/adapter.js";
 import { discrepanciesRepo } from "../gateways/discrepancies.repo.js";
@@ -87,6 +87,12 @@ export function createGatewayOperations(db: Db, deps: { now: () => Date }) {
       const parent = await operationsRepo.lockParentByPgReference(q, pgCode, n.pgReference);
       if (!parent)
         throw new AppError("not_found", `No payment with pg_reference ${n.pgReference} on ${pgCode}.`);
+      if (!isCurrency(n.currency))
+        throw new AppError(
+          "validation_failed",
+          `currency must be an ISO 4217 code svc knows, in capitals (e.g. KWD), not ${JSON.stringify(n.currency.slice(0, 20))}`,
+          { errors: { currency: ["must be an ISO 4217 code svc knows, in capitals (e.g. KWD)"] } },
+        );
       const amount = parseAmount(n.amount, n.currency);
       if (!amount.ok)
         throw new AppError("validation_failed", `amount ${amount.message}`, {

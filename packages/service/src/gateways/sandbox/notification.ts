@@ -1,5 +1,6 @@
 /** Parses a verified sandbox notification body into the adapter's GatewayNotification union. */
 import type { GatewayNotification } from "../adapter.js";
+import { textProblem } from "../../http/input-guard.js";
 import { isObject, isOperation, toPaymentResult } from "./mapping.js";
 
 function fail(reason: string): never {
@@ -9,6 +10,8 @@ function fail(reason: string): never {
 function text(body: Record<string, unknown>, field: string): string {
   const value = body[field];
   if (typeof value !== "string" || value.length === 0) fail(`${field} must be a non-empty string`);
+  const problem = textProblem(value);
+  if (problem) fail(`${field} ${problem}`);
   return value;
 }
 

@@ -111,12 +111,27 @@ export async function readStripeEvent(
       deps.webhookSecret,
     );
   } catch (error) {
-    if (error instanceof Stripe.errors.StripeSignatureVerificationError)
-      throw new NotificationRejected(
-        "The Stripe-Signature does not verify with this gateway setting's webhook signing secret (was the raw body signed, and is the secret the endpoint's?).",
-      );
-    throw error;
+    // The body is checked only after its signature: a SyntaxError is a signed body that is not
+    // JSON. Anything else (the package's own errors on a malformed header, e.g. an empty v1=) is
+    // a signature that does not verify.
+    if (error instanceof SyntaxError)
+      throw new AppError("validation_failed", "The signed body of the Stripe event is not JSON.");
+    throw new NotificationRejected(
+      "The Stripe-Signature does not verify with this gateway setting's webhook signing secret (was the raw body signed, and is the secret the endpoint's?).",
+    );
   }
+  const shape = event as unknown as { type?: unknown; data?: { object?: unknown } } | null;
+  if (
+    shape === null ||
+    typeof shape !== "object" ||
+    typeof shape.type !== "string" ||
+    typeof shape.data?.object !== "object" ||
+    shape.data.object === null
+  )
+    throw new AppError(
+      "validation_failed",
+      "A Stripe event has a type and a data.object; this signed body has not, so it is not one.",
+    );
   const notifications: GatewayNotification[] = [];
   if (PAYMENT_EVENTS.has(event.type)) {
     const id = (event.data.object as Stripe.PaymentIntent).id;
