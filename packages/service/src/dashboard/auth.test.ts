@@ -122,6 +122,21 @@ describe.each(STORES)("dashboard sign-in and security on %s", (store) => {
     expect(crossSite.cookies.has("svc_dash")).toBe(false);
   });
 
+  it("a form over 1 MB gets a page that says so (413), not 'something went wrong' (500), signed in or not", async () => {
+    const client = new DashboardClient(stack);
+    await client.get("/dashboard/sign-in");
+    const huge = await client.post("/dashboard/sign-in", { ...m.admin, password: "p".repeat(1_100_000) });
+    expect(huge.status).toBe(413);
+    expect(huge.text).toContain("Form too large");
+    expect(huge.text).not.toContain("Something went wrong");
+    const inArabic = await client.post("/dashboard/sign-in?lang=ar", {
+      ...m.admin,
+      password: "p".repeat(1_100_000),
+    });
+    expect(inArabic.status).toBe(413);
+    expect(inArabic.text).toContain("النموذج كبير جدًا");
+  });
+
   it("locks a username after repeated failures, with growing backoff, and frees it later", async () => {
     const user = await addUser(["payment.view"]);
     const client = new DashboardClient(stack);

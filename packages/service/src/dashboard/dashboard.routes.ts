@@ -171,6 +171,9 @@ export function dashboardRoutes(
             text: error.message,
             english: true,
           });
+        // A form over the body limit (1 MB): Fastify's 413, once a 500 page here.
+        if (error.statusCode === 413)
+          return errorPage(request, reply, 413, t.too_large, { text: t.too_large_body });
         if (error.validation || error.statusCode === 400 || error.statusCode === 415)
           return errorPage(request, reply, 400, t.bad_request, { text: t.bad_request_body });
         const later = retryLater(error, request, reply);

@@ -49,6 +49,9 @@ const EN = {
     "Another change to the same records happened at the same moment, so this one was undone. Try it again.",
   bad_request: "Bad request",
   bad_request_body: "The request could not be read. Go back and submit the form again.",
+  too_large: "Form too large",
+  too_large_body:
+    "What was sent is over 1 MB, more than any form here takes. Go back, shorten what you typed and submit it again.",
   refused: "Request refused",
   signed_out: "Signed out",
   signed_out_body: "Your session has ended. Sign in again, then repeat the action.",
@@ -120,6 +123,9 @@ const AR: Messages = {
   conflict_body: "تزامن هذا مع تغيير آخر على السجلات نفسها، فأُلغي. حاول مرة أخرى.",
   bad_request: "طلب غير صالح",
   bad_request_body: "تعذّرت قراءة الطلب. ارجع وأرسل النموذج مرة أخرى.",
+  too_large: "النموذج كبير جدًا",
+  too_large_body:
+    "ما أُرسل يتجاوز 1 ميغابايت، وهو أكثر مما يقبله أي نموذج هنا. ارجع واختصر ما كتبته ثم أرسله مرة أخرى.",
   refused: "رُفض الطلب",
   signed_out: "انتهت الجلسة",
   signed_out_body: "انتهت جلستك. سجّل الدخول مرة أخرى، ثم كرّر الإجراء.",
