@@ -84,6 +84,9 @@ export function listenRoutes(fastify: FastifyInstance, listen: ListenService, ou
   app.get(
     "/v1/webhooks/endpoints/:id/stream",
     {
+      // No HEAD: a HEAD would open a stream whose events are never sent, and lease deliveries
+      // the real stream then waits for (once held for 60 s).
+      exposeHeadRoute: false,
       config,
       schema: {
         tags,

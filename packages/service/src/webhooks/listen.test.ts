@@ -227,6 +227,17 @@ describe.each(STORES)("svc listen, service side, on %s", (store) => {
     }
   });
 
+  it("a HEAD of a stream opens nothing and leases nothing: it is answered at once", async () => {
+    const started = (await call("POST", "/v1/webhooks/listen", { event_types: ["operation"] })).json;
+    const head = await fetch(`${stack.url}${started.stream_path}`, {
+      method: "HEAD",
+      headers: { authorization: apiKey(m.privateKey) },
+      signal: AbortSignal.timeout(5_000),
+    });
+    expect(head.status).toBe(404);
+    expect((await call("DELETE", `/v1/webhooks/endpoints/${started.endpoint.id}`)).status).toBe(204);
+  });
+
   it("a stream is only for a cli endpoint of the caller", async () => {
     const normal = await call("POST", "/v1/webhooks/endpoints", { url: `${receiver.url}/normal` });
     expect((await call("GET", `/v1/webhooks/endpoints/${normal.json.id}/stream`)).status).toBe(404);
