@@ -62,11 +62,13 @@ export class StripeGatewayAdapter implements GatewayAdapter {
   private async call<T>(
     what: string,
     fn: () => Promise<T>,
+    /** false for a paged list: its pages are calls of their own, each ended by the idle timeout. */
+    bounded = true,
   ): Promise<{ ok: T } | { refused: Stripe.errors.StripeError }> {
     let timer: NodeJS.Timeout | undefined;
     try {
       const call = fn();
-      if (this.deadlineMs <= 0) return { ok: await call };
+      if (this.deadlineMs <= 0 || !bounded) return { ok: await call };
       const deadline = new Promise<never>((_, reject) => {
         timer = setTimeout(
           () =>
@@ -172,10 +174,13 @@ export class StripeGatewayAdapter implements GatewayAdapter {
     if (ref.pgReference) return this.retrieve(ref.pgReference, ref.returnUrl);
     const started = Math.floor(ref.startedAt.getTime() / 1000);
     const window = LOOKUP_WINDOW_MS / 1000;
-    const listed = await this.call("payment lookup", () =>
-      this.stripe.paymentIntents
-        .list({ created: { gte: started - window, lte: started + window }, limit: 100 })
-        .autoPagingToArray({ limit: 10_000 }),
+    const listed = await this.call(
+      "payment lookup",
+      () =>
+        this.stripe.paymentIntents
+          .list({ created: { gte: started - window, lte: started + window }, limit: 100 })
+          .autoPagingToArray({ limit: 10_000 }),
+      false,
     );
     if ("refused" in listed)
       throw new GatewayError(
@@ -251,10 +256,13 @@ export class StripeGatewayAdapter implements GatewayAdapter {
    */
   async operationStatus(request: GatewayOperationRequest): Promise<GatewayOperationResult | undefined> {
     if (request.operation === "refund") {
-      const listed = await this.call("refund lookup", () =>
-        this.stripe.refunds
-          .list({ payment_intent: request.pgReference, limit: 100 })
-          .autoPagingToArray({ limit: 10_000 }),
+      const listed = await this.call(
+        "refund lookup",
+        () =>
+          this.stripe.refunds
+            .list({ payment_intent: request.pgReference, limit: 100 })
+            .autoPagingToArray({ limit: 10_000 }),
+        false,
       );
       if ("refused" in listed) throw lookupRefused(listed.refused);
       const refund = listed.ok.find((r) => r.metadata?.reference_number === request.referenceNumber);
