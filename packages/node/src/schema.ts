@@ -847,7 +847,7 @@ export interface components {
             capturable_amount: string;
             /** @description Still refundable (decimal string in the currency's exponent) */
             refundable_amount: string;
-            /** @description Not refunded or voided (decimal string in the currency's exponent) */
+            /** @description What can still be acted on: capturable_amount + refundable_amount (decimal string in the currency's exponent) */
             remaining_amount: string;
             challenge_occurred: boolean;
             pg_response: {

@@ -132,7 +132,7 @@ export const SCHEMAS = {
     voided_amount: amount("Voided so far"),
     capturable_amount: amount("Still capturable"),
     refundable_amount: amount("Still refundable"),
-    remaining_amount: amount("Not refunded or voided"),
+    remaining_amount: amount("What can still be acted on: capturable_amount + refundable_amount"),
     challenge_occurred: Type.Boolean(),
     pg_response: nullable(anyObject("The gateway's raw answer")),
     expires_at: time(),
