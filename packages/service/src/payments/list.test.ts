@@ -68,6 +68,9 @@ describe.each(STORES)("payments list and export on %s", (store) => {
     expect(bad.json.errors.cursor).toEqual(["is not a cursor this API gave"]);
     expect((await list("?since=yesterday")).json.errors.since[0]).toContain("ISO 8601");
     expect((await list("?limit=1000")).status).toBe(422);
+    // A blank search is not a filter: refused, not dropped (it listed every payment).
+    const blank = await list("?q=%20%20");
+    expect([blank.status, blank.json.errors?.q?.[0]]).toEqual([422, expect.stringContaining("only spaces")]);
     // order_no still answers that one payment, as before.
     expect((await list(`?order_no=${order}`)).json).toMatchObject({ order_no: order, amount: "3.000" });
   });

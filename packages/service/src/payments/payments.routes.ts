@@ -61,6 +61,9 @@ export function paymentsRoutes(fastify: FastifyInstance, payments: PaymentsServi
           );
         return payments.status(merchantId, { orderNo: query.order_no });
       }
+      // Blank, it would be dropped and list everything: a filter that is not one is refused.
+      if (query.q !== undefined && query.q.trim() === "")
+        throw validationError({ q: ["must not be only spaces: leave q out to list every payment"] });
       return payments.page(
         merchantId,
         {
