@@ -36,6 +36,26 @@ describe("FieldErrors", () => {
       colour: ["is not a known field; remove it or check its spelling"],
     });
   });
+
+  it('says bounds, field counts and patterns in words, not Ajv\'s ("must be >= 1", "must match pattern")', () => {
+    const out = ajvToFieldErrors(
+      [
+        { instancePath: "/limit", keyword: "minimum", params: { comparison: ">=", limit: 1 } },
+        { instancePath: "/count", keyword: "maximum", params: { comparison: "<=", limit: 100 } },
+        { instancePath: "/details", keyword: "maxProperties", params: { limit: 30 } },
+        { instancePath: "/otp", keyword: "pattern", params: { pattern: "^[0-9]+$" } },
+        { instancePath: "/code", keyword: "pattern", params: { pattern: "^[A-Z]{3}$" } },
+      ],
+      "body",
+    );
+    expect(out).toEqual({
+      limit: ["must be 1 or more"],
+      count: ["must be 100 or less"],
+      details: ["must have at most 30 fields"],
+      otp: ["must be digits only (0–9)"],
+      code: ["has the wrong format (it must match ^[A-Z]{3}$)"],
+    });
+  });
 });
 
 describe("ajvToFieldErrors on alternatives and queries", () => {

@@ -194,8 +194,30 @@ export function ajvToFieldErrors(
         message = `must be ${JSON.stringify(issue.params.allowedValue)}`;
         break;
       case "pattern":
+        message =
+          PATTERN_WORDS[String(issue.params.pattern)] ??
+          `has the wrong format (it must match ${String(issue.params.pattern)})`;
+        break;
       case "format":
         message = issue.message ?? "has the wrong format";
+        break;
+      case "minimum":
+        message = `must be ${String(issue.params.limit)} or more`;
+        break;
+      case "maximum":
+        message = `must be ${String(issue.params.limit)} or less`;
+        break;
+      case "exclusiveMinimum":
+        message = `must be more than ${String(issue.params.limit)}`;
+        break;
+      case "exclusiveMaximum":
+        message = `must be less than ${String(issue.params.limit)}`;
+        break;
+      case "maxProperties":
+        message = `must have at most ${String(issue.params.limit)} fields`;
+        break;
+      case "minProperties":
+        message = `must have at least ${String(issue.params.limit)} field${Number(issue.params.limit) === 1 ? "" : "s"}`;
         break;
       case "maxItems":
         message = `must have at most ${String(issue.params.limit)} items`;
@@ -210,6 +232,13 @@ export function ajvToFieldErrors(
   }
   return out.errors;
 }
+
+/** What the route schemas' patterns ask for, in words (Ajv's own is "must match pattern …"). */
+const PATTERN_WORDS: Record<string, string> = {
+  "^[0-9]+$": "must be digits only (0–9)",
+  "^sess_[a-z0-9]+$": "must be a session id: sess_ followed by lowercase letters and digits",
+  "^[a-z][a-z0-9_]*$": "must be a lowercase name: a letter, then letters, digits or _",
+};
 
 /** A query parameter's value(s) as the router parsed them (`a=1&a=2` is a list). */
 function queryValue(values: unknown, name: string): unknown {
