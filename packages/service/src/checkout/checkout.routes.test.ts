@@ -308,6 +308,13 @@ describe.each(STORES)("Checkout API on %s", (store) => {
       headers: { "tracking-key": key },
     });
     expect(tracking.json.session_id).toBe(first.json.session_id);
+    // The same request with the trailing slash the router also serves is the same request.
+    const slashed = await api(stack, "POST", "/v1/checkout/", {
+      auth: apiKey(m.privateKey),
+      body,
+      headers: { "idempotency-key": key },
+    });
+    expect([slashed.status, slashed.json.session_id]).toEqual([201, first.json.session_id]);
     const reused = await api(stack, "POST", "/v1/checkout", {
       auth: apiKey(m.privateKey),
       body: { ...body, amount: "6.000" },

@@ -68,7 +68,8 @@ export function requestFingerprint(method: string, url: string, body: unknown): 
     canonical = JSON.stringify(body ?? null);
   }
   return createHash("sha256")
-    .update(`${method} ${url.split("?")[0]}\n${canonical}`)
+    // The router serves `/v1/checkout/` as `/v1/checkout`: one request, one fingerprint.
+    .update(`${method} ${url.split("?")[0]!.replace(/(.)\/+$/, "$1")}\n${canonical}`)
     .digest("hex");
 }
 
