@@ -70,4 +70,21 @@ describe("the OpenAPI document", () => {
       }
     }
   });
+
+  it("lists the answers a merchant really gets: a declined refund, an unknown outcome, an expired session", () => {
+    const statuses = (path: string, method: string) => Object.keys(doc.paths[path]![method]!.responses);
+    expect(statuses("/v1/operations", "post")).toEqual(
+      expect.arrayContaining(["402", "404", "409", "413", "415", "422", "502", "504"]),
+    );
+    expect(statuses("/v1/checkout/{session_id}/payments", "post")).toEqual(
+      expect.arrayContaining(["410", "502", "504"]),
+    );
+    expect(statuses("/v1/gateways/{pg_code}/notifications", "post")).toContain("401");
+    // A reused Idempotency-Key is a 422 (idempotency_key_reused), not a 409.
+    const responses = (
+      JSON.parse(text) as { components: { responses: Record<string, { description: string }> } }
+    ).components.responses;
+    expect(responses.Error409!.description).not.toContain("another body");
+    expect(responses.Error422!.description).toContain("Idempotency-Key");
+  });
 });

@@ -126,9 +126,24 @@ const ERROR_RESPONSES: Record<string, string> = {
   "401": "Missing or wrong credentials",
   "403": "The credentials are valid but lack the permission, or the key kind is wrong for this endpoint",
   "404": "Nothing with this id belongs to the merchant",
-  "409": "Conflicts with the resource's state, or an Idempotency-Key reused with another body",
-  "422": "A field is invalid: `errors` names each",
+  "402": "The gateway declined the operation (its answer in pg_response); nothing was done",
+  "409": "Conflicts with the resource's state, or a request with the same Idempotency-Key is still running",
+  "410": "The checkout session has expired",
+  "413": "The body is over the size limit",
+  "415": "The body's Content-Type is not one this endpoint reads",
+  "422": "A field is invalid (`errors` names each), or an Idempotency-Key was used with another request",
   "429": "Rate limited: retry after the Retry-After header's seconds",
+  "502": "The gateway refused svc's request, or could not be reached before anything was sent",
+  "504": "The gateway's outcome is unknown: retry with the same Idempotency-Key for the same answer",
+};
+
+/** Answers an operation gives beyond those its shape implies (below), by operationId. */
+const MORE_ERRORS: Readonly<Record<string, readonly string[]>> = {
+  createOperation: ["402", "404", "502", "504"],
+  listPayments: ["404"],
+  createCheckoutPayment: ["410", "502", "504"],
+  confirmCheckoutOtp: ["410", "502", "504"],
+  receiveGatewayNotification: ["401"],
 };
 
 type OperationObject = {
@@ -190,7 +205,9 @@ export function completeOpenApi<T extends object>(
       if (path.includes("{")) statuses.push("404");
       if (op.requestBody || op.parameters?.some((p) => p.in === "query" || p.in === "path"))
         statuses.push("422");
-      if (op.requestBody) statuses.push("400");
+      if (op.requestBody) statuses.push("400", "413", "415");
+      if (id)
+        for (const status of MORE_ERRORS[id] ?? []) if (!statuses.includes(status)) statuses.push(status);
       if (method === "post" || method === "put" || method === "patch" || method === "delete")
         statuses.push("409");
       const responses = (op.responses ??= {});
