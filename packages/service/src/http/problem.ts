@@ -214,17 +214,14 @@ export function ajvToFieldErrors(
         message = `must be less than ${String(issue.params.limit)}`;
         break;
       case "maxProperties":
-        message = `must have at most ${String(issue.params.limit)} fields`;
-        break;
-      case "minProperties":
-        message = `must have at least ${String(issue.params.limit)} field${Number(issue.params.limit) === 1 ? "" : "s"}`;
-        break;
       case "maxItems":
-        message = `must have at most ${String(issue.params.limit)} items`;
+      case "minProperties":
+      case "minItems": {
+        const limit = Number(issue.params.limit);
+        const noun = issue.keyword.endsWith("Items") ? "item" : "field";
+        message = `must have at ${issue.keyword.startsWith("max") ? "most" : "least"} ${limit} ${noun}${limit === 1 ? "" : "s"}`;
         break;
-      case "minItems":
-        message = `must have at least ${String(issue.params.limit)} item${Number(issue.params.limit) === 1 ? "" : "s"}`;
-        break;
+      }
       default:
         message = issue.message ?? "is invalid";
     }
