@@ -67,10 +67,12 @@ export function requestFingerprint(method: string, url: string, body: unknown): 
     // A value RFC 8785 cannot represent (a lone surrogate): its ordinary JSON still identifies it.
     canonical = JSON.stringify(body ?? null);
   }
-  return createHash("sha256")
-    // The router serves `/v1/checkout/` as `/v1/checkout`: one request, one fingerprint.
-    .update(`${method} ${url.split("?")[0]!.replace(/(.)\/+$/, "$1")}\n${canonical}`)
-    .digest("hex");
+  return (
+    createHash("sha256")
+      // The router serves `/v1/checkout/` as `/v1/checkout`: one request, one fingerprint.
+      .update(`${method} ${url.split("?")[0]!.replace(/(.)\/+$/, "$1")}\n${canonical}`)
+      .digest("hex")
+  );
 }
 
 export const idempotencyRepo = {
