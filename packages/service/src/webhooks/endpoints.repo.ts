@@ -140,7 +140,9 @@ export const endpointsRepo = {
     );
     return rows[0]!;
   },
-  async remove(q: Queryable, merchantId: string, id: string): Promise<boolean> {
+  /** Deletes the endpoint, ending first what still waits for it (failed with `reason`). */
+  async remove(q: Queryable, merchantId: string, id: string, reason: string): Promise<boolean> {
+    await endpointsRepo.failWaiting(q, id, reason);
     const rows = await q.query(
       "delete from webhook_endpoints where merchant_id = $1 and id = $2 returning id",
       [merchantId, id],

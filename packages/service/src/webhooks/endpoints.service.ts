@@ -469,8 +469,7 @@ export function createEndpointsService(
       // Ending the waiting deliveries can collide with a worker's push-back, as in `update`.
       await retriedTx(db, async (q) => {
         await find(q, merchantId, id, true);
-        await endpointsRepo.failWaiting(q, id, "endpoint deleted");
-        await endpointsRepo.remove(q, merchantId, id);
+        await endpointsRepo.remove(q, merchantId, id, "endpoint deleted");
       });
     },
 
@@ -512,8 +511,12 @@ export function createEndpointsService(
       return retriedTx(db, async (q) => {
         const rows = await endpointsRepo.abandonedCli(q, cutoff);
         for (const e of rows) {
-          await endpointsRepo.failWaiting(q, e.id, "endpoint deleted: svc listen was gone for a day");
-          await endpointsRepo.remove(q, e.merchant_id, e.id);
+          await endpointsRepo.remove(
+            q,
+            e.merchant_id,
+            e.id,
+            "endpoint deleted: svc listen was gone for a day",
+          );
         }
         return rows.map((e) => e.id);
       });
