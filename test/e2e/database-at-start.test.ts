@@ -119,6 +119,7 @@ describe.skipIf(!POSTGRES)("svc serve started before its database", () => {
     );
     expect(output).toMatch(/svc: connect ECONNREFUSED 127\.0\.0\.1:\d+\s*$/);
     expect(ms).toBeGreaterThanOrEqual(1_500);
+    expect(output).toContain("exited (status 1)");
     expect(output).not.toContain(PASSWORD);
   });
 

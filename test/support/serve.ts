@@ -67,7 +67,7 @@ export async function startServe(env: Record<string, string>): Promise<ServeProc
   };
   const deadline = Date.now() + START_TIMEOUT_MS;
   while (!out.includes(SERVE_READY)) {
-    if (dead) throw new Error(`svc serve exited before it was ready:\n${out}`);
+    if (dead) throw new Error(`svc serve exited (status ${child.exitCode}) before it was ready:\n${out}`);
     if (Date.now() > deadline) {
       kill("SIGKILL");
       throw new Error(`svc serve was not ready within ${START_TIMEOUT_MS} ms:\n${out}`);
