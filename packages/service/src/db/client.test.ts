@@ -54,8 +54,19 @@ describe.runIf(STORES.includes("postgres"))("prepared statements on postgres", (
     const heard: string[] = [];
     const unlisten = await db.listen("probe_channel", () => heard.push("woken"));
     // Hold the pool's other connection in a transaction: a NOTIFY through the pool would wait.
+    // The NOTIFY goes once the transaction holds its connection (on a loaded machine the wake once
+    // came before it did, and the test released nothing).
     let release!: () => void;
-    const held = db.tx(() => new Promise<void>((resolve) => (release = resolve)));
+    let holding!: () => void;
+    const heldNow = new Promise<void>((resolve) => (holding = resolve));
+    const held = db.tx(
+      () =>
+        new Promise<void>((resolve) => {
+          release = resolve;
+          holding();
+        }),
+    );
+    await heldNow;
     await db.notify("probe_channel");
     const deadline = Date.now() + 5_000;
     while (heard.length === 0 && Date.now() < deadline) await new Promise((r) => setTimeout(r, 10));
