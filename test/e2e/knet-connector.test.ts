@@ -182,6 +182,45 @@ describe.each(STORES)("the KNET connector (%s)", (store) => {
     expect(text).not.toMatch(/byte sequence|UTF8|0x00/);
   });
 
+  it("a plain error post (no trandata) applies nothing, and is kept as KNET's fields within a bound however large it is", async () => {
+    const { sessionId } = await toKnet("6.000");
+    const [attempt] = await stack.db.query<{ pg_reference: string }>(
+      "select pg_reference from payment_attempts where session_id = $1",
+      [sessionId],
+    );
+    const trackId = attempt!.pg_reference;
+    // Anyone can post this naming a known track id: a megabyte of padding and a long ErrorText.
+    const form = new URLSearchParams({
+      Error: "IPAY0100042",
+      ErrorText: "x".repeat(10_000),
+      paymentid: "1111222233334444",
+      trackid: trackId,
+      pad: "p".repeat(900_000),
+    });
+    const posted = await fetch(`${stack.url}/v1/gateways/${pgCode}/notifications`, {
+      method: "POST",
+      headers: { "content-type": "application/x-www-form-urlencoded" },
+      body: form.toString(),
+    });
+    expect(posted.status).toBe(200);
+    expect(await posted.text()).toBe(`REDIRECT=${stack.url}/pay/${sessionId}/return`);
+    expect((await payment(sessionId)).state).toBe("attempted");
+    const [kept] = await stack.db.query<{ raw: string; decoded: Record<string, string>; outcome: string }>(
+      "select raw, decoded, outcome from gateway_messages where pg_code = $1 and pg_reference = $2",
+      [pgCode, trackId],
+    );
+    expect(kept!.outcome).toBe("knet_error");
+    expect(kept!.decoded).toEqual({
+      Error: "IPAY0100042",
+      ErrorText: "x".repeat(255),
+      paymentid: "1111222233334444",
+      trackid: trackId,
+    });
+    expect(kept!.raw.startsWith("Error=IPAY0100042&ErrorText=xxx")).toBe(true);
+    expect(kept!.raw.length).toBeLessThan(4_200);
+    expect(kept!.raw).toMatch(/… \(\d+ more characters not kept\)$/);
+  });
+
   it("a customer who paid and closed the browser is found by inquiry: by the checkout's poll, and by the sweep", async () => {
     knet.faults.dropResponseNotification = true;
     try {

@@ -11,6 +11,7 @@
  * the adapter gives it (KNET reverses the payment when `REDIRECT=` comes late): svc still answers
  * `REDIRECT=` in time, and the payment is confirmed by a later inquiry (the poll, the sweep).
  */
+import { clipText } from "../../db/json.js";
 import { AppError } from "../../http/problem.js";
 import {
   type GatewayPaymentRef,
@@ -50,6 +51,38 @@ export function knetResponse(fields: Record<string, string>, error?: { code: str
   return response;
 }
 
+/** The fields of KNET's plain error post: all svc keeps of one, read (the manual's, and udf1–udf5 echoed). */
+const ERROR_POST_FIELDS = [
+  "Error",
+  "ErrorText",
+  "paymentid",
+  "trackid",
+  "amt",
+  "result",
+  "udf1",
+  "udf2",
+  "udf3",
+  "udf4",
+  "udf5",
+];
+/**
+ * How much of a plain error post svc keeps. Anyone can post one naming a known track id, and
+ * KNET's is a few hundred bytes: a post of a megabyte is not kept whole (twice) for every try.
+ */
+const ERROR_POST_KEPT = { raw: 4096, field: 255 };
+
+/** What svc keeps of a plain error post: KNET's fields, clipped, and the post as received up to a bound. */
+function errorPostRecord(raw: string, form: URLSearchParams) {
+  const decoded: Record<string, string> = {};
+  for (const name of ERROR_POST_FIELDS) {
+    const value = form.get(name);
+    if (value !== null) decoded[name] = clipText(value, ERROR_POST_KEPT.field);
+  }
+  if (raw.length <= ERROR_POST_KEPT.raw) return { raw, decoded };
+  const kept = clipText(raw, ERROR_POST_KEPT.raw);
+  return { raw: `${kept}… (${raw.length - kept.length} more characters not kept)`, decoded };
+}
+
 interface KnetResponseDeps {
   resourceKey: string;
   /**
@@ -83,7 +116,7 @@ export async function readKnetResponse(
     if (!ref) throw new AppError("not_found", "This KNET post names no payment of this gateway setting.");
     return {
       notifications: [],
-      record: { pgReference: trackId, raw, decoded: Object.fromEntries(form), outcome: "knet_error" },
+      record: { pgReference: trackId, ...errorPostRecord(raw, form), outcome: "knet_error" },
       reply: redirectTo(ref.returnUrl),
     };
   }
