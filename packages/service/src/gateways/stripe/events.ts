@@ -92,6 +92,19 @@ function refundNotification(
   };
 }
 
+/** Stripe's object ids: a prefix and an underscore, then letters, digits and underscores (pi_3a9X…, re_…, ch_…). */
+const STRIPE_ID = /^[a-z]+_[A-Za-z0-9_]{1,250}$/;
+
+/**
+ * The id of the object an event is about, or undefined when it cannot be one of Stripe's (missing,
+ * not text, `pi_\ud800`): such an event names an object Stripe has not, so it is acknowledged and
+ * nothing applied, as for an object Stripe says does not exist (asking Stripe is not even possible).
+ */
+function objectIdOf(event: Stripe.Event): string | undefined {
+  const id = (event.data.object as { id?: unknown }).id;
+  return typeof id === "string" && STRIPE_ID.test(id) ? id : undefined;
+}
+
 const idOf = (value: string | { id: string } | null | undefined) =>
   value == null ? null : typeof value === "string" ? value : value.id;
 
@@ -133,8 +146,9 @@ export async function readStripeEvent(
       "A Stripe event has a type and a data.object; this signed body has not, so it is not one.",
     );
   const notifications: GatewayNotification[] = [];
+  const id = objectIdOf(event);
+  if (id === undefined) return { notifications };
   if (PAYMENT_EVENTS.has(event.type)) {
-    const id = (event.data.object as Stripe.PaymentIntent).id;
     const pi = await reread("PaymentIntent", () =>
       deps.stripe.paymentIntents.retrieve(id, { expand: ["latest_charge"] }),
     );
@@ -147,14 +161,13 @@ export async function readStripeEvent(
         notificationId: event.id,
       });
   } else if (REFUND_EVENTS.has(event.type)) {
-    const id = (event.data.object as Stripe.Refund).id;
     const refund = await reread("refund", () => deps.stripe.refunds.retrieve(id));
     const found = refund && refundNotification(refund, event.id, idOf(refund.payment_intent));
     if (found) notifications.push(found);
   } else if (event.type === "charge.refunded") {
     const charge = event.data.object as Stripe.Charge;
     const refunds = await reread("refunds", () =>
-      deps.stripe.refunds.list({ charge: charge.id, limit: 100 }).autoPagingToArray({ limit: 1_000 }),
+      deps.stripe.refunds.list({ charge: id, limit: 100 }).autoPagingToArray({ limit: 1_000 }),
     );
     for (const refund of refunds ?? []) {
       const found = refundNotification(
