@@ -46,6 +46,26 @@ describe.each(STORES)("service basics on %s", (store) => {
     expect(r.json).toMatchObject({ code: "route_not_found", status: 404 });
   });
 
+  it("answers a served path asked with another method 405, with the methods it takes in Allow", async () => {
+    const auth = apiKey(m.privateKey);
+    for (const [method, path, allow] of [
+      ["DELETE", "/v1/payments/sess_x?expand=1", "GET, HEAD"],
+      ["PUT", "/v1/operations", "POST"],
+      ["POST", "/v1/webhooks/endpoints/we_x", "GET, HEAD, PATCH, DELETE"],
+    ] as const) {
+      const r = await api(stack, method, path, { auth });
+      expect([method, path, r.status, r.headers.get("allow")]).toEqual([method, path, 405, allow]);
+      expect(r.headers.get("content-type")).toContain("application/problem+json");
+      expect(r.json).toMatchObject({ code: "method_not_allowed", status: 405 });
+      expect(r.json.detail).toBe(
+        `${path.split("?")[0]} takes ${allow}, not ${method}. See /docs for the API.`,
+      );
+    }
+    // A path nothing serves stays 404, whatever the method.
+    const none = await api(stack, "DELETE", "/v1/nope", { auth });
+    expect([none.status, none.json.code, none.headers.get("allow")]).toEqual([404, "route_not_found", null]);
+  });
+
   it("answers what the router or the HTTP parser refuses as problem+json with a request id, too", async () => {
     const auth = apiKey(m.privateKey);
     const badEncoding = await api(stack, "GET", "/v1/payments/%E0%A4%A", { auth });

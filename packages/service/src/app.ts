@@ -80,6 +80,8 @@ export interface AppDeps {
 export const BODY_LIMIT_BYTES = 1024 * 1024;
 
 /** The query schema of an API endpoint that takes no query parameters (see the onRoute hook). */
+/** The methods svc serves, in the order a 405's `Allow` lists them. */
+const ROUTE_METHODS = ["GET", "HEAD", "POST", "PUT", "PATCH", "DELETE"] as const;
 const NO_QUERY = { type: "object", properties: {}, additionalProperties: false } as const;
 
 /** An API endpoint without a body schema takes no body fields (see the onRoute hook). */
@@ -224,15 +226,25 @@ export async function buildApp(config: ServiceConfig, deps: AppDeps): Promise<Fa
   registerInputGuard(app);
   // JSON (and forms, for hosted pages) only: anything else is 415 with a clear message.
   app.removeContentTypeParser("text/plain");
-  app.setNotFoundHandler((request, reply) =>
-    sendProblem(
+  app.setNotFoundHandler((request, reply) => {
+    const path = request.url.split("?")[0]!;
+    // A path that is served, with another method (DELETE on a payment): 405 and what it takes.
+    const allowed = ROUTE_METHODS.filter((method) => app.findRoute({ method, url: path }) !== null);
+    if (allowed.length > 0) {
+      reply.header("allow", allowed.join(", "));
+      return sendProblem(
+        reply,
+        new AppError(
+          "method_not_allowed",
+          `${path} takes ${allowed.join(", ")}, not ${request.method}. See /docs for the API.`,
+        ),
+      );
+    }
+    return sendProblem(
       reply,
-      new AppError(
-        "route_not_found",
-        `There is no ${request.method} ${request.url.split("?")[0]}. See /docs for the API.`,
-      ),
-    ),
-  );
+      new AppError("route_not_found", `There is no ${request.method} ${path}. See /docs for the API.`),
+    );
+  });
   await app.register(formbody);
   await app.register(swagger, {
     // The Idempotency-Key header on the routes that honour it, then servers, operationIds and the
