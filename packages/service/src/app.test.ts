@@ -46,6 +46,58 @@ describe.each(STORES)("service basics on %s", (store) => {
     expect(r.json).toMatchObject({ code: "route_not_found", status: 404 });
   });
 
+  it("a 404 for an id says what to check or where the right ids are listed", async () => {
+    const auth = apiKey(m.privateKey);
+    const cases: [string, string, string | undefined, string][] = [
+      [
+        "GET",
+        "/v1/admin/merchants/mer_nosuch",
+        bearer,
+        "No merchant mer_nosuch. The operator API takes the merchant's id (mer_…) as POST /v1/admin/merchants answered it.",
+      ],
+      [
+        "DELETE",
+        `/v1/admin/merchants/${m.id}/keys/key_nosuch`,
+        bearer,
+        `No key key_nosuch of merchant ${m.id}. GET /v1/admin/merchants/${m.id} lists its keys.`,
+      ],
+      [
+        "GET",
+        `/v1/admin/merchants/${m.id}/gateways/nosuch`,
+        bearer,
+        `No gateway setting nosuch for merchant ${m.id}. GET /v1/admin/merchants/${m.id}/gateways lists its settings.`,
+      ],
+      [
+        "GET",
+        "/v1/payments/sess_nosuch",
+        auth,
+        "No transaction with session_id sess_nosuch. Check it: another merchant's transactions are not found.",
+      ],
+      [
+        "GET",
+        "/v1/webhooks/messages/msg_nosuch",
+        auth,
+        "No webhook message msg_nosuch. GET /v1/webhooks/messages lists this merchant's.",
+      ],
+      [
+        "GET",
+        "/v1/webhooks/endpoints/we_nosuch",
+        auth,
+        "No webhook endpoint we_nosuch. GET /v1/webhooks/endpoints lists this merchant's.",
+      ],
+      [
+        "GET",
+        "/v1/discrepancies/dsc_nosuch",
+        auth,
+        "No discrepancy dsc_nosuch. GET /v1/discrepancies lists this merchant's.",
+      ],
+    ];
+    for (const [method, path, who, detail] of cases) {
+      const r = await api(stack, method, path, { auth: who });
+      expect([path, r.status, r.json.code, r.json.detail]).toEqual([path, 404, "not_found", detail]);
+    }
+  });
+
   it("answers a served path asked with another method 405, with the methods it takes in Allow", async () => {
     const auth = apiKey(m.privateKey);
     for (const [method, path, allow] of [

@@ -23,6 +23,7 @@ import { checkoutRepo, type TransactionRow } from "./checkout.repo.js";
 import { createHostedPageService } from "./hosted-page.service.js";
 import { createPaymentFlow } from "./payment-flow.js";
 import { paymentMethodsFor } from "./payment-methods.js";
+import { noTransaction } from "../http/not-found.js";
 
 /** Limits of `metadata` (as other payment platforms set them: 50 keys, 40-character keys, 500-character values). */
 export const METADATA_MAX_KEYS = 50;
@@ -111,11 +112,7 @@ export function createCheckoutService(db: Db, deps: CheckoutDeps) {
   async function load(merchantId: string, sessionId: string): Promise<TransactionRow> {
     await deps.payments.expireDue(sessionId);
     const tx = await checkoutRepo.find(db, merchantId, sessionId);
-    if (!tx)
-      throw new AppError(
-        "not_found",
-        `No transaction with session_id ${sessionId}. Check the id, and that the key belongs to the merchant that created it.`,
-      );
+    if (!tx) throw noTransaction({ sessionId });
     return tx;
   }
 

@@ -38,6 +38,7 @@ import { type GatewaySettingRow, merchantsRepo } from "../merchants/merchants.re
 import type { PaymentsService } from "../payments/payments.service.js";
 import { type AttemptRow, checkoutRepo, type TransactionRow } from "./checkout.repo.js";
 import { t } from "./i18n.js";
+import { noTransaction } from "../http/not-found.js";
 
 export interface PaymentFlowDeps {
   config: ServiceConfig;
@@ -145,7 +146,7 @@ export function createPaymentFlow(db: Db, deps: PaymentFlowDeps) {
       const tx = merchantId
         ? await checkoutRepo.find(q, merchantId, sessionId, true)
         : await checkoutRepo.findBySession(q, sessionId, true);
-      if (!tx) throw new AppError("not_found", `No transaction with session_id ${sessionId}.`);
+      if (!tx) throw noTransaction({ sessionId });
       assertPayable(tx);
       const setting = await offeredSetting(q, tx, pgCode, form);
       // Built now, so a setting whose credentials cannot be opened fails before anything is written.

@@ -39,6 +39,10 @@ export function discrepancyView(row: DiscrepancyRow) {
 
 export type DiscrepancyView = ReturnType<typeof discrepancyView>;
 
+/** A discrepancy id this merchant has not, and where its ids are listed. */
+const noDiscrepancy = (id: string) =>
+  new AppError("not_found", `No discrepancy ${id}. GET /v1/discrepancies lists this merchant's.`);
+
 export function createDiscrepanciesService(
   db: Db,
   deps: {
@@ -62,7 +66,7 @@ export function createDiscrepanciesService(
     },
     async get(merchantId: string, id: string): Promise<DiscrepancyView> {
       const row = await discrepanciesRepo.find(db, merchantId, id);
-      if (!row) throw new AppError("not_found", `No discrepancy ${id}.`);
+      if (!row) throw noDiscrepancy(id);
       return discrepancyView(row);
     },
     /**
@@ -81,7 +85,7 @@ export function createDiscrepanciesService(
       outcome?: "done" | "not_done",
     ): Promise<DiscrepancyView> {
       const found = await discrepanciesRepo.find(db, merchantId, id);
-      if (!found) throw new AppError("not_found", `No discrepancy ${id}.`);
+      if (!found) throw noDiscrepancy(id);
       if (found.kind === "unknown_outcome" && found.status === "open") {
         if (!outcome)
           throw new AppError(
@@ -101,7 +105,7 @@ export function createDiscrepanciesService(
       const row = await discrepanciesRepo.resolve(db, merchantId, id, { note, by, at: deps.now(), outcome });
       if (row) return discrepancyView(row);
       const existing = await discrepanciesRepo.find(db, merchantId, id);
-      if (!existing) throw new AppError("not_found", `No discrepancy ${id}.`);
+      if (!existing) throw noDiscrepancy(id);
       throw new AppError("conflict", `The discrepancy ${id} is already resolved.`, { status: 409 });
     },
   };

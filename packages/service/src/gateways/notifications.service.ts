@@ -102,7 +102,11 @@ export function createNotificationsService(db: Db, deps: NotificationsDeps) {
      */
     async receive(pgCode: string, inbound: InboundNotification): Promise<NotificationReceipt> {
       const setting = await merchantsRepo.findGatewayByCode(db, pgCode);
-      if (!setting) throw new AppError("not_found", `No gateway setting with pg_code ${pgCode}.`);
+      if (!setting)
+        throw new AppError(
+          "not_found",
+          `No gateway setting with pg_code ${pgCode}. The gateway's notification URL is /v1/gateways/{pg_code}/notifications with the pg_code of a saved setting.`,
+        );
       const adapter = deps.gateways.adapterFor(setting);
       let read: NotificationRead;
       try {

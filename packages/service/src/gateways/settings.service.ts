@@ -20,6 +20,7 @@ import {
   sealCredentials,
 } from "./credentials.js";
 import { type GatewaySettingPatch, gatewaySettingsRepo } from "./settings.repo.js";
+import { noMerchant } from "../http/not-found.js";
 
 const PG_CODE = /^[a-z0-9][a-z0-9_-]{0,63}$/;
 
@@ -141,7 +142,10 @@ export function createGatewaySettingsService(
   async function own(merchantId: string, pgCode: string): Promise<GatewaySettingRow> {
     const row = await merchantsRepo.findGatewayByCode(db, pgCode);
     if (!row || row.merchant_id !== merchantId)
-      throw new AppError("not_found", `No gateway setting ${pgCode} for this merchant.`);
+      throw new AppError(
+        "not_found",
+        `No gateway setting ${pgCode} for merchant ${merchantId}. GET /v1/admin/merchants/${merchantId}/gateways lists its settings.`,
+      );
     return row;
   }
 
@@ -150,10 +154,7 @@ export function createGatewaySettingsService(
       const settings = await merchantsRepo.listGateways(db, merchantId);
       // None for a merchant that does not exist is a wrong id, not an empty list.
       if (settings.length === 0 && !(await merchantsRepo.findMerchant(db, merchantId)))
-        throw new AppError(
-          "not_found",
-          `No merchant ${merchantId}; the operator API takes the merchant's id (mer_…).`,
-        );
+        throw noMerchant(merchantId);
       return settings.map(gatewaySettingView);
     },
 
@@ -186,8 +187,7 @@ export function createGatewaySettingsService(
       if (input.notification_secret && needsCredentials(kind))
         errors.add("notification_secret", `a ${kind} gateway takes its signing secret among its credentials`);
       errors.throwIfAny();
-      if (!(await merchantsRepo.findMerchant(db, merchantId)))
-        throw new AppError("not_found", `No merchant ${merchantId}.`);
+      if (!(await merchantsRepo.findMerchant(db, merchantId))) throw noMerchant(merchantId);
       const id = newId("gws");
       let secret: string | null = null;
       let sealed: { sealed: string; hint: Record<string, string> } | undefined;

@@ -9,6 +9,7 @@ import type { Db, Queryable } from "../db/client.js";
 import { AppError, FieldErrors } from "../http/problem.js";
 import { newWebhookSecret } from "../webhooks/secrets.js";
 import { merchantsRepo } from "./merchants.repo.js";
+import { noMerchant } from "../http/not-found.js";
 
 const ROOT_DOMAIN =
   /^(?=.{1,253}$)(localhost|[a-z0-9]([a-z0-9-]{0,61}[a-z0-9])?(\.[a-z0-9]([a-z0-9-]{0,61}[a-z0-9])?)+|\d{1,3}(\.\d{1,3}){3})(:\d{1,5})?$/;
@@ -91,7 +92,7 @@ export function createMerchantsService(
 
     async getMerchant(merchantId: string) {
       const merchant = await merchantsRepo.findMerchant(db, merchantId);
-      if (!merchant) throw new AppError("not_found", `No merchant ${merchantId}.`);
+      if (!merchant) throw noMerchant(merchantId);
       const gateways = await merchantsRepo.listGateways(db, merchantId);
       const keys = await merchantsRepo.listKeys(db, merchantId);
       return {
@@ -114,14 +115,17 @@ export function createMerchantsService(
     },
 
     async createKey(merchantId: string, kind: KeyKind, label = "") {
-      if (!(await merchantsRepo.findMerchant(db, merchantId)))
-        throw new AppError("not_found", `No merchant ${merchantId}.`);
+      if (!(await merchantsRepo.findMerchant(db, merchantId))) throw noMerchant(merchantId);
       return issueKey(db, merchantId, kind, label);
     },
 
     async revokeKey(merchantId: string, keyId: string) {
       const hash = await merchantsRepo.revokeKey(db, merchantId, keyId);
-      if (!hash) throw new AppError("not_found", `No key ${keyId}.`);
+      if (!hash)
+        throw new AppError(
+          "not_found",
+          `No key ${keyId} of merchant ${merchantId}. GET /v1/admin/merchants/${merchantId} lists its keys.`,
+        );
       options.onKeyRevoked?.(hash);
     },
 
@@ -154,8 +158,7 @@ export function createMerchantsService(
           errors.add("permissions", `"${p}" is not one of ${PERMISSIONS.join(", ")}`);
       }
       errors.throwIfAny();
-      if (!(await merchantsRepo.findMerchant(db, merchantId)))
-        throw new AppError("not_found", `No merchant ${merchantId}.`);
+      if (!(await merchantsRepo.findMerchant(db, merchantId))) throw noMerchant(merchantId);
       const user = await merchantsRepo.insertUser(db, {
         merchantId,
         username: input.username,

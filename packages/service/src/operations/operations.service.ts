@@ -52,6 +52,7 @@ import {
   operationsRepo,
 } from "./operations.repo.js";
 import { capturesInFlight, finalState, operationAmount } from "./rules.js";
+import { noTransaction } from "../http/not-found.js";
 
 export interface PerformInput {
   merchantId: string;
@@ -146,13 +147,7 @@ export function createOperationsService(db: Db, deps: OperationsDeps) {
   async function tryReserve(q: Queryable, input: PerformInput, lock: boolean) {
     const key = { merchantId: input.merchantId, sessionId: input.sessionId, orderNo: input.orderNo };
     const found = lock ? await operationsRepo.parentForOperation(q, key, true) : await readParent(key);
-    if (!found)
-      throw new AppError(
-        "not_found",
-        input.sessionId
-          ? `No transaction with session_id ${input.sessionId}.`
-          : `No transaction with order_no ${input.orderNo}.`,
-      );
+    if (!found) throw noTransaction(input);
     const { parent, gateway, routing } = found;
     // What the gateway cannot do is refused first, whatever the payment's state.
     if (gateway && !operationsFor(gateway.kind).includes(input.operation))

@@ -18,6 +18,7 @@ import { type Destination, endpointDestination, publish, SEED_VARIANT } from "..
 import { settingsRepo } from "../webhooks/settings.repo.js";
 import { type InitiatorRecord } from "./operations.repo.js";
 import { initiatorOf } from "./operation-webhook.js";
+import { noEndpoint } from "../http/not-found.js";
 
 export const TEST_ORDER_NO = "svc-test-webhook";
 
@@ -37,7 +38,7 @@ export async function sendTestWebhook(
     let destinations: Destination[];
     if (options.endpointId) {
       const endpoint = first!.endpoints.find((e) => e.id === options.endpointId);
-      if (!endpoint) throw new AppError("not_found", `No webhook endpoint ${options.endpointId}.`);
+      if (!endpoint) throw noEndpoint(options.endpointId);
       if (!endpoint.enabled)
         throw new AppError(
           "endpoint_disabled",

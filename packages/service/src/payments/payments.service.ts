@@ -10,6 +10,7 @@ import { AppError } from "../http/problem.js";
 import { type ChildRow, type PaymentListFilter, paymentsRepo } from "./payments.repo.js";
 import { deriveTotals } from "./totals.js";
 import { transactionsOf } from "./transactions.js";
+import { noTransaction } from "../http/not-found.js";
 
 export interface PaymentEvents {
   /**
@@ -148,12 +149,7 @@ export function createPaymentsService(db: Db, deps: { now: () => Date; events?: 
         tx = await transactionsRepo.find(db, merchantId, tx.session_id);
     }
     if (!tx) {
-      throw new AppError(
-        "not_found",
-        by.sessionId
-          ? `No transaction with session_id ${by.sessionId}.`
-          : `No transaction with order_no ${by.orderNo}.`,
-      );
+      throw noTransaction(by);
     }
     return tx;
   }

@@ -29,6 +29,7 @@ import { EVENT_TYPES, FIRST_PAYLOAD_VERSION, type OutboxSignal } from "./outbox.
 import { publish, route } from "./publish.js";
 import { settingsRepo, type WebhookConfig } from "./settings.repo.js";
 import { urlProblem } from "./settings.service.js";
+import { noEndpoint } from "../http/not-found.js";
 
 /**
  * A `svc listen` endpoint nobody has read for this long is deleted: its CLI was killed outright
@@ -291,7 +292,7 @@ export function createEndpointsService(
         "read_only",
         `"${id}" is one of the seed's destinations: change it with ${id === "general" ? "PUT /v1/webhooks/config" : `PUT /v1/webhooks/plugins/${id.slice(7)}`}.`,
       );
-    throw new AppError("not_found", `No webhook endpoint ${id}.`);
+    throw noEndpoint(id);
   }
 
   /**

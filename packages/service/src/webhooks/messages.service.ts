@@ -14,6 +14,10 @@ export const DEFAULT_PAGE = 50;
  * break a deadlock (with a worker recording outcomes, or an endpoint being disabled) instead of
  * answering 503 (docs/architecture.md, "Transactions that collide").
  */
+/** A message id this merchant has not, and where its ids are listed. */
+const noMessage = (id: string) =>
+  new AppError("not_found", `No webhook message ${id}. GET /v1/webhooks/messages lists this merchant's.`);
+
 export function createMessagesService(db: Db, deps: { outbox: OutboxSignal }) {
   async function withDeliveries(messages: Awaited<ReturnType<typeof messagesRepo.list>>) {
     const deliveries = await messagesRepo.deliveries(
@@ -65,7 +69,7 @@ export function createMessagesService(db: Db, deps: { outbox: OutboxSignal }) {
     },
     async get(merchantId: string, id: string) {
       const message = await messagesRepo.find(db, merchantId, id);
-      if (!message) throw new AppError("not_found", `No webhook message ${id}.`);
+      if (!message) throw noMessage(id);
       return (await withDeliveries([message]))[0]!;
     },
     /**
@@ -74,7 +78,7 @@ export function createMessagesService(db: Db, deps: { outbox: OutboxSignal }) {
      */
     async replay(merchantId: string, id: string) {
       const message = await messagesRepo.find(db, merchantId, id);
-      if (!message) throw new AppError("not_found", `No webhook message ${id}.`);
+      if (!message) throw noMessage(id);
       const counts = await retriedTx(db, async (q) =>
         messagesRepo.replay(q, merchantId, { messageId: id }, await settingsRepo.config(q, merchantId)),
       );
@@ -109,7 +113,7 @@ export function createMessagesService(db: Db, deps: { outbox: OutboxSignal }) {
     /** Sends a stored message to one of its {@link otherDestinations}, with the current timeout and retries. */
     async sendTo(merchantId: string, id: string, url: string) {
       const message = await messagesRepo.find(db, merchantId, id);
-      if (!message) throw new AppError("not_found", `No webhook message ${id}.`);
+      if (!message) throw noMessage(id);
       const sent = await messagesRepo.deliveries(db, [id]);
       const target = (
         await this.otherDestinations(
