@@ -161,6 +161,45 @@ describe.each(STORES)("service basics on %s", (store) => {
     expect(raw.match(/HTTP\/1\.1 \d{3}/g)).toHaveLength(1);
   });
 
+  it("what Node's HTTP server answers itself is problem+json too: no Host, an unknown Expect, CONNECT", async () => {
+    // Each was Node's bare answer (400 and 417 without a body) or a connection closed without a word.
+    const exchange = (text: string) =>
+      new Promise<{ head: string; body: string }>((resolve, reject) => {
+        const socket = net.connect(Number(new URL(stack.url).port), "127.0.0.1");
+        let got = "";
+        socket.on("data", (d) => (got += d));
+        socket.on("close", () => {
+          const at = got.indexOf("\r\n\r\n");
+          resolve({ head: got.slice(0, at), body: got.slice(at + 4) });
+        });
+        socket.on("error", reject);
+        socket.write(text);
+        setTimeout(() => socket.destroy(new Error(`no close within 10 s; got: ${got}`)), 10_000).unref();
+      });
+    const problemOf = async (text: string) => {
+      const { head, body } = await exchange(text);
+      expect(head).toMatch(/\r\ncontent-type: application\/problem\+json/i);
+      expect(head).toMatch(/\r\nx-request-id: req_/i);
+      return { head, problem: JSON.parse(body) };
+    };
+    const noHost = await problemOf("GET /healthz HTTP/1.1\r\nConnection: close\r\n\r\n");
+    expect(noHost.head).toMatch(/^HTTP\/1\.1 400 /);
+    expect(noHost.problem).toMatchObject({ code: "invalid_request", status: 400 });
+    expect(noHost.problem.detail).toContain("Host header");
+    // HTTP/1.0 has no Host requirement: served.
+    expect((await exchange("GET /healthz HTTP/1.0\r\n\r\n")).head).toMatch(/^HTTP\/1\.1 200 /);
+    const expect417 = await problemOf(
+      "POST /v1/operations HTTP/1.1\r\nHost: x\r\nExpect: 200-ok\r\nContent-Length: 2\r\nConnection: close\r\n\r\n{}",
+    );
+    expect(expect417.head).toMatch(/^HTTP\/1\.1 417 /);
+    expect(expect417.problem).toMatchObject({ code: "invalid_request", status: 417 });
+    expect(expect417.problem.detail).toContain('"200-ok"');
+    const connect = await problemOf("CONNECT example.com:443 HTTP/1.1\r\nHost: example.com:443\r\n\r\n");
+    expect(connect.head).toMatch(/^HTTP\/1\.1 405 /);
+    expect(connect.head).toMatch(/\r\nAllow: GET, HEAD, POST, PUT, PATCH, DELETE/);
+    expect(connect.problem).toMatchObject({ code: "method_not_allowed", status: 405 });
+  });
+
   it("guards the operator API with the admin token", async () => {
     expect(
       (await api(stack, "POST", "/v1/admin/merchants", { body: { root_domain: "a.example.com" } })).status,

@@ -7,7 +7,7 @@ import formbody from "@fastify/formbody";
 import swagger from "@fastify/swagger";
 import swaggerUi from "@fastify/swagger-ui";
 import type { Duplex } from "node:stream";
-import type { ServerResponse } from "node:http";
+import type { IncomingMessage, Server, ServerResponse } from "node:http";
 import { ERROR_CATALOGUE, PROBLEM_TYPE_BASE } from "@svc/protocol";
 import Fastify, { type FastifyInstance, type FastifyRequest } from "fastify";
 import { checkoutRoutes } from "./checkout/checkout.routes.js";
@@ -17,6 +17,7 @@ import { sdkRoutes } from "./checkout/sdk.routes.js";
 import { createSdkService } from "./checkout/sdk.service.js";
 import type { ServiceConfig } from "./config.js";
 import type { Db } from "./db/client.js";
+import { clipText } from "./db/json.js";
 import { migrationsApplied } from "./db/migrate.js";
 import { dashboardRoutes } from "./dashboard/dashboard.routes.js";
 import { discrepanciesRoutes } from "./gateways/discrepancies.routes.js";
@@ -125,18 +126,64 @@ function answerClientError(error: Error & { code?: string }, socket: Duplex): vo
             "The request's headers (with its URL) are over 16 KB; send less.",
           ]
         : [400, "Bad Request", "The request is not valid HTTP/1.1."];
-  const body = JSON.stringify({
-    type: `${PROBLEM_TYPE_BASE}invalid_request`,
-    title: ERROR_CATALOGUE.invalid_request.title,
+  if (socket.writable) socket.write(rawProblem(status, reason, "invalid_request", detail));
+  socket.destroy(error);
+}
+
+/** A problem+json body outside Fastify (what Node answers itself), with the catalogue's title. */
+function problemJson(code: "invalid_request" | "method_not_allowed", status: number, detail: string): string {
+  return JSON.stringify({
+    type: `${PROBLEM_TYPE_BASE}${code}`,
+    title: ERROR_CATALOGUE[code].title,
     status,
     detail,
-    code: "invalid_request",
+    code,
   });
-  if (socket.writable)
-    socket.write(
-      `HTTP/1.1 ${status} ${reason}\r\nContent-Type: application/problem+json\r\nContent-Length: ${Buffer.byteLength(body)}\r\nx-request-id: ${newRequestId()}\r\nConnection: close\r\n\r\n${body}`,
+}
+
+/** A whole HTTP/1.1 answer written to a socket before (or without) a request: the connection then closes. */
+function rawProblem(
+  status: number,
+  reason: string,
+  code: "invalid_request" | "method_not_allowed",
+  detail: string,
+  headers = "",
+): string {
+  const body = problemJson(code, status, detail);
+  return `HTTP/1.1 ${status} ${reason}\r\nContent-Type: application/problem+json\r\nContent-Length: ${Buffer.byteLength(body)}\r\nx-request-id: ${newRequestId()}\r\n${headers}Connection: close\r\n\r\n${body}`;
+}
+
+/**
+ * What Node's HTTP server would answer itself, in the API's shape: an `Expect` other than
+ * 100-continue (Node: a bare 417) and a CONNECT (Node: the connection closed without a word).
+ */
+function answerOutsideRoutes(server: Server): void {
+  server.on("checkExpectation", (request: IncomingMessage, response: ServerResponse) => {
+    const body = problemJson(
+      "invalid_request",
+      417,
+      `svc meets no Expect but 100-continue (this one: ${JSON.stringify(clipText(request.headers.expect ?? "", 64))}); send the request without it.`,
     );
-  socket.destroy(error);
+    response.writeHead(417, {
+      "content-type": "application/problem+json",
+      "content-length": Buffer.byteLength(body),
+      "x-request-id": newRequestId(),
+      connection: "close",
+    });
+    response.end(body);
+  });
+  server.on("connect", (_request: IncomingMessage, socket: Duplex) => {
+    socket.on("error", () => {}); // a client gone before its answer: nothing left to tell it
+    socket.end(
+      rawProblem(
+        405,
+        "Method Not Allowed",
+        "method_not_allowed",
+        "svc is not a proxy: CONNECT is not served. See /docs for the API.",
+        "Allow: GET, HEAD, POST, PUT, PATCH, DELETE\r\n",
+      ),
+    );
+  });
 }
 
 /** How long /readyz waits for the database before it says the process is not ready. */
@@ -177,7 +224,12 @@ export async function buildApp(config: ServiceConfig, deps: AppDeps): Promise<Fa
     requestTimeout: config.requestTimeoutMs,
     keepAliveTimeout: config.keepAliveTimeoutMs,
     connectionTimeout: config.idleTimeoutMs,
-    http: { headersTimeout: config.headersTimeoutMs, connectionsCheckingInterval: CONNECTION_CHECK_MS },
+    http: {
+      headersTimeout: config.headersTimeoutMs,
+      connectionsCheckingInterval: CONNECTION_CHECK_MS,
+      // Checked in onRequest below, to answer in the API's shape.
+      requireHostHeader: false,
+    },
     genReqId: newRequestId,
     ajv: {
       customOptions: { allErrors: true, coerceTypes: false, removeAdditional: false, useDefaults: true },
@@ -217,10 +269,17 @@ export async function buildApp(config: ServiceConfig, deps: AppDeps): Promise<Fa
     if (route.schema.body) return;
     route.preValidation = [refuseBodyFields, ...[route.preValidation ?? []].flat()];
   });
+  answerOutsideRoutes(app.server);
   // Every answer names its request: what a client quotes to support (@svc/node's SvcError.requestId)
   // and what the logs are searched by.
   app.addHook("onRequest", async (request, reply) => {
     reply.header("x-request-id", request.id);
+    // HTTP/1.1 names its host (RFC 9112, 3.2); Node's own refusal was a bare 400 (requireHostHeader).
+    if (request.headers.host === undefined && request.raw.httpVersion === "1.1")
+      throw new AppError(
+        "invalid_request",
+        "An HTTP/1.1 request names the service's host in a Host header; add one (e.g. Host: pay.example.com).",
+      );
   });
   // Before any route: text every store can hold, bounded nesting, JSON for the API (input-guard.ts).
   registerInputGuard(app);
