@@ -210,6 +210,10 @@ describe.each(STORES)("input rules over HTTP on %s", (store) => {
     const twice = await api(stack, "GET", "/v1/webhooks/messages?limit=5&limit=6", { auth });
     expect422(twice, "limit");
     expect(twice.json.errors.limit).toEqual(["is given more than once; give it once"]);
+    // A parameter with a list of values is told the same, once, not also "must be one of".
+    const states = await api(stack, "GET", "/v1/payments?state=paid&state=failed", { auth });
+    expect422(states, "state");
+    expect(states.json.errors).toEqual({ state: ["is given more than once; give it once"] });
     const word = await api(stack, "GET", "/v1/webhooks/messages?limit=five", { auth });
     expect(word.json.errors.limit).toEqual(["must be a whole number"]);
   });

@@ -147,9 +147,17 @@ export function ajvToFieldErrors(
   query?: QueryContext,
 ): Record<string, string[]> {
   const out = new FieldErrors();
+  const givenTwice = new Set<string>();
   for (const issue of collapseAlternatives(issues)) {
     let field = issue.instancePath.replace(/^\//, "").replace(/\//g, ".") || context;
     let message: string;
+    // A query parameter given twice is told so once, not also what one value must be (Ajv reports
+    // the list against the value's type and enum alike: `?state=paid&state=failed`).
+    if (query && field !== context && Array.isArray(queryValue(query.values, field))) {
+      if (!givenTwice.has(field)) out.add(field, "is given more than once; give it once");
+      givenTwice.add(field);
+      continue;
+    }
     switch (issue.keyword) {
       case "required":
         field = [field === context ? "" : field, String(issue.params.missingProperty)]
@@ -168,10 +176,7 @@ export function ajvToFieldErrors(
             : `is not a parameter of this endpoint (${query.parameters.join(", ")}); remove it or check its spelling`;
         break;
       case "type":
-        message =
-          query && Array.isArray(queryValue(query.values, field))
-            ? "is given more than once; give it once"
-            : `must be ${typeWords(String(issue.params.type))}`;
+        message = `must be ${typeWords(String(issue.params.type))}`;
         break;
       case "anyOfTypes": {
         const words = (issue.params.types as string[]).map(typeWords);
