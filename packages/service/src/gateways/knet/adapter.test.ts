@@ -237,13 +237,14 @@ describe("KNET adapter: KNET's response is answered within KNET's wait", () => {
    * The stand-in posts its response to the fixture's merchant, which hands it to the adapter as
    * svc's endpoint does and answers KNET with the adapter's reply: the real loop, on loopback.
    */
-  async function payThroughAdapter(adapter: KnetGatewayAdapter, expiry = "09/2021") {
+  async function payThroughAdapter(adapter: KnetGatewayAdapter, expiry = "09/2021", amount?: string) {
     const trackid = f.trackId();
     const reads: { read: NotificationRead; ms: number }[] = [];
     f.merchant.reply = async (post) => {
       const started = Date.now();
       const read = await adapter.readNotification(inbound(post.form), {
-        paymentByReference: async (reference) => (reference === trackid ? refOf(trackid) : undefined),
+        paymentByReference: async (reference) =>
+          reference === trackid ? { ...refOf(trackid), ...(amount ? { amount } : {}) } : undefined,
       });
       reads.push({ read, ms: Date.now() - started });
       return { body: read.reply!.body };
@@ -257,6 +258,15 @@ describe("KNET adapter: KNET's response is answered within KNET's wait", () => {
     expect(browser.location).toBe(refOf("x").returnUrl);
     expect(entry).toMatchObject({ result: "CAPTURED", voided: false, notification: "redirected" });
     expect(reads[0]!.read.notifications).toMatchObject([{ result: { status: "approved" } }]);
+  });
+
+  it("the response's amount is compared as an amount: another spelling of it confirms, another amount does not", async () => {
+    // KNET's response says amt=20.550; svc's attempt as "20.55" is the same amount.
+    const same = await payThroughAdapter(knet, "09/2021", "20.55");
+    expect(same.reads[0]!.read.notifications).toMatchObject([{ result: { status: "approved" } }]);
+    const other = await payThroughAdapter(knet, "09/2021", "20.551");
+    expect(other.reads[0]!.read.notifications).toEqual([]);
+    expect(other.reads[0]!.read.record).toMatchObject({ outcome: "amount_mismatch" });
   });
 
   it("a slow inquiry is given up within the budget: REDIRECT= in time, KNET keeps the payment, nothing is decided until a later inquiry", async () => {

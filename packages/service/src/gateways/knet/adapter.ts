@@ -25,6 +25,7 @@ import { GATEWAY_CAPABILITIES } from "../capabilities.js";
 import type { GatewayConnection } from "../connection.js";
 import { GatewayError } from "../gateway-error.js";
 import {
+  filsOf,
   KNET_CURRENCY_KWD,
   KNET_LANG,
   KNET_PRODUCTION_HOST,
@@ -271,10 +272,4 @@ export function createKnetAdapter(
     connection.api_base_url ?? KNET_PRODUCTION_HOST,
     options.timeoutMs,
   );
-}
-
-/** A KNET amount (`1.000`, `12.5`, `3`) in fils; NaN when it is not one. */
-function filsOf(amount: string): number {
-  const match = /^(\d{1,7})(?:\.(\d{1,3}))?$/.exec(amount.trim());
-  return match ? Number(match[1]) * 1000 + Number((match[2] ?? "").padEnd(3, "0")) : Number.NaN;
 }

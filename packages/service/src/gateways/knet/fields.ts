@@ -182,6 +182,12 @@ export function udfProblem(value: string): string | undefined {
 /** The largest amount KNET's `amt` carries, in fils: all its characters but the point, nines (999999.999 KWD). */
 export const KNET_MAX_FILS = Number("9".repeat(AMOUNT_MAX_CHARS - 1));
 
+/** A KNET amount as KNET writes it back (`1.000`, `12.5`, `3`) in fils; NaN when it is not one. */
+export function filsOf(amount: string): number {
+  const match = /^(\d{1,7})(?:\.(\d{1,3}))?$/.exec(amount.trim());
+  return match ? Number(match[1]) * FILS_PER_DINAR + Number((match[2] ?? "").padEnd(3, "0")) : Number.NaN;
+}
+
 /**
  * An amount in fils as KNET's `amt`: dinars with exactly three decimals, at most 10 characters
  * (so 999999.999 KWD at most). Zero, negative and fractional fils are refused: no KNET

@@ -22,7 +22,7 @@ import {
   NotificationRejected,
 } from "../adapter.js";
 import { GatewayError } from "../gateway-error.js";
-import { parseKnetPairs } from "./fields.js";
+import { filsOf, parseKnetPairs } from "./fields.js";
 import { decryptTrandata, KnetTrandataError } from "./trandata.js";
 
 /** KNET's fields a payment's pg_response carries (the national-debit popup shows them). */
@@ -140,7 +140,8 @@ export async function readKnetResponse(
     reply: redirectTo(ref.returnUrl),
   });
   // Cross-checked with svc's own record of the attempt (the manual asks it): amount, then KNET's inquiry.
-  if (fields.amt !== ref.amount) return unchanged("amount_mismatch");
+  // Compared as amounts: "10.000" and "10.0" are the same 10 KWD (as a refund's answer is read).
+  if (filsOf(fields.amt ?? "") !== filsOf(ref.amount)) return unchanged("amount_mismatch");
   let confirmed: GatewayPaymentResult | undefined;
   try {
     confirmed = await knet.confirm(ref);
