@@ -42,6 +42,7 @@ import {
   type TranPipeAnswer,
   tranPipe,
 } from "./inquiry.js";
+import { present } from "./xml.js";
 import { knetResponse, readKnetResponse } from "./response.js";
 import { encryptTrandata } from "./trandata.js";
 
@@ -66,9 +67,23 @@ export const KNET_RESPONSE_INQUIRY_BUDGET_MS = 4_000;
 const refused = (message: string) =>
   new GatewayError("gateway_request_rejected", message, { outcomeUnknown: false });
 
-/** svc's attempt id as KNET's track id: the same characters without what KNET refuses (≤ 40 alphanumerics). */
+/**
+ * The longest track id svc makes. KNET takes 40 in `trackid`, but an inquiry or a refund by track
+ * id carries it in `transid`, which the manual's field table (3.5.4) gives as STRING 19: 19 fits both.
+ */
+export const TRACK_ID_MAX = 19;
+
+/**
+ * svc's attempt id as KNET's track id: the first 19 characters of its random part (base32: 95
+ * random bits), letters and digits only. One attempt, one track id; it is kept as the attempt's
+ * pg_reference when the payment starts, so it is derived again only for an attempt that never
+ * reached KNET.
+ */
 export function trackIdOf(attemptId: string): string {
-  return attemptId.replace(/[^A-Za-z0-9]/g, "").slice(0, 40);
+  return attemptId
+    .slice(attemptId.indexOf("_") + 1)
+    .replace(/[^A-Za-z0-9]/g, "")
+    .slice(0, TRACK_ID_MAX);
 }
 
 export class KnetGatewayAdapter implements GatewayAdapter {
@@ -213,9 +228,12 @@ export class KnetGatewayAdapter implements GatewayAdapter {
     // KNET's manual (3.7.3): a refund succeeded only when result is CAPTURED; anything else failed.
     const pgResponse = knetResponse(answer.fields, answer.error);
     if (answer.error || answer.fields.result !== "CAPTURED") return { status: "declined", pgResponse };
-    // Its answer names the payment (trackid) and the amount (amt). A CAPTURED about another
-    // payment or another amount is not an answer to this refund: what KNET did is unknown.
-    const { trackid, amt } = answer.fields;
+    // Its answer may name the payment (trackid) and the amount (amt): the manual's sample (3.7.3)
+    // has `<amt></amt>`, and FSS iPay writes "null" in a tag it has nothing for, so an empty one
+    // names nothing. A CAPTURED about another payment or another amount is not an answer to this
+    // refund: what KNET did is unknown.
+    const trackid = present(answer.fields.trackid);
+    const amt = present(answer.fields.amt);
     const otherPayment = trackid !== undefined && trackid !== request.pgReference;
     const otherAmount = amt !== undefined && filsOf(amt) !== request.amountMinor;
     if (otherPayment || otherAmount)

@@ -114,8 +114,8 @@ export interface KnetError {
 
 /** `!ERROR!-IPAY0100263-Transaction details not available`, KNET's error in `result`. */
 const ERROR_RESULT = /^!ERROR!\s*-?\s*([A-Z]+[0-9]+)?\s*-?\s*([\s\S]*)$/;
-/** FSS iPay writes the string "null" in a tag it has nothing for. */
-const present = (value: string | undefined) =>
+/** A field's value, or undefined when it is empty or FSS iPay's string "null" (what it writes in a tag it has nothing for). */
+export const present = (value: string | undefined) =>
   value !== undefined && value.trim() !== "" && value.trim().toLowerCase() !== "null"
     ? value.trim()
     : undefined;
