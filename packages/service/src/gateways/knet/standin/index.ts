@@ -36,7 +36,7 @@
  * ## The stand-in's own conventions (KNET publishes nothing for them)
  * - Expiry 12/2021 with KNET1 → HOST TIMEOUT; the "Stand-in Other Bank [TEST2]" → NOT CAPTURED
  *   (reason 05); KNET1 with another expiry → reason 51 (as the spec's vector 3); CAPTURED → 00.
- * - A refund whose fils end in 13 (1.013) → NOT CAPTURED, nothing refunded.
+ * - A refund whose fils part is 013 (1.013, 20.013) → NOT CAPTURED, nothing refunded.
  * - Ids: payment id and tranid 16 random digits, ref 12, auth 6; post date = today in Kuwait.
  * - Which code for which check where the table offers several: id in trandata ≠ tranportalId →
  *   IPAY0100014; action 4 → IPAY0100033; a numeric amount without 3 decimals → IPAY0100025,

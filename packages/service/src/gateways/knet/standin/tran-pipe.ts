@@ -11,7 +11,7 @@ import { REDACTED } from "./init.js";
 import type { KnetRequestRecord, KnetStandInTerminal } from "./types.js";
 import { errorXml, readXmlFields, writeXml } from "./xml-io.js";
 
-/** The stand-in's own: a refund whose fils end in 13 (1.013, 20.513) is declined by the issuer. */
+/** The stand-in's own: a refund whose fils part is 013 (1.013, 20.013) is declined by the issuer. */
 const DECLINED_REFUND_FILS = 13;
 
 export interface TranPipeOutcome {
