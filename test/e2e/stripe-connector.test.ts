@@ -285,6 +285,28 @@ describe.each(STORES)("the Stripe connector (%s)", (store) => {
     expect((await payment(sessionId)).refunded_amount).toBe("15.00");
   });
 
+  it("a refund on Stripe's dashboard of a payment svc never made (another system's on the account) is acknowledged, nothing relayed", async () => {
+    // It was a 404 ("No payment with pg_reference …"), which Stripe retries for three days.
+    const elsewhere = new Stripe(PURCHASE.secretKey, {
+      apiVersion: STRIPE_API_VERSION as Stripe.LatestApiVersion,
+      host: "127.0.0.1",
+      port: Number(new URL(stripe.url).port),
+      protocol: "http",
+    });
+    const pi = await elsewhere.paymentIntents.create({
+      amount: 2_500,
+      currency: "usd",
+      payment_method: "pm_card_visa",
+      confirm: true,
+      automatic_payment_methods: { enabled: true, allow_redirects: "never" },
+    });
+    expect(pi.status).toBe("succeeded");
+    const before = receiver.requests.length;
+    stripe.dashboardRefund(pi.id, 1_000);
+    await eventsAnswered(PURCHASE.secretKey, ["refund.created", "charge.refunded"]);
+    expect(receiver.requests.length).toBe(before);
+  });
+
   it("a pending refund is queued (202) and finished by Stripe's event", async () => {
     const tx = (
       await createTransaction(stack, m, { pg_codes: [pg.purchase], amount: "9.00", currency_code: "USD" })

@@ -105,6 +105,16 @@ function objectIdOf(event: Stripe.Event): string | undefined {
   return typeof id === "string" && STRIPE_ID.test(id) ? id : undefined;
 }
 
+/**
+ * Whether svc should apply a refund: its own operation's result always (svc finds the operation by
+ * its reference number), a refund made elsewhere only on a payment of this setting. A Stripe account
+ * has payments svc never made (another system's, or another setting's on the same account): a
+ * refund of one is acknowledged and nothing applied, not answered 404 for the days Stripe retries.
+ */
+async function ours(n: GatewayNotification, context: NotificationContext): Promise<boolean> {
+  return n.type !== "operation" || (await context.paymentByReference(n.pgReference)) !== undefined;
+}
+
 const idOf = (value: string | { id: string } | null | undefined) =>
   value == null ? null : typeof value === "string" ? value : value.id;
 
@@ -163,7 +173,7 @@ export async function readStripeEvent(
   } else if (REFUND_EVENTS.has(event.type)) {
     const refund = await reread("refund", () => deps.stripe.refunds.retrieve(id));
     const found = refund && refundNotification(refund, event.id, idOf(refund.payment_intent));
-    if (found) notifications.push(found);
+    if (found && (await ours(found, context))) notifications.push(found);
   } else if (event.type === "charge.refunded") {
     const charge = event.data.object as Stripe.Charge;
     const refunds = await reread("refunds", () =>
@@ -175,7 +185,7 @@ export async function readStripeEvent(
         event.id,
         idOf(refund.payment_intent) ?? idOf(charge.payment_intent),
       );
-      if (found) notifications.push(found);
+      if (found && (await ours(found, context))) notifications.push(found);
     }
   }
   return { notifications };
