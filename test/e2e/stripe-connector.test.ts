@@ -34,6 +34,11 @@ const AUTHORIZE = {
   secretKey: "sk_test_svcAuthorize012345678",
   webhookSecret: "whsec_c3ZjLWF1dGhvcml6ZS1zZWNyZXQtMDEy",
 };
+/** An account whose events never reach svc (no endpoint): its queued refunds are finished by asking. */
+const UNHEARD = {
+  secretKey: "sk_test_svcUnheard00123456789",
+  webhookSecret: "whsec_c3ZjLXVuaGVhcmQtc2VjcmV0LTAxMjM0",
+};
 const FUTURE_EXPIRY = "12/39";
 const GATEWAY_TIMEOUT_MS = 3_000;
 
@@ -42,18 +47,22 @@ describe.each(STORES)("the Stripe connector (%s)", (store) => {
   let stripe: StripeStandIn;
   let receiver: Receiver;
   let m: TestMerchant;
-  const pg = { purchase: "", authorize: "" };
+  const pg = { purchase: "", authorize: "", unheard: "" };
 
   beforeAll(async () => {
     // A gateway timeout short enough for one test to pass it (every other call here takes a
     // fraction of it).
-    stack = await startStack(store, { config: { gatewayTimeoutMs: GATEWAY_TIMEOUT_MS } });
-    stripe = await startStripeStandIn({ accounts: [PURCHASE, AUTHORIZE], asyncRefundDelayMs: 300 });
+    // Queued operations may be asked about after a second (the sweep is called by the test).
+    stack = await startStack(store, {
+      config: { gatewayTimeoutMs: GATEWAY_TIMEOUT_MS, queuedCheckSeconds: 1 },
+    });
+    stripe = await startStripeStandIn({ accounts: [PURCHASE, AUTHORIZE, UNHEARD], asyncRefundDelayMs: 300 });
     receiver = await startReceiver();
     m = await createMerchant(stack);
     for (const [name, account, operation] of [
       ["purchase", PURCHASE, "purchase"],
       ["authorize", AUTHORIZE, "authorize"],
+      ["unheard", UNHEARD, "purchase"],
     ] as const) {
       const pgCode = `stripe-${name}-${m.id.slice(4, 10)}`;
       const created = await api(stack, "POST", `/v1/admin/merchants/${m.id}/gateways`, {
@@ -69,7 +78,10 @@ describe.each(STORES)("the Stripe connector (%s)", (store) => {
       });
       expect(created.status, created.text).toBe(201);
       pg[name] = pgCode;
-      stripe.setWebhookUrl(account.secretKey, `${stack.url}/v1/gateways/${pgCode}/notifications`);
+      stripe.setWebhookUrl(
+        account.secretKey,
+        name === "unheard" ? undefined : `${stack.url}/v1/gateways/${pgCode}/notifications`,
+      );
     }
     await configureWebhooks(stack, m, {
       enabled: true,
@@ -322,6 +334,40 @@ describe.each(STORES)("the Stripe connector (%s)", (store) => {
     );
     expect(final.json.reference_number).toBe(refund.json.reference_number);
     expect((await payment(tx.session_id)).refunded_amount).toBe("9.00");
+  });
+
+  it("a pending refund whose event never comes is finished by asking Stripe (the queued sweep), with one final webhook", async () => {
+    const tx = (
+      await createTransaction(stack, m, { pg_codes: [pg.unheard], amount: "7.00", currency_code: "USD" })
+    ).json;
+    expect((await payByCard(tx.session_id, pg.unheard, "4000000000007726")).status).toBe(303);
+    const refund = await operate({ session_id: tx.session_id, operation: "refund", currency_code: "USD" });
+    expect([refund.status, refund.json.result], refund.text).toEqual([202, "queued"]);
+    const sweepQueued = () => stack.service.app.services.operations.sweepQueued();
+    // Still pending at Stripe, or asked less than a second ago: nothing finished.
+    await until(
+      () =>
+        stripe.refunds().find((r) => r.metadata?.reference_number === refund.json.reference_number)
+          ?.status === "succeeded" || undefined,
+      "Stripe's refund succeeded",
+    );
+    const finished = await until(
+      async () => ((await sweepQueued()) > 0 ? true : undefined),
+      "the queued sweep finishing the refund",
+    );
+    expect(finished).toBe(true);
+    const final = await until(
+      () =>
+        opWebhooks(tx.session_id).find((r) => r.json.operation === "refund" && r.json.result === "success"),
+      "the refund's final webhook",
+    );
+    expect(final.json.reference_number).toBe(refund.json.reference_number);
+    expect((await payment(tx.session_id)).refunded_amount).toBe("7.00");
+    // Asked again later: nothing is finished twice.
+    await new Promise((resolve) => setTimeout(resolve, 1_100));
+    expect(await sweepQueued()).toBe(0);
+    await new Promise((resolve) => setTimeout(resolve, 300));
+    expect(opWebhooks(tx.session_id).filter((r) => r.json.result === "success")).toHaveLength(1);
   });
 
   it("a refund Stripe answered done and later reports failed goes to the Discrepancies page", async () => {

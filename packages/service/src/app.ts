@@ -389,6 +389,7 @@ export async function buildApp(config: ServiceConfig, deps: AppDeps): Promise<Fa
     publicUrl: config.publicUrl,
     outbox,
     reservationTimeoutSeconds: config.reservationTimeoutSeconds,
+    queuedCheckSeconds: config.queuedCheckSeconds,
   });
   const gatewayOperations = createGatewayOperations(deps.db, { now });
   const notifications = createNotificationsService(deps.db, {

@@ -91,6 +91,13 @@ export interface ServiceConfig {
    */
   reservationTimeoutSeconds: number;
   /**
+   * A queued operation (`<operation>_queued`: the gateway took it and finishes it later, e.g. a
+   * Stripe refund still `pending`) whose final result has not been notified is asked of the gateway
+   * at most this often: the notification may never come (a wrong signing secret, a disabled
+   * endpoint, a lost event). SVC_QUEUED_CHECK_SECONDS, 600.
+   */
+  queuedCheckSeconds: number;
+  /**
    * A gateway call without an answer after this is given up: 10 s. Its outcome is then unknown
    * (the gateway may have done it), so it is recovered by asking the gateway, never redone.
    */
@@ -232,6 +239,7 @@ export function loadConfig(env: Env = process.env, overrides: Partial<ServiceCon
     idempotencyLeaseSeconds: intFrom(env, "SVC_IDEMPOTENCY_LEASE_SECONDS", 60, 1, 3600),
     gatewayTimeoutMs: intFrom(env, "SVC_GATEWAY_TIMEOUT_MS", CONFIG_DEFAULTS.gatewayTimeoutMs, 100, 120_000),
     reservationTimeoutSeconds: intFrom(env, "SVC_RESERVATION_TIMEOUT_SECONDS", 120, 1, 24 * 3600),
+    queuedCheckSeconds: intFrom(env, "SVC_QUEUED_CHECK_SECONDS", 600, 1, 7 * 24 * 3600),
     logLevel: oneOf(env, "SVC_LOG_LEVEL", ["silent", "error", "warn", "info", "debug"] as const, "info"),
     metricsToken: env.SVC_METRICS_TOKEN || "",
     trustProxy: trustProxyFrom(env.SVC_TRUST_PROXY),

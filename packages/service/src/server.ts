@@ -138,12 +138,16 @@ export async function startService(
   sweep.unref();
   // Reservations and payment attempts left by a request that died during its gateway call:
   // settled at start (a restart after a crash) and then periodically, often enough that none
-  // waits much longer than the reservation timeout.
+  // waits much longer than the reservation timeout. Queued operations whose result was never
+  // notified are asked of their gateway in the same round (each at most every SVC_QUEUED_CHECK_SECONDS).
   const sweepReservations = () =>
     Promise.all([
       app.services.operations
         .sweepReservations()
         .catch((err: unknown) => app.log.warn({ err }, "reservation sweep failed")),
+      app.services.operations
+        .sweepQueued()
+        .catch((err: unknown) => app.log.warn({ err }, "queued operation sweep failed")),
       app.services.checkout
         .sweepAttempts(config.reservationTimeoutSeconds)
         .catch((err: unknown) => app.log.warn({ err }, "payment attempt sweep failed")),

@@ -14,13 +14,13 @@
  */
 import { formatAmount, isCurrency, newId, parseAmount } from "@svc/protocol";
 import type { Db, Queryable } from "../db/client.js";
-import type { GatewayNotification } from "../gateways/adapter.js";
+import type { GatewayNotification, PgResponse } from "../gateways/adapter.js";
 import { discrepanciesRepo } from "../gateways/discrepancies.repo.js";
 import type { NotificationAnswer, NotificationOutcome } from "../gateways/notifications.service.js";
 import { AppError } from "../http/problem.js";
 import { deriveSettledTotals } from "../payments/totals.js";
 import { emitOperationWebhook, emitQueuedResultWebhook } from "./operation-webhook.js";
-import { operationsRepo } from "./operations.repo.js";
+import { type OperationRow, operationsRepo } from "./operations.repo.js";
 import { finalState, operationAmount } from "./rules.js";
 
 /** Records the notification as seen, in the caller's transaction; false when it was seen before. */
@@ -34,6 +34,24 @@ const MONEY_RULES = new Set([
   "currency_mismatch",
   "validation_failed",
 ]);
+
+/**
+ * Finishes a queued child with the gateway's final result and writes its webhook (to the URLs
+ * the queued notice went to), in the caller's transaction. The child must be locked and still
+ * queued, so the update always applies: a notification's and the queued sweep's.
+ */
+export async function finishQueued(
+  q: Queryable,
+  child: OperationRow,
+  status: "success" | "rejected",
+  pgResponse: PgResponse,
+  now: Date,
+): Promise<void> {
+  const state = status === "success" ? finalState(child.operation) : `${child.operation}_rejected`;
+  const finished = (await operationsRepo.finish(q, child, state, pgResponse, now))!;
+  const parent = (await operationsRepo.parent(q, child.parent_session_id))!;
+  await emitQueuedResultWebhook(q, parent, finished);
+}
 
 export function createGatewayOperations(db: Db, deps: { now: () => Date }) {
   async function operationResult(
@@ -69,11 +87,7 @@ export function createGatewayOperations(db: Db, deps: { now: () => Date }) {
         return row ? "discrepancy" : "ignored";
       }
       if (!child || child.state !== `${child.operation}_queued`) return "ignored";
-      const state = n.status === "success" ? finalState(child.operation) : `${child.operation}_rejected`;
-      // The child is locked and still queued (checked above), so this update always applies.
-      const finished = (await operationsRepo.finish(q, child, state, n.pgResponse, deps.now()))!;
-      const parent = (await operationsRepo.parent(q, child.parent_session_id))!;
-      await emitQueuedResultWebhook(q, parent, finished);
+      await finishQueued(q, child, n.status, n.pgResponse, deps.now());
       return "applied";
     });
   }

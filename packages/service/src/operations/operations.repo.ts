@@ -422,6 +422,21 @@ export const operationsRepo = {
       [olderThanSeconds, limit],
     );
   },
+  /**
+   * Queued operations not asked about for `olderThanSeconds`, claimed for the queued sweep as
+   * reservations are: the claim moves `updated_at` on, so each is asked at most that often.
+   */
+  async claimStaleQueued(q: Queryable, olderThanSeconds: number, limit: number): Promise<OperationRow[]> {
+    return q.query<OperationRow>(
+      `update operations set updated_at = now()
+        where session_id in (
+          select session_id from operations
+           where state like '%\\_queued' and updated_at < now() - make_interval(secs => $1)
+           order by updated_at limit $2 for update skip locked)
+        returning *`,
+      [olderThanSeconds, limit],
+    );
+  },
   /** The merchant's child with this session_id. */
   async child(q: Queryable, merchantId: string, sessionId: string): Promise<OperationRow | undefined> {
     const rows = await q.query<OperationRow>(

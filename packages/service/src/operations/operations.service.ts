@@ -53,6 +53,8 @@ import {
 } from "./operations.repo.js";
 import { capturesInFlight, finalState, operationAmount } from "./rules.js";
 import { noTransaction } from "../http/not-found.js";
+import { retriedTx } from "../db/conflict.js";
+import { finishQueued } from "./gateway-notifications.js";
 
 export interface PerformInput {
   merchantId: string;
@@ -85,6 +87,8 @@ export interface OperationsDeps {
   outbox: OutboxSignal;
   /** A reservation older than this is settled by {@link sweepReservations}. */
   reservationTimeoutSeconds: number;
+  /** A queued operation is asked of its gateway by {@link sweepQueued} at most this often. */
+  queuedCheckSeconds: number;
 }
 
 /** A reservation with what is needed to finish it. */
@@ -532,6 +536,58 @@ export function createOperationsService(db: Db, deps: OperationsDeps) {
         settledCount += 1;
       }
       return settledCount;
+    },
+
+    /**
+     * Finishes queued operations whose final result the gateway never notified (a wrong signing
+     * secret, a disabled endpoint, a lost event): each not asked about for `queuedCheckSeconds`
+     * is asked of its gateway, and a final answer finishes it as the notification would have,
+     * with its webhook. One still queued, or a gateway that cannot be asked or reached now, is
+     * left for a later sweep. Returns how many were finished.
+     */
+    async sweepQueued(limit = 100): Promise<number> {
+      const stale = await operationsRepo.claimStaleQueued(db, deps.queuedCheckSeconds, limit);
+      let finishedCount = 0;
+      for (const child of stale) {
+        const found = await readParent({ merchantId: child.merchant_id, sessionId: child.parent_session_id });
+        if (!found?.gateway) continue;
+        let adapter: GatewayAdapter;
+        try {
+          adapter = deps.gateways.adapterFor(found.gateway);
+        } catch {
+          continue;
+        }
+        if (!adapter.recoversOperations) continue;
+        let answer: GatewayOperationResult | undefined;
+        try {
+          answer = await adapter.operationStatus(
+            operationRequest({
+              parent: found.parent,
+              child,
+              setting: found.gateway,
+              adapter,
+              routing: found.routing,
+            }),
+          );
+        } catch (error) {
+          if (error instanceof GatewayError) continue;
+          throw error;
+        }
+        if (!answer || answer.status === "queued") continue;
+        const status = answer.status === "success" ? "success" : "rejected";
+        const finished = await retriedTx(db, async (q) => {
+          const locked = await operationsRepo.lockByReference(q, child.pg_code, child.reference_number);
+          // Finished meanwhile (by the gateway's notification): nothing more to do.
+          if (!locked || locked.state !== `${locked.operation}_queued`) return false;
+          await finishQueued(q, locked, status, answer.pgResponse, deps.now());
+          return true;
+        });
+        if (finished) {
+          finishedCount += 1;
+          deps.outbox.committed();
+        }
+      }
+      return finishedCount;
     },
   };
 }
