@@ -21,7 +21,9 @@ const STRIPE = {
   secretKey: "sk_test_logsCheck88f1e2d3c4b5a6",
   webhookSecret: "whsec_bG9ncy1jaGVjay1zaWduaW5nLXNlY3JldA",
 };
-const SECRETS = [KNET.password, KNET.resourceKey, STRIPE.secretKey, STRIPE.webhookSecret];
+/** What Stripe appends to the return URL after 3-D Secure, which the access log must not keep. */
+const CLIENT_SECRET = "pi_logs_secret_Cl13ntS3cr3tLogsCheck";
+const SECRETS = [KNET.password, KNET.resourceKey, STRIPE.secretKey, STRIPE.webhookSecret, CLIENT_SECRET];
 
 const dataDir = mkdtempSync(path.join(os.tmpdir(), "svc-logs-"));
 afterAll(() => rmSync(dataDir, { recursive: true, force: true }));
@@ -123,6 +125,11 @@ it("svc serve logs no gateway credential while settings are saved, refused, chan
     });
     expect(card.status).toBe(303);
     expect((await refund(stripePaid, "USD")).status).toBe(200);
+    // The customer back from 3-D Secure, as Stripe sends them: the URL is logged, its secret not.
+    await fetch(
+      `${svc.url}/pay/${stripePaid}/return?payment_intent=pi_logs&payment_intent_client_secret=${CLIENT_SECRET}&redirect_status=succeeded`,
+      { redirect: "manual" },
+    );
     const forged = await api(svc, "POST", "/v1/gateways/stripe/notifications", {
       body: "{}",
       headers: { "stripe-signature": "t=1,v1=00" },
@@ -143,6 +150,9 @@ it("svc serve logs no gateway credential while settings are saved, refused, chan
   // It did log: every request, and the gateway that could not be reached.
   expect(printed).toContain('"msg":"incoming request"');
   expect(printed).toContain("/v1/admin/merchants/");
+  expect(printed).toContain(
+    "payment_intent=pi_logs&payment_intent_client_secret=[redacted]&redirect_status=succeeded",
+  );
   for (const secret of SECRETS) expect(printed).not.toContain(secret);
   // The tranportal id is an identifier KNET puts in the customer's URL: at most its hint shows.
 }, 120_000);

@@ -96,6 +96,36 @@ async function refuseBodyFields(request: FastifyRequest): Promise<void> {
   throw validationError(errors);
 }
 
+/** Query parameters whose values are never logged (names matched case-insensitively). */
+const SECRET_QUERY_NAME = /secret|token|password|passwd|api_?key|signature|trandata/i;
+
+/** `url` with the values of its secret-looking query parameters replaced by `[redacted]`. */
+export function loggedUrl(url: string): string {
+  const at = url.indexOf("?");
+  if (at === -1) return url;
+  const query = url
+    .slice(at + 1)
+    .split("&")
+    .map((pair) => {
+      const eq = pair.indexOf("=");
+      const name = eq === -1 ? pair : pair.slice(0, eq);
+      return eq !== -1 && SECRET_QUERY_NAME.test(name) ? `${name}=[redacted]` : pair;
+    })
+    .join("&");
+  return `${url.slice(0, at)}?${query}`;
+}
+
+/** What a log line says of its request (Fastify's own fields, the URL as {@link loggedUrl}). */
+function requestLogFields(request: FastifyRequest) {
+  return {
+    method: request.method,
+    url: loggedUrl(request.url),
+    host: request.host,
+    remoteAddress: request.ip,
+    remotePort: request.socket?.remotePort,
+  };
+}
+
 /** A request's id, in `x-request-id` and every log line of it. */
 const newRequestId = () => `req_${Math.random().toString(36).slice(2, 12)}`;
 
@@ -211,6 +241,9 @@ export async function buildApp(config: ServiceConfig, deps: AppDeps): Promise<Fa
         : {
             level: config.logLevel,
             redact: ["req.headers.authorization"],
+            // A URL is logged with the values of its secret-looking query parameters replaced:
+            // Stripe appends payment_intent_client_secret to the return URL after 3-D Secure.
+            serializers: { req: requestLogFields },
             // While tracing runs, lines carry trace_id and span_id beside reqId (telemetry/log-fields.ts).
             ...(tracingActive() ? { mixin: traceLogFields } : {}),
           },

@@ -1,6 +1,6 @@
 /** Configuration parsing: booleans and integers from SVC_* variables, with clear errors on junk. */
 import { describe, expect, it } from "vitest";
-import { loadConfig } from "./config.js";
+import { loadConfig, redactConfig } from "./config.js";
 
 describe("loadConfig", () => {
   it("SVC_WEBHOOK_ALLOW_PRIVATE: off by default; true or false; anything else is refused", () => {
@@ -29,5 +29,29 @@ describe("loadConfig", () => {
     expect(loadConfig({ SVC_TRUST_PROXY: "2" }).trustProxy).toBe(2);
     expect(loadConfig({ SVC_TRUST_PROXY: "10.0.0.0/8, 127.0.0.1" }).trustProxy).toBe("10.0.0.0/8, 127.0.0.1");
     expect(() => loadConfig({ SVC_TRUST_PROXY: "the load balancer" })).toThrow(/SVC_TRUST_PROXY must be/);
+  });
+});
+
+describe("redactConfig", () => {
+  it("shows no secret, nor any of its characters: tokens, keys and the database password in the URL and its query", () => {
+    const config = loadConfig({
+      SVC_ADMIN_TOKEN: "adm-redact-0123456789abcdef",
+      SVC_METRICS_TOKEN: "met-redact-0123456789abcdef",
+      SVC_SECRETS_KEY: Buffer.alloc(32, 5).toString("base64"),
+      SVC_DATABASE_URL: "postgres://svc:pw-in-authority@db.internal/svc?sslmode=require&password=pw-in-query",
+    });
+    const shown = JSON.stringify(redactConfig(config));
+    for (const secret of [
+      "adm-",
+      "met-",
+      Buffer.alloc(32, 5).toString("base64"),
+      "pw-in-authority",
+      "pw-in-query",
+    ])
+      expect(shown).not.toContain(secret);
+    expect(redactConfig(config)).toMatchObject({
+      adminToken: "***(27 chars)",
+      databaseUrl: "postgres://svc:***@db.internal/svc?sslmode=require&password=***",
+    });
   });
 });

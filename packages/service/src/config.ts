@@ -268,7 +268,8 @@ export function loadConfig(env: Env = process.env, overrides: Partial<ServiceCon
 
 /** The configuration with secrets masked, for logs. */
 export function redactConfig(config: ServiceConfig): Record<string, unknown> {
-  const mask = (s: string | undefined) => (s ? `${s.slice(0, 4)}…(${s.length} chars)` : s);
+  // Its length only: a token's first characters narrow a guess, and say nothing an operator needs.
+  const mask = (s: string | undefined) => (s ? `***(${s.length} chars)` : s);
   return {
     ...config,
     adminToken: mask(config.adminToken),
@@ -276,6 +277,9 @@ export function redactConfig(config: ServiceConfig): Record<string, unknown> {
     gatewayNotificationSecret: mask(config.gatewayNotificationSecret),
     secretsKey: config.secretsKey ? "***" : "",
     secretsPreviousKeys: config.secretsPreviousKeys.map(() => "***"),
-    databaseUrl: config.databaseUrl?.replace(/\/\/([^:@/]+):[^@]*@/, "//$1:***@"),
+    // The password in the authority (user:pw@) and in the query (?password=, as libpq takes it).
+    databaseUrl: config.databaseUrl
+      ?.replace(/\/\/([^:@/]+):[^@]*@/, "//$1:***@")
+      .replace(/([?&]password=)[^&]*/gi, "$1***"),
   };
 }
