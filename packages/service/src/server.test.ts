@@ -6,7 +6,10 @@ import { beforeAll, describe, expect, it } from "vitest";
 import { api, apiKey, createMerchant } from "../../../test/support/merchant.js";
 import { paidParent } from "../../../test/support/payments.js";
 import { type Stack, startStack } from "../../../test/support/stack.js";
+import { freePort } from "../../../test/support/free-port.js";
+import { testDb } from "../../../test/support/stores.js";
 import { loadConfig } from "./config.js";
+import type { Db } from "./db/client.js";
 import { startService } from "./server.js";
 
 describe("service shutdown", () => {
@@ -73,4 +76,24 @@ describe("service start on PGlite", () => {
       rmSync(parent, { recursive: true, force: true });
     }
   }, 60_000);
+});
+
+describe("a start that fails after listening", () => {
+  it("closes what it opened and throws: no process left listening and ready without its worker", async () => {
+    // The worker's first LISTEN refused (as when the database restarts between the migrations
+    // and the worker's start, or has no connection left): it once left /readyz answering 200.
+    const db = await testDb("pglite");
+    const refusing: Db = {
+      ...db,
+      listen: async (channel, onMessage, onReconnect) => {
+        if (channel.includes("outbox")) throw new Error("Connection terminated unexpectedly");
+        return db.listen(channel, onMessage, onReconnect);
+      },
+    };
+    const port = await freePort();
+    await expect(
+      startService(loadConfig({}, { port, host: "127.0.0.1", logLevel: "silent" }), { db: refusing }),
+    ).rejects.toThrow("Connection terminated unexpectedly");
+    await expect(fetch(`http://127.0.0.1:${port}/readyz`)).rejects.toThrow();
+  });
 });

@@ -71,14 +71,20 @@ export async function startService(
     ));
   // Migrations may rightly run longer than any request's statement (an index on a big table):
   // on PostgreSQL they get a connection of their own without the statement timeout.
-  if (db.kind === "postgres" && config.databaseUrl && !options.db) {
-    const migrating = await openPostgres(config.databaseUrl, 1, { statementTimeoutMs: 0 });
-    try {
-      await migrate(migrating);
-    } finally {
-      await migrating.close();
-    }
-  } else await migrate(db);
+  // A failure closes the store's pool too: the process then exits at once, not after its idle timeout.
+  try {
+    if (db.kind === "postgres" && config.databaseUrl && !options.db) {
+      const migrating = await openPostgres(config.databaseUrl, 1, { statementTimeoutMs: 0 });
+      try {
+        await migrate(migrating);
+      } finally {
+        await migrating.close();
+      }
+    } else await migrate(db);
+  } catch (error) {
+    if (!options.db) await db.close();
+    throw error;
+  }
   // On PostgreSQL (SVC_DATABASE_URL), the worker has a pool of its own whose commits do
   // not wait for their WAL flush: its claims and outcomes are at-least-once bookkeeping (a server
   // crash can only make it send a delivery again), and waiting on the disk for them put every
@@ -106,15 +112,20 @@ export async function startService(
     keyring,
     ...(options.now ? { now: options.now } : {}),
   });
-  try {
-    await app.listen({ port: config.port, host: config.host });
-  } catch (error) {
-    // A port in use (or any listen failure) must not leave the app, its pools or the store open.
+  // A start that fails from here on (a port in use, the worker's first LISTEN refused) must not
+  // leave a process that listens and answers ready with no worker and no sweeps: everything it
+  // opened is closed and the error thrown, so `svc serve` exits.
+  const abandon = async (error: unknown): Promise<never> => {
     await app.close();
     await gateways.close();
     if (workerDb && workerDb !== db) await workerDb.close();
     if (!options.db) await db.close();
     throw error;
+  };
+  try {
+    await app.listen({ port: config.port, host: config.host });
+  } catch (error) {
+    await abandon(error);
   }
   // SVC_ROLE: api = HTTP only; worker = delivery (HTTP serves health and metrics); all = both.
   const worker =
@@ -126,7 +137,11 @@ export async function startService(
       signal: outbox,
       onError: (err) => app.log.warn({ err }, "webhook delivery worker error"),
     });
-  await worker?.start();
+  try {
+    await worker?.start();
+  } catch (error) {
+    await abandon(error);
+  }
   void app.services.gatewaySettings
     .refreshHints()
     .catch((err: unknown) => app.log.warn({ err }, "gateway credential hints not refreshed"));
