@@ -36,6 +36,18 @@ export interface RunningService {
   close(): Promise<void>;
 }
 
+/**
+ * What the start says when saved gateway credentials cannot be opened (sealed with a key this
+ * process does not hold, or no key set): their payments and operations answer 503 until it is fixed.
+ */
+export function credentialsUnopenedLine(pgCodes: string[], keySet: boolean): string {
+  const named =
+    pgCodes.slice(0, 10).join(", ") + (pgCodes.length > 10 ? `, and ${pgCodes.length - 10} more` : "");
+  return keySet
+    ? `The credentials of ${pgCodes.length} gateway setting(s) (${named}) were sealed with a key this process does not hold: their payments and operations answer 503 gateway_credentials_unavailable. Set SVC_SECRETS_KEY to the key that sealed them, or add it to SVC_SECRETS_PREVIOUS_KEYS.`
+    : `${pgCodes.length} gateway setting(s) (${named}) have sealed credentials and SVC_SECRETS_KEY is not set: their payments and operations answer 503 gateway_credentials_unavailable. Set SVC_SECRETS_KEY to the key that sealed them.`;
+}
+
 export async function startService(
   config: ServiceConfig,
   options: {
@@ -144,6 +156,10 @@ export async function startService(
   }
   void app.services.gatewaySettings
     .refreshHints()
+    .then(({ cannotOpen }) => {
+      if (cannotOpen.length > 0)
+        app.log.error(credentialsUnopenedLine(cannotOpen, Boolean(config.secretsKey)));
+    })
     .catch((err: unknown) => app.log.warn({ err }, "gateway credential hints not refreshed"));
   const sweep = setInterval(() => {
     app.services.checkout

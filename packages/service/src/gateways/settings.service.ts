@@ -339,16 +339,21 @@ export function createGatewaySettingsService(
     /**
      * Writes each saved hint again where it is not what {@link credentialsHint} shows now (a
      * Stripe key's hint gained its mode, `sk_live_…`, which is what makes its payments' webhooks
-     * say `is_sandbox: false`). Run at start; idempotent; settings it cannot open are left as they are.
+     * say `is_sandbox: false`). Run at start; idempotent; settings it cannot open are left as they
+     * are, and returned (`cannotOpen`, their pg_codes) for the start to say so: a wrong or missing
+     * SVC_SECRETS_KEY otherwise shows only as 503s on those settings' payments.
      */
-    async refreshHints(): Promise<number> {
-      if (!keyring) return 0;
+    async refreshHints(): Promise<{ refreshed: number; cannotOpen: string[] }> {
+      const rows = await gatewaySettingsRepo.withCredentials(db);
+      if (!keyring) return { refreshed: 0, cannotOpen: rows.map((row) => row.pg_code) };
       let refreshed = 0;
-      for (const row of await gatewaySettingsRepo.withCredentials(db)) {
+      const cannotOpen: string[] = [];
+      for (const row of rows) {
         let hint: Record<string, string>;
         try {
           hint = credentialsHint(row.kind, openCredentials(keyring, row));
         } catch {
+          cannotOpen.push(row.pg_code);
           continue;
         }
         const saved = row.credentials_hint ?? {};
@@ -357,7 +362,7 @@ export function createGatewaySettingsService(
           Object.entries(hint).every(([name, value]) => saved[name] === value);
         if (!same) if (await gatewaySettingsRepo.rehint(db, row.id, row.credentials, hint)) refreshed += 1;
       }
-      return refreshed;
+      return { refreshed, cannotOpen };
     },
   };
 }

@@ -10,6 +10,7 @@ import { STORES } from "../../../../test/support/stores.js";
 import { createKeyring, generateSecretsKey } from "../secrets/keyring.js";
 import { settingsRepo } from "../webhooks/settings.repo.js";
 import { credentialsContext } from "./connection.js";
+import { credentialsUnopenedLine } from "../server.js";
 
 const KNET = {
   tranportal_id: "tp-id-0054321",
@@ -280,6 +281,12 @@ describe.each(STORES)("gateway settings with credentials (%s)", (kind) => {
       expect(r.json.errors.credentials[0]).toContain("cannot be opened with this service's SVC_SECRETS_KEY");
       expect(r.json.errors["credentials.tranportal_id"]).toEqual(["is required"]);
       noSecretIn(r.text);
+      // What the start of such a process says (server.ts logs it as an error): which settings, and what to set.
+      const { cannotOpen } = await other.service.app.services.gatewaySettings.refreshHints();
+      expect(cannotOpen).toContain(pgCode);
+      const line = credentialsUnopenedLine(cannotOpen, true);
+      expect(line).toContain(pgCode);
+      expect(line).toContain("SVC_SECRETS_PREVIOUS_KEYS");
     } finally {
       await other.close();
     }
