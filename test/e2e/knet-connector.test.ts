@@ -453,10 +453,20 @@ describe.each(STORES)("the KNET connector (%s)", (store) => {
     const again = await operate({ session_id: sessionId, operation: "refund", amount: "3.000" }, key);
     expect(again.status).toBe(504);
     expect(again.json.detail).toBe(first.json.detail);
-    // The sweep leaves it as it is (its reservation is older than the 1 s timeout by now).
+    // The sweep leaves it as it is (its reservation is older than the 1 s timeout by now): it does
+    // not even claim it, so it takes none of a sweep's room from reservations it can settle.
+    const [claimedBefore] = await stack.db.query<{ updated_at: Date }>(
+      "select o.updated_at from operations o join gateway_discrepancies d on d.gateway_operation_id = o.reference_number where d.kind = 'unknown_outcome' and o.parent_session_id = $1",
+      [sessionId],
+    );
     await new Promise((r) => setTimeout(r, 1_100));
     await stack.service.app.services.operations.sweepReservations();
     expect(refundsAtKnet()).toBe(refunds + 1);
+    const [claimedAfter] = await stack.db.query<{ updated_at: Date }>(
+      "select updated_at from operations where parent_session_id = $1 and state = 'refund_pending'",
+      [sessionId],
+    );
+    expect(new Date(claimedAfter!.updated_at).getTime()).toBe(new Date(claimedBefore!.updated_at).getTime());
     expect(ledgerOf(sessionId)!.refunded).toBe("3.000");
     // In flight, it still counts: no more than 5.000 can be refunded meanwhile.
     expect((await payment(sessionId)).refundable_amount).toBe("5.000");

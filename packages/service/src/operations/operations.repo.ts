@@ -415,9 +415,13 @@ export const operationsRepo = {
     return q.query<OperationRow>(
       `update operations set updated_at = now()
         where session_id in (
-          select session_id from operations
-           where state like '%\\_pending' and updated_at < now() - make_interval(secs => $1)
-           order by updated_at limit $2 for update skip locked)
+          select o.session_id from operations o
+           where o.state like '%\\_pending' and o.updated_at < now() - make_interval(secs => $1)
+             -- An unknown outcome on the Discrepancies page waits for an operator, not the sweep.
+             and not exists (select 1 from gateway_discrepancies d
+                              where d.pg_code = o.pg_code and d.gateway_operation_id = o.reference_number
+                                and d.kind = 'unknown_outcome')
+           order by o.updated_at limit $2 for update of o skip locked)
         returning *`,
       [olderThanSeconds, limit],
     );
