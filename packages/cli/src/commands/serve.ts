@@ -18,6 +18,20 @@ export async function serveCommand(
   const tracing = await startTracing(env);
   const { loadConfig, startService } = await import("@svc/service");
   const config = loadConfig(env);
+  if (!config.databaseUrl) {
+    // One process holds a PGlite store: an API process and a worker process cannot share it.
+    if (config.role !== "all")
+      throw new Error(
+        `SVC_ROLE=${config.role} needs PostgreSQL (SVC_DATABASE_URL): on PGlite one process holds the store, so it must serve the API and deliver webhooks both (SVC_ROLE=all)`,
+      );
+    print(
+      `note: SVC_DATABASE_URL is not set, so the store is PGlite in ${config.dataDir}: one process, for trying svc out; run on PostgreSQL for real payments`,
+    );
+  }
+  if (!env.SVC_PUBLIC_URL)
+    print(
+      `note: SVC_PUBLIC_URL is not set, so checkout links, 3-D Secure returns and KNET's response URL name ${config.publicUrl}; set it to the https:// URL customers and gateways reach`,
+    );
   if (!config.adminToken) print("note: SVC_ADMIN_TOKEN is not set, so the operator API is disabled");
   if (!config.secretsKey)
     print(
