@@ -5,7 +5,9 @@ import path from "node:path";
 import { beforeAll, describe, expect, it } from "vitest";
 import { api, apiKey, createMerchant } from "../../../test/support/merchant.js";
 import { paidParent } from "../../../test/support/payments.js";
+import { startReceiver } from "../../../test/support/receiver.js";
 import { type Stack, startStack } from "../../../test/support/stack.js";
+import { configureWebhooks } from "../../../test/support/webhooks.js";
 import { freePort } from "../../../test/support/free-port.js";
 import { testDb } from "../../../test/support/stores.js";
 import { loadConfig } from "./config.js";
@@ -55,6 +57,46 @@ describe("service shutdown during a gateway call", () => {
     await closed;
     expect(answer.status).toBe(200);
     expect(answer.json.result).toBe("success");
+  }, 40_000);
+});
+
+describe("service shutdown with a webhook attempt in flight", () => {
+  it("stops taking requests at once, while the worker waits for its attempt", async () => {
+    const stack = await startStack("pglite");
+    const receiver = await startReceiver();
+    let release = () => {};
+    const held = new Promise<void>((resolve) => (release = resolve));
+    receiver.respond = () => ({ status: 200, body: "ok", until: held });
+    try {
+      const m = await createMerchant(stack);
+      await configureWebhooks(stack, m, {
+        enabled: true,
+        operations_webhook_url: `${receiver.url}/ops`,
+        notify_api_initiated: true,
+      });
+      const tx = await paidParent(stack, m);
+      const refund = await api(stack, "POST", "/v1/operations", {
+        auth: apiKey(m.privateKey),
+        headers: { "idempotency-key": `inflight-${tx.session_id}` },
+        body: { operation: "refund", session_id: tx.session_id, amount: "1.000" },
+      });
+      expect(refund.status).toBe(200);
+      await receiver.waitFor(1, { path: "/ops" }); // its answer is held: the attempt is in flight
+      const closed = stack.close();
+      await new Promise((resolve) => setTimeout(resolve, 500));
+      // The worker waits (up to 5 s) for the held attempt; the server no longer takes requests.
+      // It once went on serving until the worker had stopped.
+      const meanwhile = await fetch(`${stack.url}/healthz`).then(
+        (r) => r.status,
+        () => "refused",
+      );
+      expect([503, "refused"]).toContain(meanwhile);
+      release();
+      await closed;
+    } finally {
+      release();
+      await receiver.close();
+    }
   }, 40_000);
 });
 

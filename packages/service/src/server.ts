@@ -216,16 +216,24 @@ export async function startService(
       clearInterval(sweep);
       clearInterval(reservationSweep);
       if (endpointSweep) clearInterval(endpointSweep);
-      await worker?.stop();
-      if (workerDb && workerDb !== db) await workerDb.close();
       // Drain in-flight requests, but never wait forever on a stuck client or peer: after the
-      // grace period the remaining sockets are cut, so a shutdown always completes.
+      // grace period the remaining sockets are cut, so a shutdown always completes. The worker
+      // stops meanwhile, not first: its attempts in flight (each up to its endpoint's timeout)
+      // once kept the process taking new requests for up to 15 s before the drain began.
       const graceMs = Math.max(
         SHUTDOWN_GRACE_MIN_MS,
         config.gatewayTimeoutMs + SHUTDOWN_GRACE_OVER_GATEWAY_MS,
       );
-      await settlesWithin(app.close(), graceMs);
-      app.server.closeAllConnections();
+      await Promise.all([
+        (async () => {
+          await worker?.stop();
+          if (workerDb && workerDb !== db) await workerDb.close();
+        })(),
+        (async () => {
+          await settlesWithin(app.close(), graceMs);
+          app.server.closeAllConnections();
+        })(),
+      ]);
       if (!(await settlesWithin(gateways.close(), SHUTDOWN_GRACE_MIN_MS))) {
         app.log.warn("gateway connections did not drain in time; closing anyway");
       }
