@@ -398,6 +398,33 @@ describe.each(STORES)("the Stripe connector (%s)", (store) => {
     expect(found.pg_response).toMatchObject({ status: "failed" });
   });
 
+  it("a payment whose answer was lost is paid by Stripe's event at once, found by the attempt its metadata names", async () => {
+    // svc stored no PaymentIntent id (the answer never came), so the event's id names nothing of
+    // svc's: it once waited for the attempt sweep, which closes an attempt it cannot find as unpaid.
+    const tx = (
+      await createTransaction(stack, m, { pg_codes: [pg.purchase], amount: "3.00", currency_code: "USD" })
+    ).json;
+    // Every answer to the payment lost, and the lookups by attempt failing meanwhile: the checkout
+    // cannot tell what happened; only Stripe's event can.
+    stripe.faults.push(
+      { loseAnswers: 5, path: /^\/v1\/payment_intents$/, method: "POST" },
+      { failNext: 20, status: 500, path: /^\/v1\/payment_intents$/, method: "GET" },
+    );
+    try {
+      const page = await payByCard(tx.session_id, pg.purchase, "4242424242424242");
+      expect(page.status).toBeLessThan(500);
+    } finally {
+      stripe.faults.length = 0; // none left for the tests after this one
+    }
+    await until(
+      async () => ((await payment(tx.session_id)).state === "paid" ? true : undefined),
+      "the payment paid by Stripe's event",
+    );
+    expect((await payment(tx.session_id)).pg_response).toMatchObject({
+      payment_intent: intentOf(tx.session_id)!.id,
+    });
+  });
+
   it("a refund whose answer was lost is found by its reference on retry: one refund at Stripe", async () => {
     const sessionId = await paid(pg.purchase, "50.00");
     // Two: the package sends a POST whose connection closed once more by itself, with the same key.

@@ -430,6 +430,7 @@ export async function buildApp(config: ServiceConfig, deps: AppDeps): Promise<Fa
     now,
     outbox,
     paymentByReference: checkout.paymentByReference,
+    paymentByAttempt: checkout.paymentByAttempt,
     applyPaymentNotification: checkout.applyPaymentNotification,
     applyOperationResult: gatewayOperations.operationResult,
     applyGatewayOperation: gatewayOperations.gatewayOperation,

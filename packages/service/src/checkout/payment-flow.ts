@@ -745,13 +745,32 @@ export function createPaymentFlow(db: Db, deps: PaymentFlowDeps) {
       return attempt && tx ? paymentRef(tx, attempt) : undefined;
     },
 
-    /** A gateway's payment_result notification (redirect flows whose customer never came back). */
+    /** The payment svc made as `attemptId` on setting `pgCode` (not another setting's attempt). */
+    async paymentByAttempt(pgCode: string, attemptId: string): Promise<GatewayPaymentRef | undefined> {
+      const attempt = await checkoutRepo.attemptById(db, attemptId);
+      if (attempt?.pg_code !== pgCode) return undefined;
+      const tx = await checkoutRepo.findBySession(db, attempt.session_id);
+      return tx ? paymentRef(tx, attempt) : undefined;
+    },
+
+    /**
+     * A gateway's payment_result notification (redirect flows whose customer never came back),
+     * found by the gateway's reference, or by the attempt the gateway's record names when svc
+     * never stored that reference (the payment's answer was lost): then applied at once, not
+     * left to the attempt sweep (which may not find it, and would close the attempt as unpaid).
+     */
     async applyPaymentNotification(
       pgCode: string,
       pgReference: string,
       result: GatewayPaymentResult,
+      attemptId?: string,
     ): Promise<void> {
-      const attempt = await checkoutRepo.attemptByReference(db, pgCode, pgReference);
+      let attempt = await checkoutRepo.attemptByReference(db, pgCode, pgReference);
+      if (!attempt && attemptId) {
+        const named = await checkoutRepo.attemptById(db, attemptId);
+        // Only an attempt of this setting that has no other gateway reference.
+        if (named?.pg_code === pgCode && !named.pg_reference) attempt = named;
+      }
       if (attempt) await applyResult(attempt.session_id, attempt.id, result);
     },
 

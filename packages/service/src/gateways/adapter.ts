@@ -116,7 +116,17 @@ export type GatewayNotification =
       notificationId: string;
     }
   /** Final result of a payment that went through a gateway page (redirect flows). */
-  | { type: "payment_result"; pgReference: string; result: GatewayPaymentResult; notificationId: string };
+  | {
+      type: "payment_result";
+      pgReference: string;
+      result: GatewayPaymentResult;
+      notificationId: string;
+      /**
+       * The attempt the gateway's own record names (Stripe: the PaymentIntent's metadata), for an
+       * attempt whose gateway reference svc never stored (the answer to the payment was lost).
+       */
+      attemptId?: string;
+    };
 
 /**
  * A payment svc asks a gateway about: the attempt as svc recorded it. A gateway that cannot look
@@ -154,6 +164,8 @@ export interface InboundNotification {
 export interface NotificationContext {
   /** The payment svc knows under this gateway reference on this setting, if any. */
   paymentByReference(pgReference: string): Promise<GatewayPaymentRef | undefined>;
+  /** The payment of this setting svc made as attempt `attemptId`, if any. */
+  paymentByAttempt(attemptId: string): Promise<GatewayPaymentRef | undefined>;
 }
 
 /** An authenticated notification, read. */

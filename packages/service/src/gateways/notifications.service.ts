@@ -32,10 +32,13 @@ export interface NotificationsDeps {
   outbox: OutboxSignal;
   /** The payment a gateway's reference names (the checkout's attempts), for the adapters that need it. */
   paymentByReference: (pgCode: string, pgReference: string) => Promise<GatewayPaymentRef | undefined>;
+  /** The payment of setting `pgCode` svc made as attempt `attemptId`. */
+  paymentByAttempt: (pgCode: string, attemptId: string) => Promise<GatewayPaymentRef | undefined>;
   applyPaymentNotification: (
     pgCode: string,
     pgReference: string,
     result: GatewayPaymentResult,
+    attemptId?: string,
   ) => Promise<void>;
   /** The operations domain's handling of a queued operation's final result (wired in app.ts). */
   applyOperationResult: (
@@ -86,7 +89,12 @@ export function createNotificationsService(db: Db, deps: NotificationsDeps) {
     if (notification.type === "operation_result")
       return { outcome: await deps.applyOperationResult(pgCode, notification, seen) };
     if (notification.type === "operation") return deps.applyGatewayOperation(pgCode, notification, seen);
-    await deps.applyPaymentNotification(pgCode, notification.pgReference, notification.result);
+    await deps.applyPaymentNotification(
+      pgCode,
+      notification.pgReference,
+      notification.result,
+      notification.attemptId,
+    );
     return {
       outcome: (await db.tx((q) => firstTime(q, pgCode, notification.notificationId)))
         ? "applied"
@@ -112,6 +120,7 @@ export function createNotificationsService(db: Db, deps: NotificationsDeps) {
       try {
         read = await adapter.readNotification(inbound, {
           paymentByReference: (pgReference) => deps.paymentByReference(pgCode, pgReference),
+          paymentByAttempt: (attemptId) => deps.paymentByAttempt(pgCode, attemptId),
         });
       } catch (error) {
         if (error instanceof NotificationRejected) throw new AppError("invalid_signature", error.message);

@@ -259,6 +259,7 @@ describe("KNET adapter: KNET's response is answered within KNET's wait", () => {
       const read = await adapter.readNotification(inbound(post.form), {
         paymentByReference: async (reference) =>
           reference === trackid ? { ...refOf(trackid), ...(amount ? { amount } : {}) } : undefined,
+        paymentByAttempt: async () => undefined,
       });
       reads.push({ read, ms: Date.now() - started });
       return { body: read.reply!.body };

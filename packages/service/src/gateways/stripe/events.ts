@@ -162,13 +162,21 @@ export async function readStripeEvent(
     const pi = await reread("PaymentIntent", () =>
       deps.stripe.paymentIntents.retrieve(id, { expand: ["latest_charge"] }),
     );
-    const ref = pi && (await context.paymentByReference(pi.id));
+    // By the PaymentIntent's id, or, for an attempt whose answer svc never got (so it stored no
+    // id), by the attempt its metadata names: read back from Stripe with this setting's key.
+    const ref =
+      pi &&
+      ((await context.paymentByReference(pi.id)) ??
+        (typeof pi.metadata?.attempt_id === "string"
+          ? await context.paymentByAttempt(pi.metadata.attempt_id)
+          : undefined));
     if (pi && ref)
       notifications.push({
         type: "payment_result",
         pgReference: pi.id,
         result: paymentResultOf(pi, ref.returnUrl),
         notificationId: event.id,
+        attemptId: ref.attemptId,
       });
   } else if (REFUND_EVENTS.has(event.type)) {
     const refund = await reread("refund", () => deps.stripe.refunds.retrieve(id));
