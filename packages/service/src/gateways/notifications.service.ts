@@ -95,11 +95,19 @@ export function createNotificationsService(db: Db, deps: NotificationsDeps) {
       notification.result,
       notification.attemptId,
     );
-    return {
-      outcome: (await db.tx((q) => firstTime(q, pgCode, notification.notificationId)))
-        ? "applied"
-        : "duplicate",
-    };
+    // A payment's result is applied idempotently (a settled payment stays as it is), so its
+    // notification id only tells `applied` from `duplicate`. Recording it must not fail an answer
+    // whose effect has committed: KNET reverses a payment it gets no REDIRECT= for, and svc has
+    // just marked it paid.
+    try {
+      return {
+        outcome: (await db.tx((q) => firstTime(q, pgCode, notification.notificationId)))
+          ? "applied"
+          : "duplicate",
+      };
+    } catch {
+      return { outcome: "applied" };
+    }
   }
 
   return {
