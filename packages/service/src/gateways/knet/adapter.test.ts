@@ -187,6 +187,43 @@ describe("KNET adapter: only KNET's own answer is read", () => {
   });
 });
 
+describe("KNET adapter: an inquiry's answer must tally with the payment (manual 3.5.3)", () => {
+  const answer = (xml: string) => {
+    impostor.contentType = "application/xml";
+    impostor.body = xml;
+  };
+
+  it.each([
+    [
+      "another payment's track id",
+      "<result>SUCCESS</result><trackid>zzz</trackid><amt>20.550</amt>",
+      "track id",
+    ],
+    ["another amount", "<result>SUCCESS</result><trackid>t-this</trackid><amt>99.000</amt>", "amount"],
+    [
+      "another amount, declined",
+      "<result>FAILURE</result><trackid>t-this</trackid><amt>1.000</amt>",
+      "amount",
+    ],
+  ])("SUCCESS or FAILURE for %s decides nothing: unknown, asked again later", async (_, xml, named) => {
+    answer(xml);
+    await expect(notKnet.paymentStatus(refOf("t-this"))).rejects.toMatchObject({
+      ...unknown,
+      message: expect.stringContaining(named),
+    });
+  });
+
+  it("this payment's track id and amount in any spelling, or empty tags, are its answer", async () => {
+    for (const xml of [
+      "<result>SUCCESS</result><trackid>t-this</trackid><amt>20.55</amt>",
+      "<result>CAPTURED</result><trackid></trackid><amt>null</amt>",
+    ]) {
+      answer(xml);
+      expect(await notKnet.paymentStatus(refOf("t-this")), xml).toMatchObject({ status: "approved" });
+    }
+  });
+});
+
 describe("KNET adapter: a CAPTURED refund answer must be about this refund", () => {
   const refundOf = (pgReference: string, amountMinor: number) =>
     notKnet.operate({

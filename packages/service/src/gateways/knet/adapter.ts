@@ -86,6 +86,24 @@ export function trackIdOf(attemptId: string): string {
     .slice(0, TRACK_ID_MAX);
 }
 
+/**
+ * What in a server API answer names another transaction than (`trackId`, `amountMinor` fils): its
+ * track id or its amount, in words; undefined when it names this one or nothing. An empty tag
+ * names nothing: the manual's refund sample (3.7.3) has `<amt></amt>`, and FSS iPay writes "null"
+ * in a tag it has nothing for. Amounts compare as amounts (`1`, `1.0`, `1.000`).
+ */
+function otherTransaction(
+  fields: Record<string, string>,
+  trackId: string,
+  amountMinor: number,
+): string | undefined {
+  const trackid = present(fields.trackid);
+  if (trackid !== undefined && trackid !== trackId) return `track id ${JSON.stringify(trackid)}`;
+  const amt = present(fields.amt);
+  if (amt !== undefined && filsOf(amt) !== amountMinor) return `amount ${JSON.stringify(amt)}`;
+  return undefined;
+}
+
 export class KnetGatewayAdapter implements GatewayAdapter {
   readonly kind = "knet" as const;
   readonly formsOfPayment = GATEWAY_CAPABILITIES.knet.formsOfPayment;
@@ -180,6 +198,18 @@ export class KnetGatewayAdapter implements GatewayAdapter {
     const trackId = ref.pgReference ?? trackIdOf(ref.attemptId);
     if (answer.error?.code === KNET_NOT_FOUND) return undefined;
     const pgResponse = knetResponse(answer.fields, answer.error);
+    // The manual (3.5.3) asks that an inquiry's answer tally with the merchant's records: one
+    // about another payment or amount tells nothing of this one (unknown: asked again later).
+    const other = otherTransaction(answer.fields, trackId, ref.amountMinor);
+    if (!answer.error && other)
+      throw new GatewayError(
+        "gateway_unavailable",
+        `KNET's inquiry answered about ${other}, not this payment's`,
+        {
+          outcomeUnknown: true,
+          pgResponse,
+        },
+      );
     if (inquiryPaid(answer)) return { status: "approved", pgReference: trackId, pgResponse };
     if (answer.error)
       throw new GatewayError(
@@ -228,18 +258,13 @@ export class KnetGatewayAdapter implements GatewayAdapter {
     // KNET's manual (3.7.3): a refund succeeded only when result is CAPTURED; anything else failed.
     const pgResponse = knetResponse(answer.fields, answer.error);
     if (answer.error || answer.fields.result !== "CAPTURED") return { status: "declined", pgResponse };
-    // Its answer may name the payment (trackid) and the amount (amt): the manual's sample (3.7.3)
-    // has `<amt></amt>`, and FSS iPay writes "null" in a tag it has nothing for, so an empty one
-    // names nothing. A CAPTURED about another payment or another amount is not an answer to this
-    // refund: what KNET did is unknown.
-    const trackid = present(answer.fields.trackid);
-    const amt = present(answer.fields.amt);
-    const otherPayment = trackid !== undefined && trackid !== request.pgReference;
-    const otherAmount = amt !== undefined && filsOf(amt) !== request.amountMinor;
-    if (otherPayment || otherAmount)
+    // A CAPTURED about another payment or another amount is not an answer to this refund: what
+    // KNET did is unknown.
+    const other = otherTransaction(answer.fields, request.pgReference, request.amountMinor);
+    if (other)
       throw new GatewayError(
         "gateway_unavailable",
-        `KNET answered CAPTURED for ${otherPayment ? `track id ${JSON.stringify(trackid)}` : `amount ${JSON.stringify(amt)}`}, not this refund's: its outcome is unknown`,
+        `KNET answered CAPTURED for ${other}, not this refund's: its outcome is unknown`,
         { outcomeUnknown: true, pgResponse },
       );
     return { status: "success", pgResponse };
