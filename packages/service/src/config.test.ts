@@ -55,3 +55,26 @@ describe("redactConfig", () => {
     });
   });
 });
+
+describe("SVC_DATABASE_URL", () => {
+  it("is refused at start without its scheme, or when its password cuts it short, naming the variable and never echoing it", () => {
+    // Without the scheme the driver took it for a socket path and connected to a local server.
+    expect(() => loadConfig({ SVC_DATABASE_URL: "db.example:5432/svc" })).toThrow(
+      "SVC_DATABASE_URL must start with postgres:// or postgresql://",
+    );
+    const raw = "postgres://svc:pa#ss-word@db.example/svc";
+    expect(() => loadConfig({ SVC_DATABASE_URL: raw })).toThrow(
+      /^SVC_DATABASE_URL is not a valid URL: percent-encode/,
+    );
+    try {
+      loadConfig({ SVC_DATABASE_URL: raw });
+    } catch (error) {
+      expect((error as Error).message).not.toContain("ss-word");
+    }
+    for (const fine of [
+      "postgres://svc:pa%23ss@db.example:5432/svc",
+      "postgresql://user@localhost/db?host=/var/run/postgresql",
+    ])
+      expect(loadConfig({ SVC_DATABASE_URL: fine }).databaseUrl).toBe(fine);
+  });
+});

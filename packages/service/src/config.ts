@@ -259,11 +259,31 @@ export function loadConfig(env: Env = process.env, overrides: Partial<ServiceCon
   };
   if (config.headersTimeoutMs > config.requestTimeoutMs)
     throw new Error("SVC_HEADERS_TIMEOUT_MS must not be more than SVC_REQUEST_TIMEOUT_MS");
+  if (config.databaseUrl !== undefined) {
+    const problem = databaseUrlProblem(config.databaseUrl);
+    if (problem) throw new Error(`SVC_DATABASE_URL ${problem}`);
+  }
   if (!/^https?:\/\//.test(config.publicUrl))
     throw new Error("SVC_PUBLIC_URL must start with http:// or https://");
   // A malformed key is refused at start (with what to set), not at the first credential saved.
   createKeyring(config.secretsKey || undefined, config.secretsPreviousKeys);
   return config;
+}
+
+/**
+ * What is wrong with a PostgreSQL URL, in words (never the URL itself: it may hold the password).
+ * Without its scheme the driver reads `db.example:5432/svc` as a socket path and quietly connects
+ * to a local server; a `#`, `/` or `@` left raw in the password cuts the URL short.
+ */
+function databaseUrlProblem(url: string): string | undefined {
+  if (!/^postgres(ql)?:\/\//.test(url))
+    return "must start with postgres:// or postgresql://, e.g. postgres://svc:password@db.internal:5432/svc";
+  try {
+    new URL(url);
+  } catch {
+    return "is not a valid URL: percent-encode any of : / ? # [ ] @ % in the user name or password (e.g. # as %23)";
+  }
+  return undefined;
 }
 
 /** The configuration with secrets masked, for logs. */
