@@ -1,6 +1,6 @@
 /**
- * Applies `migrations/NNNN_name.sql` in order, each once, each in its own transaction, recorded
- * in `schema_migrations`. An advisory lock makes concurrent starts (several workers on one
+ * Applies `migrations/NNNN_name.sql` in order, each once, all pending ones in one transaction,
+ * recorded in `schema_migrations`. An advisory lock makes concurrent starts (several workers on one
  * PostgreSQL) apply each migration exactly once.
  */
 import { readdir, readFile } from "node:fs/promises";
