@@ -28,7 +28,7 @@ export async function queueGauges(db: Db): Promise<string> {
 export async function discrepancyGauges(db: Db): Promise<string> {
   const rows = await discrepanciesRepo.counts(db);
   return [
-    "# HELP svc_gateway_discrepancies_total Gateway-reported operations refused by a money rule, by rule.",
+    "# HELP svc_gateway_discrepancies_total Discrepancies recorded, by rule: the money rule a gateway-reported operation broke, gateway_outcome_unknown, operation_failed_after_success or payment_after_close.",
     "# TYPE svc_gateway_discrepancies_total counter",
     ...rows.map((r) => `svc_gateway_discrepancies_total{rule="${r.rule}"} ${Number(r.total)}`),
     "# HELP svc_gateway_discrepancies_open Discrepancies no operator has resolved yet.",
