@@ -8,6 +8,9 @@
  */
 import { startTracing } from "@svc/service/telemetry";
 
+/** The shortest operator or metrics token `svc serve` takes without a note (32 random characters). */
+const MIN_TOKEN_CHARS = 32;
+
 /** Printed once the service listens and its worker runs: process managers and tests wait for it. */
 export const SERVE_READY = "svc serving on";
 
@@ -33,6 +36,14 @@ export async function serveCommand(
       `note: SVC_PUBLIC_URL is not set, so checkout links, 3-D Secure returns and KNET's response URL name ${config.publicUrl}; set it to the https:// URL customers and gateways reach`,
     );
   if (!config.adminToken) print("note: SVC_ADMIN_TOKEN is not set, so the operator API is disabled");
+  for (const [name, token] of [
+    ["SVC_ADMIN_TOKEN", config.adminToken],
+    ["SVC_METRICS_TOKEN", config.metricsToken],
+  ] as const)
+    if (token && token.length < MIN_TOKEN_CHARS)
+      print(
+        `note: ${name} is ${token.length} characters; use at least ${MIN_TOKEN_CHARS} random ones (\`openssl rand -base64 32\` makes one)`,
+      );
   if (!config.secretsKey)
     print(
       "note: SVC_SECRETS_KEY is not set, so gateway credentials (KNET, Stripe) can be neither saved nor used; `svc secrets generate-key` makes one",
