@@ -36,6 +36,16 @@ export async function serveCommand(
       `note: SVC_PUBLIC_URL is not set, so checkout links, 3-D Secure returns and KNET's response URL name ${config.publicUrl}; set it to the https:// URL customers and gateways reach`,
     );
   if (!config.adminToken) print("note: SVC_ADMIN_TOKEN is not set, so the operator API is disabled");
+  // A reservation or a key's lease that can end while its gateway call still runs lets the sweep
+  // or a retry take over a live request (KNET: a false unknown outcome on the Discrepancies page).
+  for (const [name, seconds] of [
+    ["SVC_RESERVATION_TIMEOUT_SECONDS", config.reservationTimeoutSeconds],
+    ["SVC_IDEMPOTENCY_LEASE_SECONDS", config.idempotencyLeaseSeconds],
+  ] as const)
+    if (seconds * 1000 <= 2 * config.gatewayTimeoutMs)
+      print(
+        `note: ${name} (${seconds} s) is not more than twice SVC_GATEWAY_TIMEOUT_MS (${config.gatewayTimeoutMs} ms): a request still waiting on its gateway can be taken over (the sweep, a retry); make it longer`,
+      );
   for (const [name, token] of [
     ["SVC_ADMIN_TOKEN", config.adminToken],
     ["SVC_METRICS_TOKEN", config.metricsToken],
