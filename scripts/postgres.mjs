@@ -73,12 +73,12 @@ export async function startPostgres(bin, { durable = false } = {}) {
   r = asPgUser(path.join(bin, "pg_ctl"), startArgs);
   if (r.status !== 0) throw new Error(`pg_ctl start failed: ${r.stderr}`);
   /** The server's processes: the postmaster (first line of postmaster.pid) and its children. */
+  const postmasterOf = () => readFileSync(path.join(data, "postmaster.pid"), "utf8").split("\n")[0].trim();
+  const childrenOf = (postmaster) =>
+    spawnSync("pgrep", ["-P", postmaster], { encoding: "utf8" }).stdout.split("\n").filter(Boolean);
   const pids = () => {
-    const postmaster = readFileSync(path.join(data, "postmaster.pid"), "utf8").split("\n")[0].trim();
-    const children = spawnSync("pgrep", ["-P", postmaster], { encoding: "utf8" })
-      .stdout.split("\n")
-      .filter(Boolean);
-    return [postmaster, ...children];
+    const postmaster = postmasterOf();
+    return [postmaster, ...childrenOf(postmaster)];
   };
   return {
     url: `postgres://svc@127.0.0.1:${port}/postgres`,
@@ -98,7 +98,12 @@ export async function startPostgres(bin, { durable = false } = {}) {
     },
     /** Fault tests: every server process stops answering, sockets stay open (a partition). */
     freeze() {
-      for (const pid of pids()) process.kill(Number(pid), "SIGSTOP");
+      // The postmaster first, then its children as they are now: a backend it forked between
+      // listing the children and stopping it (a client connecting at that instant) once kept
+      // answering through the whole freeze.
+      const postmaster = postmasterOf();
+      process.kill(Number(postmaster), "SIGSTOP");
+      for (const pid of childrenOf(postmaster)) process.kill(Number(pid), "SIGSTOP");
     },
     thaw() {
       for (const pid of pids()) process.kill(Number(pid), "SIGCONT");
