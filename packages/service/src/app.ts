@@ -80,9 +80,10 @@ export interface AppDeps {
 
 export const BODY_LIMIT_BYTES = 1024 * 1024;
 
-/** The query schema of an API endpoint that takes no query parameters (see the onRoute hook). */
 /** The methods svc serves, in the order a 405's `Allow` lists them. */
 const ROUTE_METHODS = ["GET", "HEAD", "POST", "PUT", "PATCH", "DELETE"] as const;
+
+/** The query schema of an API endpoint that takes no query parameters (see the onRoute hook). */
 const NO_QUERY = { type: "object", properties: {}, additionalProperties: false } as const;
 
 /** An API endpoint without a body schema takes no body fields (see the onRoute hook). */
@@ -100,7 +101,7 @@ async function refuseBodyFields(request: FastifyRequest): Promise<void> {
 const SECRET_QUERY_NAME = /secret|token|password|passwd|api_?key|signature|trandata/i;
 
 /** `url` with the values of its secret-looking query parameters replaced by `[redacted]`. */
-export function loggedUrl(url: string): string {
+function loggedUrl(url: string): string {
   const at = url.indexOf("?");
   if (at === -1) return url;
   const query = url
@@ -210,7 +211,7 @@ function answerOutsideRoutes(server: Server): void {
         "Method Not Allowed",
         "method_not_allowed",
         "svc is not a proxy: CONNECT is not served. See /docs for the API.",
-        "Allow: GET, HEAD, POST, PUT, PATCH, DELETE\r\n",
+        `Allow: ${ROUTE_METHODS.join(", ")}\r\n`,
       ),
     );
   });

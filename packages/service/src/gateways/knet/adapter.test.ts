@@ -257,10 +257,10 @@ describe("KNET adapter: a CAPTURED refund answer must be about this refund", () 
   it("CAPTURED as the manual's sample answers it (empty amt and the rest, or FSS's \"null\") is a refund done", async () => {
     // Manual 3.7.3: <result>CAPTURED</result><payid>…</payid><trackid>…</trackid><udf1></udf1>…<amt></amt>.
     for (const empty of ["", "null"]) {
-      impostor.contentType = "application/xml";
-      impostor.body =
-        `<result>CAPTURED</result><payid>100202336512345678</payid><trackid>t-this</trackid><udf1>${empty}</udf1>` +
-        `<udf5>${empty}</udf5><ref>${empty}</ref><auth>${empty}</auth><postdate>${empty}</postdate><tranid>${empty}</tranid><amt>${empty}</amt>`;
+      answer(
+        `<payid>100202336512345678</payid><trackid>t-this</trackid><udf1>${empty}</udf1><udf5>${empty}</udf5>` +
+          `<ref>${empty}</ref><auth>${empty}</auth><postdate>${empty}</postdate><tranid>${empty}</tranid><amt>${empty}</amt>`,
+      );
       expect(await refundOf("t-this", 1_000), JSON.stringify(empty)).toMatchObject({ status: "success" });
     }
     // With an empty track id too: nothing in it names another payment.

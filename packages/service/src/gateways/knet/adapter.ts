@@ -71,7 +71,7 @@ const refused = (message: string) =>
  * The longest track id svc makes. KNET takes 40 in `trackid`, but an inquiry or a refund by track
  * id carries it in `transid`, which the manual's field table (3.5.4) gives as STRING 19: 19 fits both.
  */
-export const TRACK_ID_MAX = 19;
+const TRACK_ID_MAX = 19;
 
 /**
  * svc's attempt id as KNET's track id: the first 19 characters of its random part (base32: 95
