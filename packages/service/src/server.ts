@@ -9,6 +9,7 @@ import { buildApp } from "./app.js";
 import type { ServiceConfig } from "./config.js";
 import { type Db, openDb, openPostgres, openWhenReachable } from "./db/client.js";
 import { migrate } from "./db/migrate.js";
+import { purgeExpiredKeys } from "./http/idempotency.js";
 import { settlesWithin } from "./lifecycle.js";
 import { GATEWAY_CONNECTORS } from "./gateways/connectors.js";
 import { createGatewayRegistry } from "./gateways/registry.js";
@@ -18,6 +19,7 @@ import { notifyWorkers, OutboxSignal } from "./webhooks/outbox.js";
 import { DeliveryWorker, WORKER_POOL_SIZE } from "./webhooks/worker.js";
 
 const EXPIRY_SWEEP_MS = 30_000; // how often open sessions past expiration_time become `expired`
+const KEY_PURGE_MS = 10 * 60_000; // how often idempotency keys past their 24 h are deleted
 
 /**
  * How long a shutdown waits for in-flight requests to finish: at least this, and always longer
@@ -205,6 +207,16 @@ export async function startService(
       Math.min(60_000, Math.max(1_000, (config.webhookDisableAfterSeconds * 1000) / 4)),
     );
   endpointSweep?.unref();
+  // Idempotency keys past their time, deleted in the background so the table keeps about a day.
+  const purgeKeys = () =>
+    purgeExpiredKeys(db, config.idempotencyTtlSeconds)
+      .then((purged) => {
+        if (purged > 0) app.log.info({ purged }, "expired idempotency keys deleted");
+      })
+      .catch((err: unknown) => app.log.warn({ err }, "idempotency key purge failed"));
+  void purgeKeys();
+  const keyPurge = setInterval(purgeKeys, KEY_PURGE_MS);
+  keyPurge.unref();
   const address = app.server.address();
   const port = typeof address === "object" && address ? address.port : config.port;
   return {
@@ -215,6 +227,7 @@ export async function startService(
     async close() {
       clearInterval(sweep);
       clearInterval(reservationSweep);
+      clearInterval(keyPurge);
       if (endpointSweep) clearInterval(endpointSweep);
       // Drain in-flight requests, but never wait forever on a stuck client or peer: after the
       // grace period the remaining sockets are cut, so a shutdown always completes. The worker

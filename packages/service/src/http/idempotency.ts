@@ -325,6 +325,39 @@ export async function freeUnstartedKey(db: Queryable, claim: IdempotencyClaim): 
   return freed.length > 0;
 }
 
+// Keys past their time, the oldest first, through `idempotency_keys_created` (migration 0025). A
+// key being claimed or answered at this instant is skipped (`skip locked`), and a locked row's
+// `created_at` is read again before it goes, so a key a request has just replaced in place is
+// kept. Past `ttlSeconds` a key already counts as absent (CLAIM_NEW), so deleting it changes no
+// answer: it only keeps the table at about a day of keys.
+const PURGE_EXPIRED = `with old as (
+    select merchant_id, credential, key from idempotency_keys
+     where created_at < now() - make_interval(secs => $1)
+     order by created_at limit $2
+       for update skip locked
+  )
+  delete from idempotency_keys k using old
+   where k.merchant_id = old.merchant_id and k.credential = old.credential and k.key = old.key
+  returning 1`;
+
+/**
+ * Deletes keys older than `ttlSeconds`, `batch` at a time in short transactions of their own,
+ * until none is left or `maxBatches` ran (the next round takes the rest). Returns how many went.
+ */
+export async function purgeExpiredKeys(
+  db: Queryable,
+  ttlSeconds: number,
+  { batch = 1_000, maxBatches = 50 }: { batch?: number; maxBatches?: number } = {},
+): Promise<number> {
+  let purged = 0;
+  for (let i = 0; i < maxBatches; i++) {
+    const gone = (await db.query(PURGE_EXPIRED, [ttlSeconds, batch])).length;
+    purged += gone;
+    if (gone < batch) break;
+  }
+  return purged;
+}
+
 /** How long a 5xx answer waits at most for its key's release (see the onSend hook). */
 const RELEASE_WAIT_MS = 1_000;
 

@@ -19,9 +19,11 @@ import { type Stack, startStack } from "../../../../test/support/stack.js";
 import { STORES } from "../../../../test/support/stores.js";
 import { configureWebhooks } from "../../../../test/support/webhooks.js";
 import { hashApiKey } from "../auth/keys.js";
-import { requestFingerprint } from "../http/idempotency.js";
+import { purgeExpiredKeys, requestFingerprint } from "../http/idempotency.js";
 import { operationsRepo } from "./operations.repo.js";
 
+/** How long svc remembers a key (config.idempotencyTtlSeconds). */
+const DAY_SECONDS = 24 * 3600;
 /** svc gives up on the gateway after this … */
 const GATEWAY_TIMEOUT_MS = 400;
 /** … and the slow sandbox answers after this (it has booked the operation at once). */
@@ -183,6 +185,76 @@ describe.each(STORES)("idempotency and recovery on %s", (store) => {
     expect(again.headers.get("idempotent-replayed")).toBe("true");
     expect(again.text).toBe(later.text);
   });
+
+  it("keys past their 24 h are deleted in the background, a batch at a time; keys within it stay", async () => {
+    const parent = (await paidParent(stack, m)).session_id;
+    const keys = [newId("key"), newId("key"), newId("key"), newId("key")];
+    for (const [i, key] of keys.entries())
+      expect((await refund(stack, parent, key, { amount: `0.${i + 1}00` })).status).toBe(200);
+    const [young, ...old] = keys;
+    await stack.db.query(
+      "update idempotency_keys set created_at = now() - interval '25 hours' where merchant_id = $1 and key = any($2)",
+      [m.id, old],
+    );
+    // One batch of two, then the rest: the oldest go first, and the young key is never touched.
+    expect(await purgeExpiredKeys(stack.db, DAY_SECONDS, { batch: 2, maxBatches: 1 })).toBe(2);
+    expect((await purgeExpiredKeys(stack.db, DAY_SECONDS, { batch: 2 })) >= 1).toBe(true);
+    for (const key of old) expect(await keyRows(key)).toEqual([]);
+    expect(await keyRows(young!)).toHaveLength(1);
+    // Within its time the young key still replays its answer; a purged key is as good as new.
+    const replay = await refund(stack, parent, young!, { amount: "0.100" });
+    expect(replay.headers.get("idempotent-replayed")).toBe("true");
+    const again = await refund(stack, parent, old[0]!, { amount: "0.900" });
+    expect(again.status, again.text).toBe(200);
+    expect(again.headers.get("idempotent-replayed")).toBeNull();
+    expect(await gatewayDone(parent)).toHaveLength(5);
+  });
+
+  it("a process deletes expired keys when it starts (and every 10 minutes after)", async () => {
+    const parent = (await paidParent(stack, m)).session_id;
+    const key = newId("key");
+    expect((await refund(stack, parent, key)).status).toBe(200);
+    await stack.db.query(
+      "update idempotency_keys set created_at = now() - interval '25 hours' where merchant_id = $1 and key = $2",
+      [m.id, key],
+    );
+    const another = await startStack(store, { db: stack.db });
+    try {
+      await expect.poll(() => keyRows(key), { timeout: 10_000 }).toEqual([]);
+    } finally {
+      await another.close();
+    }
+  });
+
+  it.runIf(store === "postgres")(
+    "the purge skips a key a request holds at that instant, and keeps one that request replaced",
+    async () => {
+      const parent = (await paidParent(stack, m)).session_id;
+      const key = newId("key");
+      expect((await refund(stack, parent, key)).status).toBe(200);
+      await stack.db.query(
+        "update idempotency_keys set created_at = now() - interval '25 hours' where merchant_id = $1 and key = $2",
+        [m.id, key],
+      );
+      // A transaction holds the expired key's row (as a request replacing it in place does) …
+      await stack.db.tx(async (q) => {
+        await q.query("select 1 from idempotency_keys where merchant_id = $1 and key = $2 for update", [
+          m.id,
+          key,
+        ]);
+        // … so the purge, on another connection, passes it by instead of waiting for it …
+        await purgeExpiredKeys(stack.db, DAY_SECONDS);
+        expect(await keyRows(key)).toHaveLength(1);
+        // … and the request replaces it with a new key.
+        await q.query("update idempotency_keys set created_at = now() where merchant_id = $1 and key = $2", [
+          m.id,
+          key,
+        ]);
+      });
+      await purgeExpiredKeys(stack.db, DAY_SECONDS);
+      expect(await keyRows(key)).toHaveLength(1);
+    },
+  );
 
   it("requests sent together with one key (one claim batch) refund once; the others are 409 or the replay", async () => {
     const parent = (await paidParent(stack, m)).session_id;
