@@ -6,6 +6,7 @@ import { mkdir } from "node:fs/promises";
 import path from "node:path";
 import type { FastifyInstance } from "fastify";
 import { buildApp } from "./app.js";
+import { purgeStaleSignInFailures } from "./auth/lockout.js";
 import type { ServiceConfig } from "./config.js";
 import { type Db, openDb, openPostgres, openWhenReachable } from "./db/client.js";
 import { migrate } from "./db/migrate.js";
@@ -19,7 +20,7 @@ import { notifyWorkers, OutboxSignal } from "./webhooks/outbox.js";
 import { DeliveryWorker, WORKER_POOL_SIZE } from "./webhooks/worker.js";
 
 const EXPIRY_SWEEP_MS = 30_000; // how often open sessions past expiration_time become `expired`
-const KEY_PURGE_MS = 10 * 60_000; // how often idempotency keys past their 24 h are deleted
+const KEY_PURGE_MS = 10 * 60_000; // how often expired idempotency keys and stale counters are deleted
 
 /**
  * How long a shutdown waits for in-flight requests to finish: at least this, and always longer
@@ -207,13 +208,22 @@ export async function startService(
       Math.min(60_000, Math.max(1_000, (config.webhookDisableAfterSeconds * 1000) / 4)),
     );
   endpointSweep?.unref();
-  // Idempotency keys past their time, deleted in the background so the table keeps about a day.
+  // Rows that count nothing any more, deleted in the background so no table grows without bound:
+  // idempotency keys past their time (the table keeps about a day) and sign-in failure counters
+  // idle for a day (docs/operations.md, "What svc keeps, and for how long").
   const purgeKeys = () =>
-    purgeExpiredKeys(db, config.idempotencyTtlSeconds)
-      .then((purged) => {
-        if (purged > 0) app.log.info({ purged }, "expired idempotency keys deleted");
-      })
-      .catch((err: unknown) => app.log.warn({ err }, "idempotency key purge failed"));
+    Promise.all([
+      purgeExpiredKeys(db, config.idempotencyTtlSeconds)
+        .then((purged) => {
+          if (purged > 0) app.log.info({ purged }, "expired idempotency keys deleted");
+        })
+        .catch((err: unknown) => app.log.warn({ err }, "idempotency key purge failed")),
+      purgeStaleSignInFailures(db, (options.now ?? (() => new Date()))())
+        .then((purged) => {
+          if (purged > 0) app.log.info({ purged }, "stale sign-in failure counters deleted");
+        })
+        .catch((err: unknown) => app.log.warn({ err }, "sign-in failure counter purge failed")),
+    ]);
   void purgeKeys();
   const keyPurge = setInterval(purgeKeys, KEY_PURGE_MS);
   keyPurge.unref();

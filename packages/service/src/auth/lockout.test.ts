@@ -10,7 +10,8 @@ import { DashboardClient } from "../../../../test/support/dashboard.js";
 import { api, basic, bearer, createMerchant, type TestMerchant } from "../../../../test/support/merchant.js";
 import { type Stack, startStack } from "../../../../test/support/stack.js";
 import { STORES } from "../../../../test/support/stores.js";
-import { USER_FAILURES_BEFORE_LOCK } from "./lockout.js";
+import type { Db } from "../db/client.js";
+import { createLockout, purgeStaleSignInFailures, USER_FAILURES_BEFORE_LOCK } from "./lockout.js";
 import { passwordVerifications } from "./passwords.js";
 
 const PARALLEL = 50;
@@ -137,4 +138,68 @@ describe.each(STORES)("one lockout for Basic auth and the sign-in form on %s", (
       `medians ${at(knownMs, 0.5)} vs ${at(unknownMs, 0.5)} ms, noise ${noise} ms`,
     ).toBeLessThan(Math.max(noise, 2));
   });
+
+  const counters = () =>
+    stack.db.query<{ key: string; failures: number }>(
+      "select key, failures from dashboard_sign_in_failures order by key",
+    );
+
+  it("counters idle for a day are deleted in the background, and count afresh after", async () => {
+    const ghost = { username: `ghost-${Date.now()}`, password: "a-guess" };
+    expect((await viaBasic(ghost)).status).toBe(401);
+    await stack.db.query(
+      "update dashboard_sign_in_failures set last_failure_at = now() - interval '25 hours' where key = $1",
+      [`user:${ghost.username}`],
+    );
+    expect(await purgeStaleSignInFailures(stack.db, new Date())).toBe(1);
+    // The address's counter failed just now: it stays.
+    expect(await counters()).toEqual([{ key: "ip:127.0.0.1", failures: 1 }]);
+    expect((await viaBasic(ghost)).status).toBe(401);
+    expect(await counters()).toEqual([
+      { key: "ip:127.0.0.1", failures: 2 },
+      { key: `user:${ghost.username}`, failures: 1 },
+    ]);
+    // A counter that is locked is kept however old its last failure.
+    await stack.db.query(
+      "update dashboard_sign_in_failures set last_failure_at = now() - interval '25 hours', locked_until = now() + interval '1 minute'",
+    );
+    expect(await purgeStaleSignInFailures(stack.db, new Date())).toBe(0);
+    expect(await counters()).toHaveLength(2);
+  });
+
+  it.runIf(store === "postgres")(
+    "the purge never deletes a counter a claim is reading (no 500)",
+    async () => {
+      const ghost = `ghost-${Date.now()}`;
+      const lockout = createLockout(stack.db, () => new Date());
+      expect(await lockout.claim(ghost, "192.0.2.7")).toEqual({ ok: true });
+      await stack.db.query(
+        "update dashboard_sign_in_failures set last_failure_at = now() - interval '25 hours'",
+      );
+      // A claim whose transaction runs the purge on another connection right after its first
+      // statement, the counter's insert, and before it reads the counters.
+      let purged = -1;
+      const racing: Db = {
+        ...stack.db,
+        tx: (fn) =>
+          stack.db.tx(async (q) => {
+            let statements = 0;
+            return fn({
+              query: async (sql, params) => {
+                const rows = await q.query(sql, params);
+                if (++statements === 1) purged = await purgeStaleSignInFailures(stack.db, new Date());
+                return rows as never;
+              },
+            });
+          }),
+      };
+      expect(await createLockout(racing, () => new Date()).claim(ghost, "192.0.2.7")).toEqual({ ok: true });
+      // The username's counter was held by the claim and kept; the address's, not yet, went.
+      expect(purged).toBe(1);
+      expect(await counters()).toEqual([
+        { key: "ip:192.0.2.7", failures: 1 },
+        { key: `user:${ghost}`, failures: 1 },
+      ]);
+    },
+  );
 });

@@ -11,7 +11,7 @@
  * 1 min, 2 min … up to 15 min). A success clears the username's counter and takes its attempt
  * back from the address's; counters forget failures older than a day.
  */
-import type { Db } from "../db/client.js";
+import type { Db, Queryable } from "../db/client.js";
 
 export const USER_FAILURES_BEFORE_LOCK = 5;
 /** Higher: one office behind one address must not lock itself out through one person's typos. */
@@ -58,10 +58,13 @@ export function createLockout(db: Db, now: () => Date) {
       const at = now();
       return db.tx(async (q) => {
         const counters = keys(username, ip);
+        // An existing counter is locked here, not only by the select below: the purge
+        // (purgeStaleSignInFailures) passes a locked counter by, so it cannot delete one between
+        // this statement and the select.
         for (const { key } of counters)
           await q.query(
             `insert into dashboard_sign_in_failures (key, failures, last_failure_at) values ($1, 0, $2)
-             on conflict (key) do nothing`,
+             on conflict (key) do update set key = excluded.key`,
             [key, at],
           );
         // Rows locked in a fixed order (user, then ip), so two claims never deadlock.
@@ -110,3 +113,21 @@ export function createLockout(db: Db, now: () => Date) {
 }
 
 export type Lockout = ReturnType<typeof createLockout>;
+
+/**
+ * Deletes the counters that count nothing any more: no failure for a day (a claim would start
+ * them afresh) and no lock running. Every username tried used to leave its row for ever, so a
+ * client guessing names grew the table without bound. A counter a claim holds at this instant
+ * is passed by (`skip locked`). Returns how many went.
+ */
+export async function purgeStaleSignInFailures(db: Queryable, at: Date): Promise<number> {
+  const rows = await db.query(
+    `delete from dashboard_sign_in_failures where key in (
+       select key from dashboard_sign_in_failures
+        where last_failure_at < $1 and (locked_until is null or locked_until <= $2)
+          for update skip locked)
+     returning 1`,
+    [new Date(at.getTime() - FORGET_AFTER_MS), at],
+  );
+  return rows.length;
+}

@@ -210,7 +210,7 @@ describe.each(STORES)("idempotency and recovery on %s", (store) => {
     expect(await gatewayDone(parent)).toHaveLength(5);
   });
 
-  it("a process deletes expired keys when it starts (and every 10 minutes after)", async () => {
+  it("a process deletes expired keys and stale sign-in counters when it starts (and every 10 minutes after)", async () => {
     const parent = (await paidParent(stack, m)).session_id;
     const key = newId("key");
     expect((await refund(stack, parent, key)).status).toBe(200);
@@ -218,9 +218,17 @@ describe.each(STORES)("idempotency and recovery on %s", (store) => {
       "update idempotency_keys set created_at = now() - interval '25 hours' where merchant_id = $1 and key = $2",
       [m.id, key],
     );
+    const counter = `user:${newId("ghost")}`;
+    await stack.db.query(
+      "insert into dashboard_sign_in_failures (key, failures, last_failure_at) values ($1, 3, now() - interval '25 hours')",
+      [counter],
+    );
+    const counterRows = () =>
+      stack.db.query("select 1 from dashboard_sign_in_failures where key = $1", [counter]);
     const another = await startStack(store, { db: stack.db });
     try {
       await expect.poll(() => keyRows(key), { timeout: 10_000 }).toEqual([]);
+      await expect.poll(counterRows, { timeout: 10_000 }).toEqual([]);
     } finally {
       await another.close();
     }
