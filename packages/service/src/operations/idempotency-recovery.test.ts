@@ -218,7 +218,7 @@ describe.each(STORES)("idempotency and recovery on %s", (store) => {
       "update idempotency_keys set created_at = now() - interval '25 hours' where merchant_id = $1 and key = $2",
       [m.id, key],
     );
-    const counter = `user:${newId("ghost")}`;
+    const counter = `user:ghost-${newId("key")}`;
     await stack.db.query(
       "insert into dashboard_sign_in_failures (key, failures, last_failure_at) values ($1, 3, now() - interval '25 hours')",
       [counter],
