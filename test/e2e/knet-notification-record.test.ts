@@ -3,7 +3,7 @@
  * (a database blip between the two): the payment is paid and KNET still gets its REDIRECT= line.
  * Without it KNET reverses a payment svc has just marked paid.
  */
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
 import type { Db, Queryable } from "../../packages/service/src/db/client.js";
 import { startKnetStandIn } from "../../packages/service/src/gateways/knet/standin/index.js";
 import type { KnetStandIn } from "../../packages/service/src/gateways/knet/standin/types.js";
@@ -59,8 +59,15 @@ describe.each(STORES)("KNET's response when its id cannot be recorded (%s)", (st
     });
     expect(started.status, started.text).toBe(200);
     failures.left = 1;
+    const warn = vi.spyOn(stack.service.app.log, "warn");
     const browser = await payOnKnet(started.json.redirect_url, { expiry: "09/2021" });
     expect(failures.left).toBe(0); // the fault was met
+    // The operator is told which payment's notification it was.
+    expect(warn).toHaveBeenCalledWith(
+      expect.objectContaining({ pg_code: pgCode, err: expect.any(Error) }),
+      expect.stringMatching(/^gateway notification applied, but its id not recorded/),
+    );
+    warn.mockRestore();
     expect(browser.location).toBe(`${stack.url}/pay/${tx.session_id}/return`);
     const entry = knet.payments().find((p) => p.udf1 === tx.session_id)!;
     expect(entry).toMatchObject({ result: "CAPTURED", voided: false });

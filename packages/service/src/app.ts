@@ -428,6 +428,7 @@ export async function buildApp(config: ServiceConfig, deps: AppDeps): Promise<Fa
   const gatewayOperations = createGatewayOperations(deps.db, { now });
   const notifications = createNotificationsService(deps.db, {
     gateways: deps.gateways,
+    log: app.log,
     now,
     outbox,
     paymentByReference: checkout.paymentByReference,

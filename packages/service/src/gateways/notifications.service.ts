@@ -28,6 +28,8 @@ type FirstTime = (q: Queryable) => Promise<boolean>;
 
 export interface NotificationsDeps {
   gateways: GatewayRegistry;
+  /** Where a notification id that could not be recorded is told (the app's logger). */
+  log: { warn(fields: object, message: string): void };
   now: () => Date;
   outbox: OutboxSignal;
   /** The payment a gateway's reference names (the checkout's attempts), for the adapters that need it. */
@@ -105,7 +107,11 @@ export function createNotificationsService(db: Db, deps: NotificationsDeps) {
           ? "applied"
           : "duplicate",
       };
-    } catch {
+    } catch (err) {
+      deps.log.warn(
+        { err, pg_code: pgCode, pg_reference: notification.pgReference },
+        "gateway notification applied, but its id not recorded: a repeat will say applied, not duplicate",
+      );
       return { outcome: "applied" };
     }
   }
