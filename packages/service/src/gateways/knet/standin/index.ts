@@ -41,7 +41,8 @@
  * - Which code for which check where the table offers several: id in trandata ≠ tranportalId →
  *   IPAY0100014; action 4 → IPAY0100033; a numeric amount without 3 decimals → IPAY0100025,
  *   anything else wrong with it → IPAY0100024; refund of an unpaid payment → IPAY0100134, beyond
- *   what remains → IPAY0100137; wrong content type → IPAY0100177; unknown udf5 → IPAY0100068;
+ *   what remains → IPAY0100137; wrong content type, or a `transid` over the field table's 19
+ *   characters → IPAY0100177; unknown udf5 → IPAY0100068;
  *   server-API amounts: missing IPAY0100060, malformed IPAY0100061, not the original's IPAY0100062;
  *   not found or not finished (page still open) → IPAY0100263.
  * - Server-API errors are XML with HTTP 200 (`error_code_tag`, `error_service_tag` "null",

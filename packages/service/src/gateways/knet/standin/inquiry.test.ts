@@ -104,6 +104,16 @@ describe("KNET stand-in: inquiry (action 8)", () => {
     expect((await errorOf(inquire(captured.trackId, "OrderID")))?.code).toBe("IPAY0100068");
     expect((await errorOf(inquire("", "TrackID")))?.code).toBe("IPAY0100232");
   });
+
+  it("refuses a transid over the field table's 19 characters (IPAY0100177), whatever udf5 names", async () => {
+    const long = "a".repeat(20);
+    expect((await errorOf(inquire(long, "TrackID", "20.550", long)))?.code).toBe("IPAY0100177");
+    expect((await errorOf(inquire(`${captured.paymentId}0000`, "PaymentID")))?.code).toBe("IPAY0100177");
+    // 19 is the most it takes.
+    expect((await errorOf(inquire("a".repeat(19), "TrackID", "20.550", "a".repeat(19))))?.code).toBe(
+      "IPAY0100263",
+    );
+  });
 });
 
 describe("KNET stand-in: the server API's authentication and form", () => {

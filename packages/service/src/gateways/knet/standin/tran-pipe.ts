@@ -49,10 +49,14 @@ export function tranPipe(
   }
 }
 
+/** The manual's field table (3.5.4): Trans ID, STRING 19, whichever identifier `udf5` names. */
+const TRANSID_MAX = 19;
+
 /** The original transaction the call names (manual 3.5.3's table), checked against its track id. */
 function original(ledger: Ledger, terminal: KnetStandInTerminal, fields: Fields): Payment {
   const kind = identifierKind(fields.udf5);
   if (!fields.transid) fail("IPAY0100232");
+  if (fields.transid.length > TRANSID_MAX) fail("IPAY0100177");
   const payment = ledger.find(terminal.tranportalId, kind, fields.transid) ?? fail("IPAY0100263");
   // A page still open has no transaction yet: KNET knows of no result to tell.
   if (payment.result === "PENDING") fail("IPAY0100263");
