@@ -202,7 +202,7 @@ describe.each(STORES)("hosted card page on %s", (store) => {
     );
   });
 
-  it("cancel (a POST, never a GET): an open transaction becomes canceled and the customer returns with state=canceled", async () => {
+  it("cancel (a POST; a GET only shows the page): an open transaction becomes canceled and the customer returns with state=canceled", async () => {
     const tx = (
       await createTransaction(stack, m, {
         redirect_url: "https://shop.example.com/back?cart=7",
@@ -213,9 +213,15 @@ describe.each(STORES)("hosted card page on %s", (store) => {
     expect(html).toContain(
       `<form method="post" action="/pay/${tx.session_id}/cancel"><input type="submit" class="secondary" value="Cancel and return to the shop"/></form>`,
     );
-    // A prefetcher or crawler following links cannot cancel.
-    const get = await fetch(`${stack.url}/pay/${tx.session_id}/cancel`);
-    expect([get.status, get.headers.get("allow")]).toEqual([405, "POST"]);
+    // A prefetcher or crawler following links cannot cancel: a GET is sent to the page.
+    const get = await fetch(`${stack.url}/pay/${tx.session_id}/cancel?lang=ar`, { redirect: "manual" });
+    expect([get.status, get.headers.get("location")]).toEqual([303, `/pay/${tx.session_id}?lang=ar`]);
+    const head = await fetch(`${stack.url}/pay/${tx.session_id}/cancel`, {
+      method: "HEAD",
+      redirect: "manual",
+    });
+    expect([head.status, head.headers.get("location")]).toEqual([303, `/pay/${tx.session_id}`]);
+    expect((await fetch(`${stack.url}/pay/not-a-session/cancel`)).status).toBe(404);
     expect((await status(tx.session_id)).state).toBe("pending");
     const r = await cancel(tx.session_id);
     expect(r.status).toBe(303);

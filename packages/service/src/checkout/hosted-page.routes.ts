@@ -228,6 +228,15 @@ export function hostedPageRoutes(fastify: FastifyInstance, checkout: CheckoutSer
     return reply.redirect(back ?? pagePath(session_id, lang), 303);
   });
 
+  // A GET of the cancel URL (a prefetcher, a crawler, the address copied from the bar) cancels
+  // nothing: it is sent to the payment page, which shows the transaction as it is.
+  app.get("/pay/:session_id/cancel", { schema }, async (request, reply) => {
+    const { session_id } = request.params;
+    const lang = langOf(request.query);
+    if (!SESSION_ID.test(session_id)) return notFound(reply, lang);
+    return reply.header("cache-control", "no-store").redirect(pagePath(session_id, lang), 303);
+  });
+
   app.get("/pay/:session_id/return", { schema }, async (request, reply) => {
     const { session_id } = request.params;
     const lang = langOf(request.query);
