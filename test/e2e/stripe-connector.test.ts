@@ -56,7 +56,13 @@ describe.each(STORES)("the Stripe connector (%s)", (store) => {
     stack = await startStack(store, {
       config: { gatewayTimeoutMs: GATEWAY_TIMEOUT_MS, queuedCheckSeconds: 1 },
     });
-    stripe = await startStripeStandIn({ accounts: [PURCHASE, AUTHORIZE, UNHEARD], asyncRefundDelayMs: 300 });
+    // A fourth try after 3 s (Stripe's real schedule spans days): an event svc asks to have again
+    // later (its own void still waiting for Stripe's answer) meets the void finished.
+    stripe = await startStripeStandIn({
+      accounts: [PURCHASE, AUTHORIZE, UNHEARD],
+      asyncRefundDelayMs: 300,
+      webhookRetryDelaysMs: [50, 200, 1_000, 3_000],
+    });
     receiver = await startReceiver();
     m = await createMerchant(stack);
     for (const [name, account, operation] of [
@@ -250,6 +256,88 @@ describe.each(STORES)("the Stripe connector (%s)", (store) => {
     expect(void_.status, void_.text).toBe(200);
     expect(intentOf(voided)!.status).toBe("canceled");
     expect((await payment(voided)).voided_amount).toBe("8.00");
+    // Stripe tells of svc's own capture and cancel too: svc recognises both, relays nothing.
+    await eventsAnswered(AUTHORIZE.secretKey, ["payment_intent.succeeded", "payment_intent.canceled"]);
+    for (const sessionId of [captured, voided]) {
+      expect(opWebhooks(sessionId).filter((r) => r.json.source === "pg")).toEqual([]);
+      expect(
+        await stack.db.query("select rule from gateway_discrepancies where parent_session_id = $1", [
+          sessionId,
+        ]),
+      ).toEqual([]);
+    }
+    expect((await payment(voided)).voided_amount).toBe("8.00");
+    expect((await payment(captured)).captured_amount).toBe("6.00");
+  });
+
+  it("svc's own void whose answer was lost: Stripe's cancel event is asked again until the void is settled, then recognised as svc's", async () => {
+    const sessionId = await paid(pg.authorize, "4.00");
+    stripe.faults.push({ loseAnswers: 2, path: /\/cancel$/, method: "POST" });
+    const key = `void-${sessionId}`;
+    try {
+      const lost = await operate({ session_id: sessionId, operation: "void", currency_code: "USD" }, key);
+      expect(lost.status, lost.text).toBe(504);
+    } finally {
+      stripe.faults.length = 0; // none left for the tests after this one
+    }
+    const pi = intentOf(sessionId)!;
+    expect(pi.status).toBe("canceled");
+    const cancelEvent = stripe
+      .events(AUTHORIZE.secretKey)
+      .find((e) => e.type === "payment_intent.canceled" && (e.data.object as { id: string }).id === pi.id)!;
+    const answers = () => stripe.deliveries.filter((d) => d.eventId === cancelEvent.id).map((d) => d.status);
+    // While svc's void waits for an answer, the event is refused (Stripe sends it again).
+    await until(
+      () => (answers().includes(409) ? true : undefined),
+      "the cancel event refused while the void is pending",
+    );
+    const retried = await operate({ session_id: sessionId, operation: "void", currency_code: "USD" }, key);
+    expect(retried.status, retried.text).toBe(200);
+    await until(
+      () => (answers().includes(200) ? true : undefined),
+      "the cancel event acknowledged after the void",
+    );
+    expect(await payment(sessionId)).toMatchObject({ voided_amount: "4.00", capturable_amount: "0.00" });
+    expect(opWebhooks(sessionId).filter((r) => r.json.source === "pg")).toEqual([]);
+    expect(
+      await stack.db.query("select rule from gateway_discrepancies where parent_session_id = $1", [
+        sessionId,
+      ]),
+    ).toEqual([]);
+  });
+
+  it("a capture and a cancel made on Stripe's dashboard are relayed once each with source pg", async () => {
+    const captured = await paid(pg.authorize, "9.00");
+    const capture = stripe.dashboardCapture(intentOf(captured)!.id, 700);
+    const relayed = await until(
+      () => opWebhooks(captured).find((r) => r.json.source === "pg" && r.json.operation === "capture"),
+      "the relayed capture's webhook",
+    );
+    expect(relayed.json).toMatchObject({ amount: "7.00", pg_code: pg.authorize, result: "success" });
+    expect(relayed.json.pg_response).toMatchObject({ payment_intent: capture.id, status: "succeeded" });
+    expect(await payment(captured)).toMatchObject({ captured_amount: "7.00", capturable_amount: "0.00" });
+    // Refundable now, through svc, as a capture made by svc would be.
+    const refund = await operate({
+      session_id: captured,
+      operation: "refund",
+      amount: "2.00",
+      currency_code: "USD",
+    });
+    expect(refund.status, refund.text).toBe(200);
+
+    const released = await paid(pg.authorize, "5.00");
+    stripe.dashboardCancel(intentOf(released)!.id);
+    const voided = await until(
+      () => opWebhooks(released).find((r) => r.json.source === "pg" && r.json.operation === "void"),
+      "the relayed void's webhook",
+    );
+    expect(voided.json).toMatchObject({ amount: "5.00", pg_code: pg.authorize, result: "success" });
+    expect(await payment(released)).toMatchObject({ voided_amount: "5.00", capturable_amount: "0.00" });
+
+    // However many events told them (charge.captured, payment_intent.succeeded, …): one each.
+    await eventsAnswered(AUTHORIZE.secretKey, ["payment_intent.canceled"]);
+    expect(opWebhooks(captured).filter((r) => r.json.source === "pg")).toHaveLength(1);
+    expect(opWebhooks(released).filter((r) => r.json.source === "pg")).toHaveLength(1);
   });
 
   it("refunds with the reference number as Idempotency-Key and in metadata; Stripe's later events make no second refund", async () => {

@@ -124,6 +124,23 @@ export function createGatewayOperations(db: Db, deps: { now: () => Date }) {
       // operation that would collide with it, so its facts never do. Counting either would record
       // a true fact as a discrepancy and leave svc's books short of the gateway's.
       const sums = await operationsRepo.childSums(q, parent.session_id);
+      // An authorization is voided once. A void the gateway reports while svc's own is on its way
+      // to the gateway is that one, or one made on the gateway's dashboard just before it: only
+      // the answer to svc's request tells, so the gateway is asked to send this again later (any
+      // answer but 2xx; Stripe retries). Once svc's void has succeeded, the report is of that
+      // void (Stripe reports svc's own cancels too): nothing new.
+      if (n.operation === "void") {
+        if (sums.some((c) => c.operation === "void" && c.state === "voided")) return { outcome: "duplicate" };
+        if (
+          sums.some(
+            (c) => c.operation === "void" && (c.state === "void_pending" || c.state === "void_queued"),
+          )
+        )
+          throw new AppError(
+            "invalid_state",
+            "svc's own void of this payment is still waiting for the gateway's answer; send this notification again later.",
+          );
+      }
       try {
         operationAmount(
           // No capture counts as in flight: a gateway's void is judged against settled captures only.

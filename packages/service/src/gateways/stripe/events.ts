@@ -8,7 +8,9 @@
  * - a refund svc made (its metadata names svc's reference_number) → the final result of that
  *   operation when it was queued (operation_result); one already final is only confirmed;
  * - a refund made elsewhere (Stripe's dashboard) → relayed once it has succeeded, as an operation
- *   from the gateway (`operation`, deduplicated on the refund's id however many events tell it).
+ *   from the gateway (`operation`, deduplicated on the refund's id however many events tell it);
+ * - an authorization captured or released elsewhere (Stripe's dashboard, or its expiry) → relayed
+ *   the same way, keyed on the PaymentIntent (authorizationOperation).
  */
 import Stripe from "stripe";
 import { formatAmount } from "@svc/protocol";
@@ -92,6 +94,47 @@ function refundNotification(
   };
 }
 
+/**
+ * What became of an authorization outside svc, from its PaymentIntent as Stripe has it now: a
+ * capture made on Stripe's dashboard (captured, and no `capture_reference` of svc's on it), or
+ * the authorization released (canceled on the dashboard, or by Stripe when it expired after its
+ * days). Each is relayed as an operation from the gateway, keyed on the PaymentIntent, so the
+ * several events that tell it make one. svc's own capture wrote its reference and is not
+ * relayed; svc's own void is recognised when it is applied (a payment is voided once).
+ */
+function authorizationOperation(pi: Stripe.PaymentIntent, eventId: string): GatewayNotification | undefined {
+  const charge = typeof pi.latest_charge === "object" ? pi.latest_charge : null;
+  // Only an authorization that was made: a PaymentIntent canceled before any card was
+  // authorised released nothing.
+  if (!charge || charge.status !== "succeeded") return undefined;
+  const currency = pi.currency.toUpperCase();
+  const money = (minor: number) => formatAmount(fromStripeAmount(minor, currency), currency);
+  const pgResponse = paymentResultOf(pi, "").pgResponse;
+  if (pi.status === "succeeded" && !pi.metadata?.capture_reference && pi.amount_received > 0)
+    return {
+      type: "operation",
+      operation: "capture",
+      pgReference: pi.id,
+      gatewayOperationId: `${pi.id}:capture`,
+      amount: money(pi.amount_received),
+      currency,
+      pgResponse,
+      notificationId: `${eventId}:capture`,
+    };
+  if (pi.status === "canceled" && !charge.captured)
+    return {
+      type: "operation",
+      operation: "void",
+      pgReference: pi.id,
+      gatewayOperationId: `${pi.id}:cancel`,
+      amount: money(pi.amount),
+      currency,
+      pgResponse,
+      notificationId: `${eventId}:cancel`,
+    };
+  return undefined;
+}
+
 /** Stripe's object ids: a prefix and an underscore, then letters, digits and underscores (pi_3a9X…, re_…, ch_…). */
 const STRIPE_ID = /^[a-z]+_[A-Za-z0-9_]{1,250}$/;
 
@@ -170,7 +213,7 @@ export async function readStripeEvent(
         (typeof pi.metadata?.attempt_id === "string"
           ? await context.paymentByAttempt(pi.metadata.attempt_id)
           : undefined));
-    if (pi && ref)
+    if (pi && ref) {
       notifications.push({
         type: "payment_result",
         pgReference: pi.id,
@@ -178,6 +221,11 @@ export async function readStripeEvent(
         notificationId: event.id,
         attemptId: ref.attemptId,
       });
+      if (ref.operation === "authorize") {
+        const operation = authorizationOperation(pi, event.id);
+        if (operation) notifications.push(operation);
+      }
+    }
   } else if (REFUND_EVENTS.has(event.type)) {
     const refund = await reread("refund", () => deps.stripe.refunds.retrieve(id));
     const found = refund && refundNotification(refund, event.id, idOf(refund.payment_intent));

@@ -28,6 +28,28 @@ const eventTypes = (id: string) =>
     .map((e) => e.type);
 
 describe("Stripe stand-in: manual capture and cancel", () => {
+  it("a dashboard capture and cancel: the API's effects and events, no metadata and no request", async () => {
+    const captured = f.standIn.dashboardCapture((await authorised()).id, 7_000);
+    expect(captured).toMatchObject({ status: "succeeded", amount_received: 7_000, metadata: {} });
+    const canceled = f.standIn.dashboardCancel((await authorised()).id);
+    expect(canceled).toMatchObject({ status: "canceled", cancellation_reason: null, amount_capturable: 0 });
+    const events = f.standIn.events(ACCOUNT_A.secretKey);
+    for (const [type, id] of [
+      ["payment_intent.succeeded", captured.id],
+      ["charge.captured", captured.latest_charge],
+      ["payment_intent.canceled", canceled.id],
+    ] as const) {
+      const event = events.find((e) => e.type === type && (e.data.object as { id: string }).id === id);
+      expect(event?.request, type).toEqual({ id: null, idempotency_key: null });
+    }
+    // What the dashboard did is what the API then shows, and it cannot be done again.
+    expect(await f.stripe.paymentIntents.retrieve(captured.id)).toMatchObject({ status: "succeeded" });
+    const again = await f.stripe.paymentIntents
+      .cancel(canceled.id)
+      .catch((e: Stripe.errors.StripeError) => e);
+    expect(again).toMatchObject({ statusCode: 400, code: "payment_intent_unexpected_state" });
+  });
+
   it("captures the full amount", async () => {
     const pi = await authorised();
     expect(pi).toMatchObject({ status: "requires_capture", amount_capturable: 10_000, amount_received: 0 });

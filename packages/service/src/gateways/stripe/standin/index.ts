@@ -54,7 +54,8 @@
  * - Refunds (…/refunds): of captured charges only, at most what remains; over →
  *   "Refund amount (…) is greater than unrefunded amount on charge (…)", nothing left →
  *   `charge_already_refunded`. `dashboardRefund()` is an operator's refund: no metadata, events
- *   with `request.id` null.
+ *   with `request.id` null. `dashboardCapture()` and `dashboardCancel()` are an operator's capture
+ *   and cancel the same way (the API's checks and events; no metadata written, no reason given).
  * - Idempotency (…/api/idempotent_requests): per account; replays keep status and body and add
  *   `Idempotent-Replayed: true`; other parameters or another endpoint → `idempotency_error`; a key
  *   still running → 409 `idempotency_key_in_use`; errors found before execution (parameters,

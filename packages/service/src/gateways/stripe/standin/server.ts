@@ -10,8 +10,10 @@
 import { createServer } from "node:http";
 import type { AddressInfo } from "node:net";
 import type Stripe from "stripe";
-import type { StandInContext } from "./context.js";
+import type { ApiRequest, StandInContext } from "./context.js";
 import { DASHBOARD_CAUSE, EventRecorder } from "./events.js";
+import type { FormObject } from "./form.js";
+import { cancelPaymentIntent, capturePaymentIntent } from "./payment-intent-actions.js";
 import { createRefund, refundableCharge } from "./refunds.js";
 import { route, type RouterState } from "./router.js";
 import { AccountState, snapshot } from "./store.js";
@@ -54,6 +56,19 @@ export async function startStripeStandIn(options: StripeStandInOptions): Promise
     if (!account) throw new Error("stripe stand-in: no account has that secret key");
     return account;
   };
+  const accountHaving = (paymentIntentId: string) => {
+    const account = accounts.find((a) => a.paymentIntents.has(paymentIntentId));
+    if (!account) throw new Error(`stripe stand-in: no account has PaymentIntent ${paymentIntentId}`);
+    return account;
+  };
+  // What an operator does on the dashboard goes through the API's own action, with no request.
+  const dashboardRequest = (paymentIntentId: string, form: FormObject): ApiRequest => ({
+    ctx,
+    account: accountHaving(paymentIntentId),
+    form,
+    pathParams: [paymentIntentId],
+    cause: DASHBOARD_CAUSE,
+  });
   const chosen = (secretKey?: string) => (secretKey === undefined ? accounts : [accountOf(secretKey)]);
   return {
     url,
@@ -66,10 +81,17 @@ export async function startStripeStandIn(options: StripeStandInOptions): Promise
       accountOf(secretKey).webhookUrl = webhookUrl;
     },
     dashboardRefund(paymentIntentId, amount): Stripe.Refund {
-      const account = accounts.find((a) => a.paymentIntents.has(paymentIntentId));
-      if (!account) throw new Error(`stripe stand-in: no account has PaymentIntent ${paymentIntentId}`);
+      const account = accountHaving(paymentIntentId);
       const charge = refundableCharge(account, { paymentIntent: paymentIntentId });
       return createRefund(ctx, account, charge, { amount, metadata: {} }, DASHBOARD_CAUSE);
+    },
+    dashboardCapture(paymentIntentId, amount) {
+      return capturePaymentIntent(
+        dashboardRequest(paymentIntentId, amount === undefined ? {} : { amount_to_capture: String(amount) }),
+      ) as Stripe.PaymentIntent;
+    },
+    dashboardCancel(paymentIntentId) {
+      return cancelPaymentIntent(dashboardRequest(paymentIntentId, {})) as Stripe.PaymentIntent;
     },
     paymentIntents: (secretKey) =>
       chosen(secretKey)

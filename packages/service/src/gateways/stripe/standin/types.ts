@@ -74,6 +74,10 @@ export interface StripeStandIn {
    * refund, but no metadata and events whose `request.id` is null.
    */
   dashboardRefund(paymentIntentId: string, amount?: number): Stripe.Refund;
+  /** A capture made on the dashboard (all that is capturable, or `amount`): the API's effects and events, no metadata, no request. */
+  dashboardCapture(paymentIntentId: string, amount?: number): Stripe.PaymentIntent;
+  /** A PaymentIntent canceled on the dashboard (its authorization released): the API's effects and events, no request. */
+  dashboardCancel(paymentIntentId: string): Stripe.PaymentIntent;
   /** Every account's PaymentIntents, or one account's (copies, newest first). */
   paymentIntents(secretKey?: string): Stripe.PaymentIntent[];
   refunds(secretKey?: string): Stripe.Refund[];
