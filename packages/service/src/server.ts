@@ -20,7 +20,7 @@ import { notifyWorkers, OutboxSignal } from "./webhooks/outbox.js";
 import { DeliveryWorker, WORKER_POOL_SIZE } from "./webhooks/worker.js";
 
 const EXPIRY_SWEEP_MS = 30_000; // how often open sessions past expiration_time become `expired`
-const KEY_PURGE_MS = 10 * 60_000; // how often expired idempotency keys and stale counters are deleted
+const STALE_PURGE_MS = 10 * 60_000; // how often expired idempotency keys and stale counters are deleted
 
 /**
  * How long a shutdown waits for in-flight requests to finish: at least this, and always longer
@@ -211,7 +211,7 @@ export async function startService(
   // Rows that count nothing any more, deleted in the background so no table grows without bound:
   // idempotency keys past their time (the table keeps about a day) and sign-in failure counters
   // idle for a day (docs/operations.md, "What svc keeps, and for how long").
-  const purgeKeys = () =>
+  const purgeStale = () =>
     Promise.all([
       purgeExpiredKeys(db, config.idempotencyTtlSeconds)
         .then((purged) => {
@@ -224,9 +224,9 @@ export async function startService(
         })
         .catch((err: unknown) => app.log.warn({ err }, "sign-in failure counter purge failed")),
     ]);
-  void purgeKeys();
-  const keyPurge = setInterval(purgeKeys, KEY_PURGE_MS);
-  keyPurge.unref();
+  void purgeStale();
+  const stalePurge = setInterval(purgeStale, STALE_PURGE_MS);
+  stalePurge.unref();
   const address = app.server.address();
   const port = typeof address === "object" && address ? address.port : config.port;
   return {
@@ -237,7 +237,7 @@ export async function startService(
     async close() {
       clearInterval(sweep);
       clearInterval(reservationSweep);
-      clearInterval(keyPurge);
+      clearInterval(stalePurge);
       if (endpointSweep) clearInterval(endpointSweep);
       // Drain in-flight requests, but never wait forever on a stuck client or peer: after the
       // grace period the remaining sockets are cut, so a shutdown always completes. The worker

@@ -9,7 +9,8 @@
  * once, at most the threshold's worth of passwords are checked before the lock (no
  * check-then-record race). Past the threshold each further failure doubles the lock (30 s,
  * 1 min, 2 min … up to 15 min). A success clears the username's counter and takes its attempt
- * back from the address's; counters forget failures older than a day.
+ * back from the address's; counters forget failures older than a day, and such a counter is
+ * deleted in the background (purgeStaleSignInFailures).
  */
 import type { Db, Queryable } from "../db/client.js";
 
