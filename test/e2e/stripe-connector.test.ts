@@ -486,6 +486,43 @@ describe.each(STORES)("the Stripe connector (%s)", (store) => {
     expect(found.pg_response).toMatchObject({ status: "failed" });
   });
 
+  it("a refund made on Stripe's dashboard that fails after it was relayed goes to the Discrepancies page", async () => {
+    const tx = (
+      await createTransaction(stack, m, { pg_codes: [pg.purchase], amount: "7.00", currency_code: "USD" })
+    ).json;
+    // Stripe's test card whose refunds succeed, then fail.
+    expect((await payByCard(tx.session_id, pg.purchase, "4000000000005126")).status).toBe(303);
+    // It fails 2 s later, long after svc has relayed it (svc reads the refund back from Stripe:
+    // read once it has failed, it was never done, and nothing is relayed or reported).
+    const made = stripe.dashboardRefund(intentOf(tx.session_id)!.id, 300, { settleAfterMs: 2_000 });
+    const relayed = await until(
+      () => opWebhooks(tx.session_id).find((r) => r.json.source === "pg" && r.json.operation === "refund"),
+      "the relayed refund's webhook",
+    );
+    expect(relayed.json).toMatchObject({ amount: "3.00", result: "success" });
+    const found = await until(async () => {
+      const r = await api(stack, "GET", `/v1/discrepancies?session_id=${tx.session_id}`, {
+        auth: apiKey(m.privateKey),
+      });
+      return r.json.discrepancies[0];
+    }, "the discrepancy of the failed dashboard refund");
+    expect(found).toMatchObject({
+      kind: "gateway_operation",
+      rule: "operation_failed_after_success",
+      operation: "refund",
+      amount: "3.00",
+      operation_session_id: relayed.json.txn.session_id,
+    });
+    expect(found.pg_response).toMatchObject({ refund: made.id, status: "failed" });
+    // However many events told the failure: one discrepancy, and the relayed refund once.
+    await eventsAnswered(PURCHASE.secretKey, ["refund.failed"]);
+    const all = await api(stack, "GET", `/v1/discrepancies?session_id=${tx.session_id}`, {
+      auth: apiKey(m.privateKey),
+    });
+    expect(all.json.discrepancies).toHaveLength(1);
+    expect(opWebhooks(tx.session_id).filter((r) => r.json.source === "pg")).toHaveLength(1);
+  });
+
   it("a payment whose answer was lost is paid by Stripe's event at once, found by the attempt its metadata names", async () => {
     // svc stored no PaymentIntent id (the answer never came), so the event's id names nothing of
     // svc's: it once waited for the attempt sweep, which closes an attempt it cannot find as unpaid.

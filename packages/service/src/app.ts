@@ -435,6 +435,7 @@ export async function buildApp(config: ServiceConfig, deps: AppDeps): Promise<Fa
     paymentByAttempt: checkout.paymentByAttempt,
     applyPaymentNotification: checkout.applyPaymentNotification,
     applyOperationResult: gatewayOperations.operationResult,
+    applyOperationReversed: gatewayOperations.operationReversed,
     applyGatewayOperation: gatewayOperations.gatewayOperation,
   });
   const discrepancies = createDiscrepanciesService(deps.db, { now, settleByHand: operations.settleByHand });

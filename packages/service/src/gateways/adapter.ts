@@ -103,6 +103,16 @@ export type GatewayNotification =
       pgResponse: PgResponse;
       notificationId: string;
     }
+  /**
+   * An operation made on the gateway's own dashboard, which svc relayed as done, reported failed
+   * later (Stripe: a refund that succeeded, then failed). Found by the gateway's id of it.
+   */
+  | {
+      type: "operation_reversed";
+      gatewayOperationId: string;
+      pgResponse: PgResponse;
+      notificationId: string;
+    }
   /** An operation performed on the gateway's own dashboard (svc relays it with source "pg"). */
   | {
       type: "operation";

@@ -48,6 +48,12 @@ export interface NotificationsDeps {
     n: OperationNotification<"operation_result">,
     firstTime: FirstTime,
   ) => Promise<NotificationOutcome>;
+  /** The operations domain's handling of a dashboard operation reported failed after it was relayed. */
+  applyOperationReversed: (
+    pgCode: string,
+    n: OperationNotification<"operation_reversed">,
+    firstTime: FirstTime,
+  ) => Promise<NotificationOutcome>;
   /** The operations domain's handling of an operation done on the gateway's dashboard. */
   applyGatewayOperation: (
     pgCode: string,
@@ -90,6 +96,8 @@ export function createNotificationsService(db: Db, deps: NotificationsDeps) {
     const seen: FirstTime = (q) => firstTime(q, pgCode, notification.notificationId);
     if (notification.type === "operation_result")
       return { outcome: await deps.applyOperationResult(pgCode, notification, seen) };
+    if (notification.type === "operation_reversed")
+      return { outcome: await deps.applyOperationReversed(pgCode, notification, seen) };
     if (notification.type === "operation") return deps.applyGatewayOperation(pgCode, notification, seen);
     await deps.applyPaymentNotification(
       pgCode,

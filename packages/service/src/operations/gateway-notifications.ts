@@ -4,6 +4,8 @@
  * - operation_result: the final result of a queued operation → the child becomes final or
  *   `<operation>_rejected`, and the webhook goes out with the queued one's source and initiator,
  *   to the URLs the queued notice went to;
+ * - operation_reversed: a dashboard operation relayed as done, reported failed later → a
+ *   discrepancy, as for svc's own operation;
  * - operation: done on the gateway's own dashboard → a new child with `source: "pg"`, if it
  *   obeys the money rules the operations API applies, judged against settled money only
  *   (checked under the parent's lock); one that breaks them is not applied to the totals and
@@ -53,6 +55,33 @@ export async function finishQueued(
   await emitQueuedResultWebhook(q, parent, finished);
 }
 
+/**
+ * The gateway undid what it had reported done (Stripe: a refund that succeeded, then failed):
+ * svc's books still count it, so it goes to an operator instead of being silently ignored.
+ */
+async function recordReversal(
+  q: Queryable,
+  pgCode: string,
+  child: OperationRow,
+  n: { notificationId: string; pgResponse: PgResponse },
+): Promise<NotificationOutcome> {
+  const { row } = await discrepanciesRepo.record(q, {
+    merchant_id: child.merchant_id,
+    parent_session_id: child.parent_session_id,
+    child_session_id: child.session_id,
+    pg_code: pgCode,
+    gateway_operation_id: `reversed:${child.reference_number}`,
+    notification_id: n.notificationId,
+    operation: child.operation,
+    amount: formatAmount(child.amount_minor, child.currency_code),
+    currency_code: child.currency_code,
+    rule: "operation_failed_after_success",
+    detail: `The gateway first reported this ${child.operation} done, then failed: svc still counts it. Check it on the gateway, do it again if it is due, and resolve this with a note.`,
+    pg_response: n.pgResponse,
+  });
+  return row ? "discrepancy" : "ignored";
+}
+
 export function createGatewayOperations(db: Db, deps: { now: () => Date }) {
   async function operationResult(
     pgCode: string,
@@ -67,25 +96,8 @@ export function createGatewayOperations(db: Db, deps: { now: () => Date }) {
           status: 409,
         });
       if (!(await firstTime(q))) return "duplicate";
-      // The gateway undid what it had answered done (Stripe: a refund that succeeded, then failed):
-      // svc's books still count it, so it goes to an operator instead of being silently ignored.
-      if (child && n.status === "rejected" && child.state === finalState(child.operation)) {
-        const { row } = await discrepanciesRepo.record(q, {
-          merchant_id: child.merchant_id,
-          parent_session_id: child.parent_session_id,
-          child_session_id: child.session_id,
-          pg_code: pgCode,
-          gateway_operation_id: `reversed:${child.reference_number}`,
-          notification_id: n.notificationId,
-          operation: child.operation,
-          amount: formatAmount(child.amount_minor, child.currency_code),
-          currency_code: child.currency_code,
-          rule: "operation_failed_after_success",
-          detail: `The gateway first answered this ${child.operation} done, then reported it failed: svc still counts it. Check it on the gateway, do it again if it is due, and resolve this with a note.`,
-          pg_response: n.pgResponse,
-        });
-        return row ? "discrepancy" : "ignored";
-      }
+      if (child && n.status === "rejected" && child.state === finalState(child.operation))
+        return recordReversal(q, pgCode, child, n);
       if (!child || child.state !== `${child.operation}_queued`) return "ignored";
       await finishQueued(q, child, n.status, n.pgResponse, deps.now());
       return "applied";
@@ -137,8 +149,9 @@ export function createGatewayOperations(db: Db, deps: { now: () => Date }) {
           )
         )
           throw new AppError(
-            "invalid_state",
+            "conflict",
             "svc's own void of this payment is still waiting for the gateway's answer; send this notification again later.",
+            { status: 409 },
           );
       }
       try {
@@ -189,7 +202,22 @@ export function createGatewayOperations(db: Db, deps: { now: () => Date }) {
     });
   }
 
-  return { operationResult, gatewayOperation };
+  /** A dashboard operation svc relayed as done, reported failed later: a discrepancy if svc counts it. */
+  async function operationReversed(
+    pgCode: string,
+    n: Extract<GatewayNotification, { type: "operation_reversed" }>,
+    firstTime: FirstTime,
+  ): Promise<NotificationOutcome> {
+    return db.tx(async (q) => {
+      const child = await operationsRepo.lockByGatewayOperationId(q, pgCode, n.gatewayOperationId);
+      if (!(await firstTime(q))) return "duplicate";
+      // Never relayed (it never succeeded, or was another payment's): nothing of svc's to undo.
+      if (!child || child.state !== finalState(child.operation)) return "ignored";
+      return recordReversal(q, pgCode, child, n);
+    });
+  }
+
+  return { operationResult, gatewayOperation, operationReversed };
 }
 
 export type GatewayOperations = ReturnType<typeof createGatewayOperations>;

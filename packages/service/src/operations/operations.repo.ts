@@ -452,6 +452,14 @@ export const operationsRepo = {
   async deleteReservation(q: Queryable, sessionId: string): Promise<void> {
     await q.query("delete from operations where session_id = $1 and state like '%\\_pending'", [sessionId]);
   },
+  /** A child recorded from the gateway's own operation, by the gateway's id of it. */
+  async lockByGatewayOperationId(q: Queryable, pgCode: string, gatewayOperationId: string) {
+    const rows = await q.query<OperationRow>(
+      "select * from operations where pg_code = $1 and gateway_operation_id = $2 for update",
+      [pgCode, gatewayOperationId],
+    );
+    return rows[0];
+  },
   async lockByReference(q: Queryable, pgCode: string, referenceNumber: string) {
     const rows = await q.query<OperationRow>(
       "select * from operations where pg_code = $1 and reference_number = $2 for update",

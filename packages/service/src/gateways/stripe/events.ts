@@ -9,6 +9,7 @@
  *   operation when it was queued (operation_result); one already final is only confirmed;
  * - a refund made elsewhere (Stripe's dashboard) → relayed once it has succeeded, as an operation
  *   from the gateway (`operation`, deduplicated on the refund's id however many events tell it);
+ *   failed after that → `operation_reversed`, a discrepancy for an operator;
  * - an authorization captured or released elsewhere (Stripe's dashboard, or its expiry) → relayed
  *   the same way, keyed on the PaymentIntent (authorizationOperation).
  */
@@ -80,6 +81,15 @@ function refundNotification(
       };
     return undefined; // still pending: a later event finishes it
   }
+  // A refund made elsewhere that failed after it had succeeded (and so was relayed): svc's books
+  // count it, so it goes to the Discrepancies page. One that never succeeded was never relayed.
+  if (refund.status === "failed" || refund.status === "canceled")
+    return {
+      type: "operation_reversed",
+      gatewayOperationId: refund.id,
+      pgResponse: refundResponse(refund),
+      notificationId,
+    };
   if (refund.status !== "succeeded" || !pgReference) return undefined;
   const currency = refund.currency.toUpperCase();
   return {

@@ -80,10 +80,12 @@ export async function startStripeStandIn(options: StripeStandInOptions): Promise
     setWebhookUrl(secretKey, webhookUrl) {
       accountOf(secretKey).webhookUrl = webhookUrl;
     },
-    dashboardRefund(paymentIntentId, amount): Stripe.Refund {
+    dashboardRefund(paymentIntentId, amount, { settleAfterMs } = {}): Stripe.Refund {
       const account = accountHaving(paymentIntentId);
       const charge = refundableCharge(account, { paymentIntent: paymentIntentId });
-      return createRefund(ctx, account, charge, { amount, metadata: {} }, DASHBOARD_CAUSE);
+      // Its own wait before a test card's later change of status, the timers still the stand-in's.
+      const settling = settleAfterMs === undefined ? ctx : { ...ctx, asyncRefundDelayMs: settleAfterMs };
+      return createRefund(settling, account, charge, { amount, metadata: {} }, DASHBOARD_CAUSE);
     },
     dashboardCapture(paymentIntentId, amount) {
       return capturePaymentIntent(

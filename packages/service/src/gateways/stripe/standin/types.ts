@@ -71,9 +71,14 @@ export interface StripeStandIn {
   setWebhookUrl(secretKey: string, url: string | undefined): void;
   /**
    * A refund made by an operator on Stripe's dashboard: same effects and events as an API
-   * refund, but no metadata and events whose `request.id` is null.
+   * refund, but no metadata and events whose `request.id` is null. `settleAfterMs`: this
+   * refund's wait before a test card's later status (default `asyncRefundDelayMs`).
    */
-  dashboardRefund(paymentIntentId: string, amount?: number): Stripe.Refund;
+  dashboardRefund(
+    paymentIntentId: string,
+    amount?: number,
+    options?: { settleAfterMs?: number },
+  ): Stripe.Refund;
   /** A capture made on the dashboard (all that is capturable, or `amount`): the API's effects and events, no metadata, no request. */
   dashboardCapture(paymentIntentId: string, amount?: number): Stripe.PaymentIntent;
   /** A PaymentIntent canceled on the dashboard (its authorization released): the API's effects and events, no request. */
