@@ -2234,7 +2234,7 @@ export interface operations {
                     description?: string;
                     /** @description The event types it gets, or ["*"] for all of them (the default): operation, payment.paid, payment.authorized, payment.failed, payment.canceled, payment.expired, payment.pending, webhook.endpoint_disabled */
                     event_types?: string[];
-                    /** @description Up to 10 custom headers sent with every request (not webhook-*, svc-* or HTTP's own) */
+                    /** @description Up to 10 custom headers sent with every request (not webhook-*, svc-* or HTTP's own). Answers show each value masked ("••••", with its last 4 characters when it has 12 or more); a masked value sent back under the same name keeps the value it stands for */
                     headers?: {
                         [key: string]: string;
                     };
@@ -2338,7 +2338,7 @@ export interface operations {
                     description?: string;
                     /** @description The event types it gets, or ["*"] for all of them (the default): operation, payment.paid, payment.authorized, payment.failed, payment.canceled, payment.expired, payment.pending, webhook.endpoint_disabled */
                     event_types?: string[];
-                    /** @description Up to 10 custom headers sent with every request (not webhook-*, svc-* or HTTP's own) */
+                    /** @description Up to 10 custom headers sent with every request (not webhook-*, svc-* or HTTP's own). Answers show each value masked ("••••", with its last 4 characters when it has 12 or more); a masked value sent back under the same name keeps the value it stands for */
                     headers?: {
                         [key: string]: string;
                     };

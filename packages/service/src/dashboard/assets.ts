@@ -36,7 +36,7 @@ form.filters{display:flex;flex-wrap:wrap;gap:.5rem 1rem;align-items:end;margin-b
 label{display:block;font-weight:600;margin-block-end:.2rem}
 .hint{color:var(--muted);font-size:.875rem;margin:0 0 .2rem}
 input[type=text],input[type=password],input[type=url],input[type=email],input[type=tel],input[type=number],input[type=date],input[type=search],select{font:inherit;padding:.45rem .55rem;border:1px solid var(--border);border-radius:6px;background:var(--card);color:var(--fg);min-inline-size:10rem;max-inline-size:100%}
-input.wide{inline-size:28rem;max-inline-size:100%}
+input.wide,textarea.wide{inline-size:28rem;max-inline-size:100%}
 input,select,textarea{max-inline-size:100%}
 code,dd,td,h1,h2{overflow-wrap:anywhere}
 .filters .field{min-inline-size:0;max-inline-size:100%}

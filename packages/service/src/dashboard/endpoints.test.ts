@@ -59,14 +59,35 @@ describe.each(STORES)("dashboard webhook endpoints on %s", (store) => {
     expect(added.status).toBe(303);
     const page = await client.get(added.location!);
     expect(page.text).toContain("Endpoint added");
-    expect(page.text).toContain("X-Token: abc");
+    // The value is not shown, only that there is one.
+    expect(page.text).toContain("X-Token: ••••");
+    expect(page.text).not.toContain("X-Token: abc");
     const list = await client.get("/dashboard/webhooks/endpoints");
     expect(list.text).toContain("Warehouse");
     expect(list.text).toContain("operation, payment.paid");
     // The API sees what the dashboard saved.
     const api1 = await api(stack, "GET", "/v1/webhooks/endpoints", { auth: apiKey(m.privateKey) });
     expect(api1.json.endpoints).toHaveLength(1);
-    expect(api1.json.endpoints[0]).toMatchObject({ headers: { "X-Token": "abc" }, description: "Warehouse" });
+    expect(api1.json.endpoints[0]).toMatchObject({
+      headers: { "X-Token": "••••" },
+      description: "Warehouse",
+    });
+    // The form saved again as shown keeps the value behind the mask.
+    const id = api1.json.endpoints[0].id as string;
+    const again = await client.post(`/dashboard/webhooks/endpoints/${id}`, {
+      url: `${receiver.url}/dash`,
+      description: "Warehouse, again",
+      "event_payment.paid": "on",
+      event_operation: "on",
+      headers: "X-Token: ••••",
+      enabled: "on",
+    });
+    expect(again.status, again.text).toBe(303);
+    const [row] = await stack.db.query<{ headers: Record<string, string>; description: string }>(
+      "select headers, description from webhook_endpoints where id = $1",
+      [id],
+    );
+    expect(row).toEqual({ headers: { "X-Token": "abc" }, description: "Warehouse, again" });
   });
 
   it("a failing endpoint is disabled, every page shows a banner, enabling it again offers the replay", async () => {

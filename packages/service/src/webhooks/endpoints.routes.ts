@@ -25,7 +25,7 @@ const fields = {
     description: `The event types it gets, or ["*"] for all of them (the default): ${SUBSCRIBABLE.join(", ")}`,
   }),
   headers: Type.Record(Type.String({ maxLength: 128 }), Type.String({ maxLength: 2000 }), {
-    description: `Up to ${MAX_HEADERS} custom headers sent with every request (not webhook-*, svc-* or HTTP's own)`,
+    description: `Up to ${MAX_HEADERS} custom headers sent with every request (not webhook-*, svc-* or HTTP's own). Answers show each value masked ("••••", with its last 4 characters when it has 12 or more); a masked value sent back under the same name keeps the value it stands for`,
   }),
   enabled: Type.Boolean({
     description: "false: nothing is sent to it (what waits is ended; a replay can send it later)",

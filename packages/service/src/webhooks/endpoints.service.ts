@@ -105,6 +105,32 @@ export interface EndpointInput {
 
 const iso = (d: Date | null) => (d ? new Date(d).toISOString() : null);
 
+/** What a masked header value starts with: not ASCII, so no value svc accepts can start with it. */
+const MASK = "••••";
+
+/**
+ * How a custom header's value is shown in an answer or a page: never whole, since it is often a
+ * token a receiver checks. Its last 4 characters when it has 12 or more, so one can tell two apart.
+ */
+export function maskedHeaderValue(value: string): string {
+  return `${MASK}${value.length >= 12 ? value.slice(-4) : ""}`;
+}
+
+/**
+ * Headers as given, each value that is the masked form of the value stored under that name (any
+ * case) replaced by the stored value: an endpoint read and sent back, or the dashboard's form
+ * submitted as shown, keeps its values.
+ */
+function unmasked(given: Record<string, string>, stored: Record<string, string>): Record<string, string> {
+  const byName = new Map(Object.entries(stored).map(([name, value]) => [name.toLowerCase(), value]));
+  return Object.fromEntries(
+    Object.entries(given).map(([name, value]) => {
+      const kept = byName.get(name.toLowerCase());
+      return [name, kept !== undefined && value === maskedHeaderValue(kept) ? kept : value];
+    }),
+  );
+}
+
 export function endpointView(e: EndpointRow): EndpointView {
   return {
     id: e.id,
@@ -112,7 +138,9 @@ export function endpointView(e: EndpointRow): EndpointView {
     url: e.url,
     description: e.description,
     event_types: e.event_types ?? ["*"],
-    headers: e.headers,
+    headers: Object.fromEntries(
+      Object.entries(e.headers).map(([name, value]) => [name, maskedHeaderValue(value)]),
+    ),
     enabled: e.enabled,
     payload_version: e.payload_version,
     include_metadata: e.include_metadata,
@@ -242,7 +270,12 @@ function validate(
         );
       else if (lower.startsWith("proxy-")) errors.add(at, "proxy headers cannot be set");
       else if (seen.has(lower)) errors.add(at, "given twice (header names ignore case)");
-      if (typeof value !== "string" || value.length > MAX_HEADER_VALUE || !HEADER_VALUE.test(value))
+      if (typeof value === "string" && value.startsWith(MASK))
+        errors.add(
+          at,
+          "is a masked value (svc never shows a header's value whole) that stands for no value stored under this name: send the value itself",
+        );
+      else if (typeof value !== "string" || value.length > MAX_HEADER_VALUE || !HEADER_VALUE.test(value))
         errors.add(
           at,
           `the value must be text of at most ${MAX_HEADER_VALUE} visible ASCII characters, without line breaks`,
@@ -424,7 +457,14 @@ export function createEndpointsService(
       id: string,
       input: EndpointInput,
     ): Promise<EndpointView & { missed?: { since: string; failed: number } }> {
-      const valid = validate(input, false, deps.allowPrivate);
+      // Masked values sent back stand for the values stored (read here, before the change's
+      // transaction: the worst a concurrent change can do is keep the value it replaced).
+      const stored = input.headers && (await find(db, merchantId, id)).headers;
+      const valid = validate(
+        stored ? { ...input, headers: unmasked(input.headers!, stored) } : input,
+        false,
+        deps.allowPrivate,
+      );
       // Disabling ends the deliveries waiting for it, which a worker recording a retry may be
       // pushing back at that moment: a deadlock undoes one of the two, and this one runs again.
       const result = await retriedTx(db, async (q) => {

@@ -71,7 +71,7 @@ describe.each(STORES)("webhook endpoints on %s", (store) => {
       kind: "endpoint",
       url: `${receiver.url}/crm`,
       event_types: ["payment.paid", "operation"],
-      headers: { "X-Shop": "north" },
+      headers: { "X-Shop": "••••" },
       enabled: true,
       payload_version: "2026-11-24",
       include_metadata: false,
@@ -108,6 +108,48 @@ describe.each(STORES)("webhook endpoints on %s", (store) => {
     const other = await merchant();
     const theirs = await call(other, "POST", "/v1/webhooks/endpoints", { url: `${receiver.url}/theirs` });
     expect((await call(m, "GET", `/v1/webhooks/endpoints/${theirs.json.id}`)).status).toBe(404);
+  });
+
+  it("custom header values are never shown whole; a masked value sent back keeps the value behind it", async () => {
+    const m = await merchant();
+    const token = "tok_live_9f8e7d6c5b4a";
+    const created = await call(m, "POST", "/v1/webhooks/endpoints", {
+      url: `${receiver.url}/masked`,
+      event_types: ["operation"],
+      headers: { Authorization: `Bearer ${token}`, "X-Shop": "north" },
+    });
+    expect(created.status, created.text).toBe(201);
+    // The last 4 characters of a value of 12 or more, nothing of a shorter one.
+    expect(created.json.headers).toEqual({ Authorization: "••••5b4a", "X-Shop": "••••" });
+    const read = await call(m, "GET", `/v1/webhooks/endpoints/${created.json.id}`);
+    expect(read.text).not.toContain(token);
+    expect(read.text).not.toContain("north");
+    // What was read, sent back with one header changed and one added (any case of a name).
+    const changed = await call(m, "PATCH", `/v1/webhooks/endpoints/${created.json.id}`, {
+      headers: { authorization: read.json.headers.Authorization, "X-Shop": "south", "X-Extra": "1" },
+    });
+    expect(changed.status, changed.text).toBe(200);
+    const stored = await stack.db.query<{ headers: Record<string, string> }>(
+      "select headers from webhook_endpoints where id = $1",
+      [created.json.id],
+    );
+    expect(stored[0]!.headers).toEqual({
+      authorization: `Bearer ${token}`,
+      "X-Shop": "south",
+      "X-Extra": "1",
+    });
+    // A masked value that stands for nothing stored under that name is refused, naming the header.
+    const wrong = await call(m, "PATCH", `/v1/webhooks/endpoints/${created.json.id}`, {
+      headers: { "X-Other": "••••5b4a" },
+    });
+    expect(wrong.status).toBe(422);
+    expect(wrong.json.errors["headers.X-Other"][0]).toContain("masked value");
+    const fresh = await call(m, "POST", "/v1/webhooks/endpoints", {
+      url: `${receiver.url}/masked-2`,
+      headers: { "X-Shop": "••••" },
+    });
+    expect(fresh.status).toBe(422);
+    expect(fresh.json.errors["headers.X-Shop"][0]).toContain("send the value itself");
   });
 
   it("refuses bad input with one 422 naming every field, and stores nothing", async () => {

@@ -73,7 +73,7 @@ const WORDS = {
     event_all: "All events, including ones added later",
     headers: "Custom headers",
     headers_hint:
-      "One {format} per line, sent with every request (for example a token your firewall checks). Not the signature headers.",
+      "One {format} per line, sent with every request (for example a token your firewall checks). Not the signature headers. Saved values are shown masked (••••); leave one as it is to keep it.",
     headers_line: "Custom headers: line {n} must be {format}.",
     metadata: "Add the payment's metadata to operation webhooks",
     metadata_hint:
@@ -151,7 +151,7 @@ const WORDS = {
     event_all: "كل الأحداث، ومنها ما يُضاف لاحقًا",
     headers: "ترويسات مخصصة",
     headers_hint:
-      "ترويسة واحدة في كل سطر بالصيغة {format}، تُرسل مع كل طلب (مثل رمز يتحقق منه جدار الحماية لديك). لا تشمل ترويسات التوقيع.",
+      "ترويسة واحدة في كل سطر بالصيغة {format}، تُرسل مع كل طلب (مثل رمز يتحقق منه جدار الحماية لديك). لا تشمل ترويسات التوقيع. تظهر القيم المحفوظة مُقنَّعة (••••)؛ اترك القيمة كما هي للإبقاء عليها.",
     headers_line: "الترويسات المخصصة: يجب أن يكون السطر {n} بالصيغة {format}.",
     metadata: "إضافة البيانات الوصفية للدفعة إلى ويب هوك العمليات",
     metadata_hint:
