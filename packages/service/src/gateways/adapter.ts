@@ -124,6 +124,12 @@ export type GatewayNotification =
       currency: string;
       pgResponse: PgResponse;
       notificationId: string;
+      /**
+       * The gateway reports svc's own operations of this kind too, without saying which are svc's
+       * (Stripe tells every cancel of a PaymentIntent, and a cancel carries no reference): svc
+       * then takes the report for its own operation while one of that kind is done or on its way.
+       */
+      includesOwn?: boolean;
     }
   /** Final result of a payment that went through a gateway page (redirect flows). */
   | {

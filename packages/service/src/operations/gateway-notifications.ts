@@ -136,12 +136,13 @@ export function createGatewayOperations(db: Db, deps: { now: () => Date }) {
       // operation that would collide with it, so its facts never do. Counting either would record
       // a true fact as a discrepancy and leave svc's books short of the gateway's.
       const sums = await operationsRepo.childSums(q, parent.session_id);
-      // An authorization is voided once. A void the gateway reports while svc's own is on its way
-      // to the gateway is that one, or one made on the gateway's dashboard just before it: only
-      // the answer to svc's request tells, so the gateway is asked to send this again later (any
-      // answer but 2xx; Stripe retries). Once svc's void has succeeded, the report is of that
-      // void (Stripe reports svc's own cancels too): nothing new.
-      if (n.operation === "void") {
+      // An authorization is voided once. From a gateway that reports svc's own voids too (Stripe),
+      // a void reported while svc's own is on its way to the gateway is that one, or one made on
+      // the gateway's dashboard just before it: only the answer to svc's request tells, so the
+      // gateway is asked to send this again later (any answer but 2xx; Stripe retries for days).
+      // Once svc's void has succeeded, the report is of that void: nothing new. (A gateway that
+      // reports only its dashboard's operations, such as the sandbox, keeps the money rules below.)
+      if (n.operation === "void" && n.includesOwn) {
         if (sums.some((c) => c.operation === "void" && c.state === "voided")) return { outcome: "duplicate" };
         if (
           sums.some(

@@ -141,6 +141,7 @@ function authorizationOperation(pi: Stripe.PaymentIntent, eventId: string): Gate
       currency,
       pgResponse,
       notificationId: `${eventId}:cancel`,
+      includesOwn: true,
     };
   return undefined;
 }
