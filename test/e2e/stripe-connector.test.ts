@@ -119,6 +119,10 @@ describe.each(STORES)("the Stripe connector (%s)", (store) => {
     });
   const opWebhooks = (sessionId: string) =>
     receiver.requests.filter((r) => r.path === "/ops" && r.json.session_id === sessionId);
+  /** The Discrepancies page's entries for a payment, through the API. */
+  const discrepancies = async (sessionId: string) =>
+    (await api(stack, "GET", `/v1/discrepancies?session_id=${sessionId}`, { auth: apiKey(m.privateKey) }))
+      .json.discrepancies as Record<string, unknown>[];
   const intentOf = (sessionId: string) =>
     stripe.paymentIntents().find((pi) => pi.metadata?.session_id === sessionId);
 
@@ -470,12 +474,10 @@ describe.each(STORES)("the Stripe connector (%s)", (store) => {
       currency_code: "USD",
     });
     expect(refund.status, refund.text).toBe(200);
-    const found = await until(async () => {
-      const r = await api(stack, "GET", `/v1/discrepancies?session_id=${tx.session_id}`, {
-        auth: apiKey(m.privateKey),
-      });
-      return r.json.discrepancies[0];
-    }, "the discrepancy of the failed refund");
+    const found = await until(
+      async () => (await discrepancies(tx.session_id))[0],
+      "the discrepancy of the failed refund",
+    );
     expect(found).toMatchObject({
       kind: "gateway_operation",
       rule: "operation_failed_after_success",
@@ -500,12 +502,10 @@ describe.each(STORES)("the Stripe connector (%s)", (store) => {
       "the relayed refund's webhook",
     );
     expect(relayed.json).toMatchObject({ amount: "3.00", result: "success" });
-    const found = await until(async () => {
-      const r = await api(stack, "GET", `/v1/discrepancies?session_id=${tx.session_id}`, {
-        auth: apiKey(m.privateKey),
-      });
-      return r.json.discrepancies[0];
-    }, "the discrepancy of the failed dashboard refund");
+    const found = await until(
+      async () => (await discrepancies(tx.session_id))[0],
+      "the discrepancy of the failed dashboard refund",
+    );
     expect(found).toMatchObject({
       kind: "gateway_operation",
       rule: "operation_failed_after_success",
@@ -516,10 +516,7 @@ describe.each(STORES)("the Stripe connector (%s)", (store) => {
     expect(found.pg_response).toMatchObject({ refund: made.id, status: "failed" });
     // However many events told the failure: one discrepancy, and the relayed refund once.
     await eventsAnswered(PURCHASE.secretKey, ["refund.failed"]);
-    const all = await api(stack, "GET", `/v1/discrepancies?session_id=${tx.session_id}`, {
-      auth: apiKey(m.privateKey),
-    });
-    expect(all.json.discrepancies).toHaveLength(1);
+    expect(await discrepancies(tx.session_id)).toHaveLength(1);
     expect(opWebhooks(tx.session_id).filter((r) => r.json.source === "pg")).toHaveLength(1);
   });
 

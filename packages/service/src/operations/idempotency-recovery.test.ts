@@ -73,6 +73,12 @@ describe.each(STORES)("idempotency and recovery on %s", (store) => {
       "select reference_number from webhook_messages where parent_session_id = $1 and kind = 'operation'",
       [parent],
     );
+  /** Makes the merchant's key 25 h old: past its time. */
+  const expire = (...keys: string[]) =>
+    stack.db.query(
+      "update idempotency_keys set created_at = now() - interval '25 hours' where merchant_id = $1 and key = any($2)",
+      [m.id, keys],
+    );
   const keyRows = (key: string) =>
     stack.db.query<{ credential: string; status: string; recovery_id: string | null }>(
       "select credential, status, recovery_id from idempotency_keys where merchant_id = $1 and key = $2",
@@ -169,10 +175,7 @@ describe.each(STORES)("idempotency and recovery on %s", (store) => {
     // Within its time, another body with the key is refused…
     expect((await refund(stack, parent, key, { amount: "2.000" })).json.code).toBe("idempotency_key_reused");
     // … and past it, the key is as good as new.
-    await stack.db.query(
-      "update idempotency_keys set created_at = now() - interval '25 hours' where merchant_id = $1 and key = $2",
-      [m.id, key],
-    );
+    await expire(key);
     const later = await refund(stack, parent, key, { amount: "2.000" });
     expect(later.status, later.text).toBe(200);
     expect(later.headers.get("idempotent-replayed")).toBeNull();
@@ -192,10 +195,7 @@ describe.each(STORES)("idempotency and recovery on %s", (store) => {
     for (const [i, key] of keys.entries())
       expect((await refund(stack, parent, key, { amount: `0.${i + 1}00` })).status).toBe(200);
     const [young, ...old] = keys;
-    await stack.db.query(
-      "update idempotency_keys set created_at = now() - interval '25 hours' where merchant_id = $1 and key = any($2)",
-      [m.id, old],
-    );
+    await expire(...old);
     // One batch of two, then the rest: the oldest go first, and the young key is never touched.
     expect(await purgeExpiredKeys(stack.db, DAY_SECONDS, { batch: 2, maxBatches: 1 })).toBe(2);
     expect((await purgeExpiredKeys(stack.db, DAY_SECONDS, { batch: 2 })) >= 1).toBe(true);
@@ -214,10 +214,7 @@ describe.each(STORES)("idempotency and recovery on %s", (store) => {
     const parent = (await paidParent(stack, m)).session_id;
     const key = newId("key");
     expect((await refund(stack, parent, key)).status).toBe(200);
-    await stack.db.query(
-      "update idempotency_keys set created_at = now() - interval '25 hours' where merchant_id = $1 and key = $2",
-      [m.id, key],
-    );
+    await expire(key);
     const counter = `user:ghost-${newId("key")}`;
     await stack.db.query(
       "insert into dashboard_sign_in_failures (key, failures, last_failure_at) values ($1, 3, now() - interval '25 hours')",
@@ -240,10 +237,7 @@ describe.each(STORES)("idempotency and recovery on %s", (store) => {
       const parent = (await paidParent(stack, m)).session_id;
       const key = newId("key");
       expect((await refund(stack, parent, key)).status).toBe(200);
-      await stack.db.query(
-        "update idempotency_keys set created_at = now() - interval '25 hours' where merchant_id = $1 and key = $2",
-        [m.id, key],
-      );
+      await expire(key);
       // A transaction holds the expired key's row (as a request replacing it in place does) …
       await stack.db.tx(async (q) => {
         await q.query("select 1 from idempotency_keys where merchant_id = $1 and key = $2 for update", [
