@@ -211,18 +211,18 @@ export async function startService(
   // Rows that count nothing any more, deleted in the background so no table grows without bound:
   // idempotency keys past their time (the table keeps about a day) and sign-in failure counters
   // idle for a day (docs/operations.md, "What svc keeps, and for how long").
+  const purged = (what: string, purge: () => Promise<number>) =>
+    purge()
+      .then((count) => {
+        if (count > 0) app.log.info({ purged: count }, `${what} deleted`);
+      })
+      .catch((err: unknown) => app.log.warn({ err }, `${what}: purge failed`));
   const purgeStale = () =>
     Promise.all([
-      purgeExpiredKeys(db, config.idempotencyTtlSeconds)
-        .then((purged) => {
-          if (purged > 0) app.log.info({ purged }, "expired idempotency keys deleted");
-        })
-        .catch((err: unknown) => app.log.warn({ err }, "idempotency key purge failed")),
-      purgeStaleSignInFailures(db, (options.now ?? (() => new Date()))())
-        .then((purged) => {
-          if (purged > 0) app.log.info({ purged }, "stale sign-in failure counters deleted");
-        })
-        .catch((err: unknown) => app.log.warn({ err }, "sign-in failure counter purge failed")),
+      purged("expired idempotency keys", () => purgeExpiredKeys(db, config.idempotencyTtlSeconds)),
+      purged("stale sign-in failure counters", () =>
+        purgeStaleSignInFailures(db, (options.now ?? (() => new Date()))()),
+      ),
     ]);
   void purgeStale();
   const stalePurge = setInterval(purgeStale, STALE_PURGE_MS);

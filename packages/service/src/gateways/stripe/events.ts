@@ -118,31 +118,22 @@ function authorizationOperation(pi: Stripe.PaymentIntent, eventId: string): Gate
   // authorised released nothing.
   if (!charge || charge.status !== "succeeded") return undefined;
   const currency = pi.currency.toUpperCase();
-  const money = (minor: number) => formatAmount(fromStripeAmount(minor, currency), currency);
-  const pgResponse = paymentResultOf(pi, "").pgResponse;
+  // Keyed on the PaymentIntent and what became of it (`:capture`, `:cancel`).
+  const relayed = (operation: "capture" | "void", what: string, minor: number): GatewayNotification => ({
+    type: "operation",
+    operation,
+    pgReference: pi.id,
+    gatewayOperationId: `${pi.id}:${what}`,
+    amount: formatAmount(fromStripeAmount(minor, currency), currency),
+    currency,
+    pgResponse: paymentResultOf(pi, "").pgResponse,
+    notificationId: `${eventId}:${what}`,
+    // A cancel carries no reference of svc's: Stripe's events tell svc's own voids too.
+    ...(operation === "void" ? { includesOwn: true } : {}),
+  });
   if (pi.status === "succeeded" && !pi.metadata?.capture_reference && pi.amount_received > 0)
-    return {
-      type: "operation",
-      operation: "capture",
-      pgReference: pi.id,
-      gatewayOperationId: `${pi.id}:capture`,
-      amount: money(pi.amount_received),
-      currency,
-      pgResponse,
-      notificationId: `${eventId}:capture`,
-    };
-  if (pi.status === "canceled" && !charge.captured)
-    return {
-      type: "operation",
-      operation: "void",
-      pgReference: pi.id,
-      gatewayOperationId: `${pi.id}:cancel`,
-      amount: money(pi.amount),
-      currency,
-      pgResponse,
-      notificationId: `${eventId}:cancel`,
-      includesOwn: true,
-    };
+    return relayed("capture", "capture", pi.amount_received);
+  if (pi.status === "canceled" && !charge.captured) return relayed("void", "cancel", pi.amount);
   return undefined;
 }
 
