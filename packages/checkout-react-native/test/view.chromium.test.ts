@@ -178,9 +178,10 @@ describe("the React Native checkout view under react-native-web", () => {
 
   it("one wallet is the minified view: no list, its form at once", async () => {
     const { page } = await open({ formsOfPayment: ["walletBPay"] });
+    // The view shows its layout once the session's details are in: wait for the form first.
+    await page.getByTestId("mobile_number").waitFor();
     expect(await page.getByTestId("svc-checkout").getAttribute("data-layout")).toBe("minified");
     expect(await page.getByRole("radio").count()).toBe(0);
-    await page.getByTestId("mobile_number").waitFor();
     await page.close();
   });
 
