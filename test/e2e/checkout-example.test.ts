@@ -80,6 +80,8 @@ it("an Arabic browser without ?lang gets an Arabic transaction; the switch reach
     expect(await tag.getAttribute("integrity")).toMatch(/^sha384-/);
     await page.getByRole("link", { name: "محفظة الجوال (عرض مصغّر)" }).click();
     await page.waitForURL(/forms=walletBPay/);
+    // The layout is known once the view has its options (it is busy until then).
+    await page.locator(".svc-checkout[aria-busy=false]").waitFor();
     expect(await page.locator(".svc-checkout").getAttribute("data-layout")).toBe("minified");
     const border = await page
       .locator(".svc-checkout")
