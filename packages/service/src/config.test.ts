@@ -23,6 +23,17 @@ describe("loadConfig", () => {
     );
   });
 
+  it("SVC_WEBHOOK_RETENTION_DAYS: 90 by default; 0 keeps everything; 7 to 3650 days; anything else is refused", () => {
+    expect(loadConfig({}).webhookRetentionDays).toBe(90);
+    expect(loadConfig({ SVC_WEBHOOK_RETENTION_DAYS: "0" }).webhookRetentionDays).toBe(0);
+    expect(loadConfig({ SVC_WEBHOOK_RETENTION_DAYS: "7" }).webhookRetentionDays).toBe(7);
+    expect(loadConfig({ SVC_WEBHOOK_RETENTION_DAYS: "3650" }).webhookRetentionDays).toBe(3650);
+    for (const junk of ["1", "6", "3651", "-1", "30d", "7.5"])
+      expect(() => loadConfig({ SVC_WEBHOOK_RETENTION_DAYS: junk })).toThrow(
+        `SVC_WEBHOOK_RETENTION_DAYS must be 0 (keep everything) or a number of days between 7 and 3650, got "${junk}"`,
+      );
+  });
+
   it("SVC_TRUST_PROXY: off by default; true, a number of hops or proxy addresses; anything else is refused", () => {
     expect(loadConfig({}).trustProxy).toBe(false);
     expect(loadConfig({ SVC_TRUST_PROXY: "true" }).trustProxy).toBe(true);

@@ -86,6 +86,13 @@ export interface ServiceConfig {
    */
   webhookDisableAfterSeconds: number;
   /**
+   * A webhook message whose every delivery finished longer ago than this is deleted with its
+   * deliveries and attempts (webhooks/retention.ts): 90 days, as long as a merchant looks back in
+   * the delivery log and far longer than the retries and the disabled-endpoint replay need.
+   * SVC_WEBHOOK_RETENTION_DAYS, 7–3650; 0 keeps every webhook.
+   */
+  webhookRetentionDays: number;
+  /**
    * A reservation (`<operation>_pending`) older than this belongs to a request that died during
    * its gateway call; the reservation sweep asks the gateway again and settles it.
    */
@@ -158,6 +165,19 @@ function intFrom(env: Env, key: string, fallback: number, min: number, max: numb
   const value = Number(raw);
   if (!Number.isInteger(value) || value < min || value > max) {
     throw new Error(`${key} must be an integer between ${min} and ${max}, got "${raw}"`);
+  }
+  return value;
+}
+
+/** Days to keep something: 0 (keep it for ever) or 7 to 3650. */
+function retentionFrom(env: Env, key: string, fallback: number): number {
+  const raw = env[key];
+  if (raw === undefined || raw === "") return fallback;
+  const value = Number(raw);
+  if (!Number.isInteger(value) || (value !== 0 && (value < 7 || value > 3650))) {
+    throw new Error(
+      `${key} must be 0 (keep everything) or a number of days between 7 and 3650, got "${raw}"`,
+    );
   }
   return value;
 }
@@ -235,6 +255,7 @@ export function loadConfig(env: Env = process.env, overrides: Partial<ServiceCon
       1,
       365 * 24 * 3600,
     ),
+    webhookRetentionDays: retentionFrom(env, "SVC_WEBHOOK_RETENTION_DAYS", 90),
     idempotencyTtlSeconds: 24 * 3600,
     idempotencyLeaseSeconds: intFrom(env, "SVC_IDEMPOTENCY_LEASE_SECONDS", 60, 1, 3600),
     gatewayTimeoutMs: intFrom(env, "SVC_GATEWAY_TIMEOUT_MS", CONFIG_DEFAULTS.gatewayTimeoutMs, 100, 120_000),

@@ -7,6 +7,7 @@ import path from "node:path";
 import type { FastifyInstance } from "fastify";
 import { buildApp } from "./app.js";
 import { purgeStaleSignInFailures } from "./auth/lockout.js";
+import { purgeOldWebhooks } from "./webhooks/retention.js";
 import type { ServiceConfig } from "./config.js";
 import { type Db, openDb, openPostgres, openWhenReachable } from "./db/client.js";
 import { migrate } from "./db/migrate.js";
@@ -209,8 +210,9 @@ export async function startService(
     );
   endpointSweep?.unref();
   // Rows that count nothing any more, deleted in the background so no table grows without bound:
-  // idempotency keys past their time (the table keeps about a day) and sign-in failure counters
-  // idle for a day (docs/operations.md, "What svc keeps, and for how long").
+  // idempotency keys past their time (the table keeps about a day), sign-in failure counters
+  // idle for a day, webhooks past their retention (docs/operations.md, "What svc keeps, and for
+  // how long").
   const purged = (what: string, purge: () => Promise<number>) =>
     purge()
       .then((count) => {
@@ -222,6 +224,9 @@ export async function startService(
       purged("expired idempotency keys", () => purgeExpiredKeys(db, config.idempotencyTtlSeconds)),
       purged("stale sign-in failure counters", () =>
         purgeStaleSignInFailures(db, (options.now ?? (() => new Date()))()),
+      ),
+      purged("webhook messages past their retention", () =>
+        purgeOldWebhooks(db, config.webhookRetentionDays),
       ),
     ]);
   void purgeStale();

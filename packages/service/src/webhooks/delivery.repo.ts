@@ -63,8 +63,19 @@ const TRACEPARENT_COLUMN = `,
  * stream's claim (listen.ts); the delivery claim computes the same number inside its ordering
  * check's probe (`next_sequence`), so the two must stay alike.
  */
-export const NEXT_SEQUENCE = `select coalesce(max(s.sequence), 0) + 1 from webhook_deliveries s
+export const NEXT_SEQUENCE = `select coalesce(max(s.sequence), ${sequenceFloor("d")}, 0) + 1 from webhook_deliveries s
                                where s.parent_session_id = d.parent_session_id and s.url = d.url`;
+
+/**
+ * The number a (parent, URL) continues from once the retention purge has deleted all its
+ * deliveries (webhooks/retention.ts); read only when it has no numbered delivery left (the purge
+ * deletes a (parent, URL)'s highest one only with all the others), so it costs a first delivery
+ * one probe of a small table and a later one nothing.
+ */
+function sequenceFloor(row: string): string {
+  return `(select f.sequence from webhook_sequence_floors f
+            where f.parent_session_id = ${row}.parent_session_id and f.url = ${row}.url)`;
+}
 
 /** A delivery's payload version: null on the row stands for the first one (the common case, unwritten). */
 export const PAYLOAD_VERSION_COLUMN = `coalesce(d.payload_version, '${FIRST_PAYLOAD_VERSION}')`;
@@ -115,7 +126,7 @@ function dueRows(lock: "update" | "no key update"): string {
          select c.ctid as tid, o.next_sequence, c.merchant_id from webhook_deliveries c
           cross join lateral (
             select count(*) filter (where e.seq < c.seq and e.status not in ('succeeded', 'failed', 'stream')) as earlier,
-                   coalesce(max(e.sequence), 0) + 1 as next_sequence
+                   coalesce(max(e.sequence), ${sequenceFloor("c")}, 0) + 1 as next_sequence
               from webhook_deliveries e
              where e.parent_session_id = c.parent_session_id and e.url = c.url
             offset 0) o

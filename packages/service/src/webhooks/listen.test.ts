@@ -14,6 +14,7 @@ import { type Stack, startStack } from "../../../../test/support/stack.js";
 import { STORES } from "../../../../test/support/stores.js";
 import { configureWebhooks } from "../../../../test/support/webhooks.js";
 import type { StreamedDelivery } from "./listen.js";
+import { purgeOldWebhooks } from "./retention.js";
 
 /** An SSE reader: the `delivery` events, as they come. */
 async function openStream(url: string, key: string) {
@@ -179,6 +180,34 @@ describe.each(STORES)("svc listen, service side, on %s", (store) => {
     expect(ended.json.deliveries.find((d: { endpoint_id: string }) => d.endpoint_id === id)).toMatchObject({
       status: "failed",
     });
+  });
+
+  it("svc-sequence goes on down the stream after the retention purge deleted what came before", async () => {
+    const started = await call("POST", "/v1/webhooks/listen", { event_types: ["operation"] });
+    const id = started.json.endpoint.id as string;
+    const stream = await openStream(`${stack.url}${started.json.stream_path}`, m.privateKey);
+    try {
+      const parent = await paidParent(stack, m);
+      expect((await refund(parent.session_id)).status).toBe(200);
+      const [first] = await stream.next(1);
+      expect(first!.headers["svc-sequence"]).toBe("1");
+      expect(await forward(id, first!, "/local")).toMatchObject({ status: "succeeded" });
+      const messageId = first!.headers["webhook-id"]!;
+      await stack.db.query(
+        `update webhook_deliveries set created_at = now() - interval '91 days', completed_at = now() - interval '91 days'
+          where message_id = $1`,
+        [messageId],
+      );
+      await purgeOldWebhooks(stack.db, 90);
+      expect((await call("GET", `/v1/webhooks/messages/${messageId}`)).status).toBe(404);
+      expect((await refund(parent.session_id)).status).toBe(200);
+      const [, second] = await stream.next(2);
+      expect(second!.headers["svc-sequence"]).toBe("2");
+      await forward(id, second!, "/local");
+    } finally {
+      stream.close();
+      await call("DELETE", `/v1/webhooks/endpoints/${id}`);
+    }
   });
 
   it("a cli endpoint nobody has read for a day is deleted (a CLI killed outright), what waits for it ended; one read now stays", async () => {
