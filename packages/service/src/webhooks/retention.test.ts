@@ -6,6 +6,7 @@
  * message; a process purges at start.
  */
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
+import type { Queryable } from "../db/client.js";
 import { api, apiKey, createMerchant, type TestMerchant } from "../../../../test/support/merchant.js";
 import { paidParent } from "../../../../test/support/payments.js";
 import { type Receiver, startReceiver } from "../../../../test/support/receiver.js";
@@ -14,6 +15,13 @@ import { STORES } from "../../../../test/support/stores.js";
 import { configureWebhooks } from "../../../../test/support/webhooks.js";
 import { enqueueMany } from "./outbox.js";
 import { purgeOldWebhooks } from "./retention.js";
+
+interface PlanNode {
+  "Node Type": string;
+  "Relation Name"?: string;
+  Plans?: PlanNode[];
+}
+const nodes = (plan: PlanNode): PlanNode[] => [plan, ...(plan.Plans ?? []).flatMap(nodes)];
 
 /** The default retention (config.webhookRetentionDays). */
 const DAYS = 90;
@@ -259,6 +267,62 @@ describe.each(STORES)("webhook retention on %s", (store) => {
       });
       expect(await purgeOldWebhooks(stack.db, DAYS)).toBe(1);
       expect(await kept(id)).toEqual([]);
+    },
+  );
+
+  it.runIf(store === "postgres")(
+    "on a long-running service's table, every statement of the purge reaches rows through an index",
+    async () => {
+      // 20,000 old finished messages, one parent each, each with ten earlier attempts.
+      const tag = `plan_${Date.now()}`;
+      await stack.db.query(
+        `insert into webhook_deliveries (id, message_id, merchant_id, kind, event_type, body, parent_session_id, url,
+                                         status, tries, timeout_seconds, retry_schedule_seconds, sequence,
+                                         created_at, completed_at)
+         select 'dlv_' || $2 || g, 'msg_' || $2 || g, $1, 'operation', 'operation', '{}', 'sess_' || $2 || g, $3,
+                'succeeded', 1, 5, '{60}', 1, now() - interval '100 days', now() - interval '100 days'
+           from generate_series(1, 20000) g`,
+        [m.id, tag, url("/plan")],
+      );
+      await stack.db.query(
+        `insert into webhook_attempts (delivery_id, attempted_at, status_code, latency_ms)
+         select 'dlv_' || $1 || g, now() - interval '100 days', 500, 3
+           from generate_series(1, 20000) g, generate_series(1, 10) n`,
+        [tag],
+      );
+      await stack.db.query("analyze webhook_deliveries");
+      await stack.db.query("analyze webhook_attempts");
+      const plans: PlanNode[] = [];
+      // Each statement is explained, then run.
+      const explaining = (q: Queryable): Queryable => ({
+        query: async <T>(sql: string, params?: readonly unknown[]) => {
+          const [row] = await q.query<{ "QUERY PLAN": [{ Plan: PlanNode }] | string }>(
+            `explain (format json) ${sql}`,
+            params,
+          );
+          const json = row!["QUERY PLAN"];
+          plans.push((typeof json === "string" ? JSON.parse(json) : json)[0].Plan);
+          return q.query<T>(sql, params);
+        },
+      });
+      const db = {
+        ...explaining(stack.db),
+        tx: <T>(fn: (q: Queryable) => Promise<T>) => stack.db.tx((q) => fn(explaining(q))),
+      };
+      expect(await purgeOldWebhooks(db, DAYS, { batch: 500, maxBatches: 2 })).toBe(1_000);
+      // The merchants, then per batch: candidates, lock, counts, parents, floors, two deletes.
+      expect(plans.length).toBeGreaterThanOrEqual(15);
+      for (const plan of plans) {
+        const scans = nodes(plan).filter((n) => n["Node Type"] === "Seq Scan");
+        expect(scans.map((n) => n["Relation Name"])).not.toContain("webhook_deliveries");
+        expect(scans.map((n) => n["Relation Name"])).not.toContain("webhook_attempts");
+      }
+      await purgeOldWebhooks(stack.db, DAYS, { batch: 5_000 });
+      expect(
+        await stack.db.query("select 1 from webhook_deliveries where message_id like $1 limit 1", [
+          `msg_${tag}%`,
+        ]),
+      ).toEqual([]);
     },
   );
 

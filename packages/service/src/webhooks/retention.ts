@@ -24,13 +24,16 @@ import { retriedTx } from "../db/conflict.js";
 /** The final statuses: a delivery in any other is still on its way. */
 const FINISHED = `('succeeded', 'failed')`;
 
-// A merchant's oldest messages that no longer wait (through `webhook_deliveries_merchant_created`,
-// whose predicate this repeats so the planner uses it), after the cursor, created before the cutoff.
+// A merchant's oldest messages that no longer wait, created before the cutoff, from the cursor
+// on: at or after its time ($3), but for the messages of that very time already looked at ($4).
+// Through `webhook_deliveries_merchant_created`, whose predicate this repeats so the planner uses
+// it, in its order (created_at alone: ordered by the message id too, the planner sorted every
+// old row for each batch).
 const CANDIDATES = `select d.message_id, d.created_at::text as created_at from webhook_deliveries d
    where d.merchant_id = $1 and d.position = 1 and d.status not in ('pending', 'retrying')
      and d.created_at < now() - make_interval(days => $2)
-     and (d.created_at, d.message_id) > ($3::timestamptz, $4::text)
-   order by d.created_at, d.message_id
+     and d.created_at >= $3::timestamptz and not (d.created_at = $3::timestamptz and d.message_id = any($4::text[]))
+   order by d.created_at
    limit $5`;
 
 // Every delivery of the candidate messages that no one else holds, locked, with whether it is
@@ -137,7 +140,7 @@ async function purgeMessages(q: Queryable, candidates: string[], retentionDays: 
  * rest). `retentionDays` 0 keeps everything. Returns how many messages went.
  */
 export async function purgeOldWebhooks(
-  db: Db,
+  db: Pick<Db, "query" | "tx">,
   retentionDays: number,
   { batch = 500, maxBatches = 50 }: { batch?: number; maxBatches?: number } = {},
 ): Promise<number> {
@@ -146,15 +149,17 @@ export async function purgeOldWebhooks(
   let purged = 0;
   let batches = 0;
   for (const { id } of merchants) {
-    // A cursor, so that messages kept (their (parent, URL) still busy) do not hold the rest back.
-    // (The time as PostgreSQL writes it: a Date would drop its microseconds.)
-    let after: [string, string] = ["-infinity", ""];
+    // A cursor, so that messages kept (their (parent, URL) still busy) do not hold the rest back:
+    // the time of the last message looked at (as PostgreSQL writes it: a Date would drop its
+    // microseconds), and the messages of that time looked at so far.
+    let time = "-infinity";
+    let seen: string[] = [];
     while (batches < maxBatches) {
       const candidates = await db.query<{ message_id: string; created_at: string }>(CANDIDATES, [
         id,
         retentionDays,
-        after[0],
-        after[1],
+        time,
+        seen,
         batch,
       ]);
       if (candidates.length === 0) break;
@@ -166,8 +171,10 @@ export async function purgeOldWebhooks(
           retentionDays,
         ),
       );
-      const last = candidates.at(-1)!;
-      after = [last.created_at, last.message_id];
+      const last = candidates.at(-1)!.created_at;
+      const atLast = candidates.filter((c) => c.created_at === last).map((c) => c.message_id);
+      seen = last === time ? [...seen, ...atLast] : atLast;
+      time = last;
       if (candidates.length < batch) break;
     }
   }
