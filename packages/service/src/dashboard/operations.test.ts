@@ -202,6 +202,20 @@ describe.each(STORES)("dashboard operations and webhooks on %s", (store) => {
     expect(nextKey).not.toBe(key);
   });
 
+  it("the delivery log says how long a message is kept: 90 days by default, for ever with 0", async () => {
+    expect((await client.get("/dashboard/deliveries")).text).toContain(
+      "A message is kept 90 days after its last delivery, then deleted.",
+    );
+    const keeping = await startStack(store, { db: stack.db, config: { webhookRetentionDays: 0 } });
+    try {
+      const text = (await (await signedIn(keeping, m.admin)).get("/dashboard/deliveries")).text;
+      expect(text).toContain("Every message is kept.");
+      expect(text).not.toContain("then deleted");
+    } finally {
+      await keeping.close();
+    }
+  });
+
   it("a gateway answering after the timeout: the form keeps its key, and submitting it again gets that refund", async () => {
     const slow = await startStack(store, {
       db: stack.db,

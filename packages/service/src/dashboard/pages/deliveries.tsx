@@ -78,6 +78,8 @@ const WORDS = {
     failed_until_hint: "Empty: to now. The day is included.",
     replay_all: "Replay all failed",
     newest: "The newest {n} messages matching the filters.",
+    kept: "A message is kept {days} after its last delivery, then deleted.",
+    kept_all: "Every message is kept.",
     none: "No webhook messages match these filters.",
     replayed_one: "Message {id} is queued again for 1 destination.",
     replayed: "Message {id} is queued again for {n} destinations.",
@@ -146,6 +148,8 @@ const WORDS = {
     failed_until_hint: "فارغ: حتى الآن. اليوم نفسه مشمول.",
     replay_all: "إعادة إرسال كل الفاشلة",
     newest: "أحدث الرسائل المطابقة للتصفية (حتى {n}).",
+    kept: "تُحفظ الرسالة {days} بعد آخر تسليم لها، ثم تُحذف.",
+    kept_all: "تُحفظ كل الرسائل.",
     none: "لا رسائل ويب هوك تطابق هذه التصفية.",
     replayed_one: "أُعيدت الرسالة {id} إلى الانتظار لوجهة واحدة.",
     replayed: "أُعيدت الرسالة {id} إلى الانتظار لعدد {n} من الوجهات.",
@@ -175,6 +179,16 @@ const STATUSES = ["pending", "retrying", "succeeded", "failed"] as const;
 type Status = (typeof STATUSES)[number];
 const MESSAGE_ID = /^msg_[a-z2-7]{1,40}$/;
 export const LOG_PAGE_SIZE = 50;
+
+/**
+ * "90 days" / "90 يومًا": the noun after an Arabic number agrees with its last two digits (3–10
+ * plural, 11–99 singular accusative, else singular).
+ */
+function dayCount(n: number, lang: DashboardLanguage): string {
+  if (lang === "en") return `${n} ${n === 1 ? "day" : "days"}`;
+  const last = n % 100;
+  return `${n} ${last >= 3 && last <= 10 ? "أيام" : last >= 11 ? "يومًا" : "يوم"}`;
+}
 const EXCERPT_CHARS = 300;
 
 type Message = Awaited<
@@ -409,6 +423,8 @@ export function deliveryPages(scope: FastifyInstance, ctx: DashboardContext): vo
         });
     const filtering = Boolean(status || sessionId || q.since || q.until);
     const w = WORDS[lang];
+    // What the retention purge deletes (webhooks/retention.ts): said here, where messages vanish.
+    const days = ctx.config.webhookRetentionDays;
     const service = ctx.services().messages;
     const others = await Promise.all(
       messages.map((m) =>
@@ -484,7 +500,10 @@ export function deliveryPages(scope: FastifyInstance, ctx: DashboardContext): vo
             </div>
           </PostForm>
         </section>
-        <p class="muted">{format(w.newest, { n: LOG_PAGE_SIZE })}</p>
+        <p class="muted">
+          {format(w.newest, { n: LOG_PAGE_SIZE })}{" "}
+          {days > 0 ? format(w.kept, { days: dayCount(days, lang) }) : w.kept_all}
+        </p>
         {messages.length ? (
           messages.map((m, i) => (
             <MessageSection
