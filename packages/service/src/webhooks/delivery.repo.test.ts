@@ -1,9 +1,10 @@
 /**
  * The worker's SQL on both stores: batched outcome recording keeps every attempt, and the claim
  * and record statements reach rows through indexes, never a scan of the whole deliveries table
- * (whose size is every delivery ever made).
+ * (whose size is every delivery of the retention period, 90 days by default).
  */
 import { beforeAll, describe, expect, it } from "vitest";
+import { explain, type PlanNode, planNodes, seqScanned } from "../../../../test/support/plans.js";
 import { STORES, testDb } from "../../../../test/support/stores.js";
 import type { Db, Queryable } from "../db/client.js";
 import { type ClaimedDelivery, type DeliveryOutcome, deliveryRepo } from "./delivery.repo.js";
@@ -12,17 +13,6 @@ import { DEFAULT_RETRY_SCHEDULE_SECONDS } from "./retry-policy.js";
 import { seedOutboxMerchant } from "../../../../test/support/outbox-merchant.js";
 
 const config = { timeout_seconds: 5, retry_schedule_seconds: [60] };
-
-interface PlanNode {
-  "Node Type": string;
-  "Relation Name"?: string;
-  "Index Name"?: string;
-  "Index Cond"?: string;
-  Plans?: PlanNode[];
-}
-function nodes(plan: PlanNode): PlanNode[] {
-  return [plan, ...(plan.Plans ?? []).flatMap(nodes)];
-}
 
 describe.each(STORES)("delivery SQL on %s", (store) => {
   let db: Db;
@@ -471,12 +461,7 @@ describe.each(STORES)("delivery SQL on %s", (store) => {
     const plans: PlanNode[] = [];
     await run({
       query: async <T>(sql: string, params?: readonly unknown[]) => {
-        const [row] = await db.query<{ "QUERY PLAN": [{ Plan: PlanNode }] | string }>(
-          `explain (format json) ${sql}`,
-          params,
-        );
-        const json = row!["QUERY PLAN"];
-        plans.push((typeof json === "string" ? JSON.parse(json) : json)[0].Plan);
+        plans.push(await explain(db, sql, params));
         return [] as T[];
       },
     });
@@ -486,7 +471,7 @@ describe.each(STORES)("delivery SQL on %s", (store) => {
   it("with a small, never-analysed table the ordering check still probes the parent's index", async () => {
     // A prepared claim keeps the plan it got first; a fresh service's tables are small.
     const [plan] = await explained((q) => deliveryRepo.claim(q, 500));
-    const probe = nodes(plan!).find((n) => n["Index Name"] === "webhook_deliveries_parent");
+    const probe = planNodes(plan!).find((n) => n["Index Name"] === "webhook_deliveries_parent");
     expect(probe?.["Index Cond"]).toMatch(/parent_session_id = c\.parent_session_id/);
   });
 
@@ -517,8 +502,7 @@ describe.each(STORES)("delivery SQL on %s", (store) => {
     });
     expect(plans).toHaveLength(4);
     for (const plan of plans) {
-      const scans = nodes(plan).filter((n) => n["Node Type"] === "Seq Scan");
-      expect(scans.map((n) => n["Relation Name"])).not.toContain("webhook_deliveries");
+      expect(seqScanned(plan)).not.toContain("webhook_deliveries");
     }
   });
 });

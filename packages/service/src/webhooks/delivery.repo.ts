@@ -57,7 +57,7 @@ const TRACEPARENT_COLUMN = `,
 
 /**
  * A delivery's sequence number (`svc-sequence`), given when it is first claimed: after the highest
- * its (parent, URL) has. Deliveries of one (parent, URL) are claimed one at a time, in order (the
+ * its (parent, URL) has (or had, when the retention purge deleted them all: `sequenceFloor`). Deliveries of one (parent, URL) are claimed one at a time, in order (the
  * claim's ordering rule), so no two take a number at once and the numbers run 1, 2, 3… as they
  * are sent; a retry or a replay keeps its number. `d` is the row being claimed. Used by the
  * stream's claim (listen.ts); the delivery claim computes the same number inside its ordering

@@ -11,17 +11,11 @@ import { api, apiKey, createMerchant, type TestMerchant } from "../../../../test
 import { paidParent } from "../../../../test/support/payments.js";
 import { type Receiver, startReceiver } from "../../../../test/support/receiver.js";
 import { type Stack, startStack } from "../../../../test/support/stack.js";
+import { explain, type PlanNode, seqScanned } from "../../../../test/support/plans.js";
 import { STORES } from "../../../../test/support/stores.js";
 import { configureWebhooks } from "../../../../test/support/webhooks.js";
 import { enqueueMany } from "./outbox.js";
 import { purgeOldWebhooks } from "./retention.js";
-
-interface PlanNode {
-  "Node Type": string;
-  "Relation Name"?: string;
-  Plans?: PlanNode[];
-}
-const nodes = (plan: PlanNode): PlanNode[] => [plan, ...(plan.Plans ?? []).flatMap(nodes)];
 
 /** The default retention (config.webhookRetentionDays). */
 const DAYS = 90;
@@ -296,12 +290,7 @@ describe.each(STORES)("webhook retention on %s", (store) => {
       // Each statement is explained, then run.
       const explaining = (q: Queryable): Queryable => ({
         query: async <T>(sql: string, params?: readonly unknown[]) => {
-          const [row] = await q.query<{ "QUERY PLAN": [{ Plan: PlanNode }] | string }>(
-            `explain (format json) ${sql}`,
-            params,
-          );
-          const json = row!["QUERY PLAN"];
-          plans.push((typeof json === "string" ? JSON.parse(json) : json)[0].Plan);
+          plans.push(await explain(q, sql, params));
           return q.query<T>(sql, params);
         },
       });
@@ -313,9 +302,8 @@ describe.each(STORES)("webhook retention on %s", (store) => {
       // The merchants, then per batch: candidates, lock, counts, parents, floors, two deletes.
       expect(plans.length).toBeGreaterThanOrEqual(15);
       for (const plan of plans) {
-        const scans = nodes(plan).filter((n) => n["Node Type"] === "Seq Scan");
-        expect(scans.map((n) => n["Relation Name"])).not.toContain("webhook_deliveries");
-        expect(scans.map((n) => n["Relation Name"])).not.toContain("webhook_attempts");
+        expect(seqScanned(plan)).not.toContain("webhook_deliveries");
+        expect(seqScanned(plan)).not.toContain("webhook_attempts");
       }
       await purgeOldWebhooks(stack.db, DAYS, { batch: 5_000 });
       expect(
