@@ -341,7 +341,10 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** Webhook messages, newest first, with their deliveries and every attempt */
+        /**
+         * Webhook messages, newest first, with their deliveries and every attempt
+         * @description A message is kept until 90 days (the service's SVC_WEBHOOK_RETENTION_DAYS) after its last delivery finished, then deleted: it is no longer listed, and reading or replaying it answers 404.
+         */
         get: operations["listWebhookMessages"];
         put?: never;
         post?: never;

@@ -23,6 +23,8 @@ export function messagesRoutes(fastify: FastifyInstance, messages: MessagesServi
         tags,
         security,
         summary: "Webhook messages, newest first, with their deliveries and every attempt",
+        description:
+          "A message is kept until 90 days (the service's SVC_WEBHOOK_RETENTION_DAYS) after its last delivery finished, then deleted: it is no longer listed, and reading or replaying it answers 404.",
         querystring: Type.Object(
           {
             status: Type.Optional(
