@@ -244,6 +244,45 @@ describe.each(STORES)("webhook retention on %s", (store) => {
     expect(received("/b", parent).at(-1)).toEqual([next, "3"]);
   });
 
+  it("purges running beside the producers and the worker: each parent's numbers still run 1, 2, 3… with no gap or repeat", async () => {
+    const parents = Array.from({ length: 5 }, () => newParent());
+    const ROUNDS = 8;
+    let done = false;
+    let purged = 0;
+    // Everything of these parents that has finished is made old and purged, again and again,
+    // while new messages of the same parents are written and delivered.
+    const purging = (async () => {
+      while (!done) {
+        await stack.db.query(
+          `update webhook_deliveries set created_at = now() - interval '100 days', completed_at = now() - interval '100 days'
+            where parent_session_id = any($1) and status = 'succeeded'`,
+          [parents],
+        );
+        purged += await purgeOldWebhooks(stack.db, DAYS);
+        // A macrotask between rounds: PGlite answers in-process, and a loop of its answers alone
+        // would keep timers (the worker's, the test's) from ever running.
+        await new Promise((r) => setTimeout(r, 5));
+      }
+    })();
+    try {
+      for (let round = 1; round <= ROUNDS; round++) {
+        await Promise.all(parents.map((parent) => send(parent, round, ["/race"])));
+        await new Promise((r) => setTimeout(r, 20 + Math.random() * 60));
+      }
+      await expect
+        .poll(() => parents.every((p) => received("/race", p).length >= ROUNDS), { timeout: 15_000 })
+        .toBe(true);
+    } finally {
+      done = true;
+      await purging;
+    }
+    expect(purged).toBeGreaterThan(0);
+    for (const parent of parents)
+      expect(received("/race", parent).map(([, n]) => Number(n))).toEqual(
+        Array.from({ length: ROUNDS }, (_, i) => i + 1),
+      );
+  });
+
   it.runIf(store === "postgres")(
     "a delivery someone else holds keeps its message; the next round takes it",
     async () => {
