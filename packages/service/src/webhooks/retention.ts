@@ -63,13 +63,24 @@ interface GroupRow {
 
 const groupKey = (parent: string, url: string) => JSON.stringify([parent, url]);
 
+/** `items` by `key`, each group in the items' order. */
+function groupBy<T>(items: T[], key: (item: T) => string): Map<string, T[]> {
+  const groups = new Map<string, T[]>();
+  for (const item of items) {
+    const k = key(item);
+    const group = groups.get(k);
+    if (group) group.push(item);
+    else groups.set(k, [item]);
+  }
+  return groups;
+}
+
 /**
  * One batch: the messages of `candidates` that can go, deleted. Returns how many messages went.
  */
 async function purgeMessages(q: Queryable, candidates: string[], retentionDays: number): Promise<number> {
   const rows = await q.query<LockedRow>(LOCK_MESSAGES, [candidates, retentionDays]);
-  const byMessage = new Map<string, LockedRow[]>();
-  for (const r of rows) byMessage.set(r.message_id, [...(byMessage.get(r.message_id) ?? []), r]);
+  const byMessage = groupBy(rows, (r) => r.message_id);
   const counts = await q.query<{ message_id: string; n: number }>(
     `select message_id, count(*)::int4 as n from webhook_deliveries
       where message_id = any($1::text[]) group by message_id`,
@@ -85,21 +96,22 @@ async function purgeMessages(q: Queryable, candidates: string[], retentionDays: 
   // … and each of its deliveries that is its (parent, URL)'s highest goes with all the others.
   const numbered = rows.filter((r) => going.has(r.message_id) && r.parent_session_id && r.sequence !== null);
   const parents = [...new Set(numbered.map((r) => r.parent_session_id!))];
-  const groups = new Map<string, GroupRow[]>();
-  if (parents.length > 0) {
-    const members = await q.query<GroupRow>(
-      `select parent_session_id, url, message_id, sequence from webhook_deliveries
-        where parent_session_id = any($1::text[])`,
-      [parents],
-    );
-    for (const m of members) {
-      const key = groupKey(m.parent_session_id, m.url);
-      groups.set(key, [...(groups.get(key) ?? []), m]);
-    }
-  }
-  const highest = (key: string) =>
-    Math.max(0, ...(groups.get(key) ?? []).map((m) => (m.sequence === null ? 0 : Number(m.sequence))));
-  const tops = numbered.filter((r) => Number(r.sequence) === highest(groupKey(r.parent_session_id!, r.url)));
+  const members =
+    parents.length === 0
+      ? []
+      : await q.query<GroupRow>(
+          `select parent_session_id, url, message_id, sequence from webhook_deliveries
+            where parent_session_id = any($1::text[])`,
+          [parents],
+        );
+  const groups = groupBy(members, (m) => groupKey(m.parent_session_id, m.url));
+  // Each (parent, URL)'s highest number, once.
+  const highest = new Map(
+    [...groups].map(([key, ms]) => [key, Math.max(0, ...ms.map((m) => Number(m.sequence ?? 0)))]),
+  );
+  const tops = numbered.filter(
+    (r) => Number(r.sequence) === highest.get(groupKey(r.parent_session_id!, r.url)),
+  );
   // Keeping one message can keep another (it shares a (parent, URL) with it): until none changes.
   for (let changed = true; changed;) {
     changed = false;

@@ -185,7 +185,7 @@ export const LOG_PAGE_SIZE = 50;
  * plural, 11–99 singular accusative, else singular).
  */
 function dayCount(n: number, lang: DashboardLanguage): string {
-  if (lang === "en") return `${n} ${n === 1 ? "day" : "days"}`;
+  if (lang === "en") return `${n} days`; // 7 at the least (config.ts)
   const last = n % 100;
   return `${n} ${last >= 3 && last <= 10 ? "أيام" : last >= 11 ? "يومًا" : "يوم"}`;
 }
