@@ -1035,6 +1035,8 @@ export interface components {
                 attempts: {
                     /** Format: date-time */
                     attempted_at: string;
+                    /** @description Where this attempt was sent: the delivery's URL, or the one it went to before a replay sent the delivery to where its endpoint is now */
+                    url: string;
                     status_code: number | null;
                     latency_ms: number | null;
                     error: string | null;

@@ -207,6 +207,10 @@ export const SCHEMAS = {
         attempts: Type.Array(
           obj({
             attempted_at: time(),
+            url: Type.String({
+              description:
+                "Where this attempt was sent: the delivery's URL, or the one it went to before a replay sent the delivery to where its endpoint is now",
+            }),
             status_code: nullable(Type.Integer()),
             latency_ms: nullable(Type.Integer()),
             error: nullable(Type.String()),

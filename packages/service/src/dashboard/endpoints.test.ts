@@ -184,6 +184,18 @@ describe.each(STORES)("dashboard webhook endpoints on %s", (store) => {
     await expect.poll(async () => (await log()).includes("Replay to"), { timeout: 10_000 }).toBe(true);
     expect(await log()).toContain(`Replay to ${receiver.url}/later`);
     expect(await log()).not.toContain(`Send to ${receiver.url}/later`);
+    // Replayed there: the log names where its earlier attempt went.
+    const listed = await api(stack, "GET", `/v1/webhooks/messages?session_id=${parent.session_id}`, { auth });
+    const sent = await dashboard.post(`/dashboard/deliveries/${listed.json.messages[0].id}/replay`);
+    expect(sent.status).toBe(303);
+    await receiver.waitFor(1, { path: "/later" });
+    await expect
+      .poll(async () => (await log()).includes("since a replay sent it there"), { timeout: 10_000 })
+      .toBe(true);
+    const moved = await log();
+    expect(moved).toContain(`Attempts, oldest first: to ${receiver.url}/later since a replay sent it there`);
+    expect(moved).toContain(`Sent to <span class="mono url">${receiver.url}/after</span>`);
+    expect(moved).not.toContain(`Attempts to ${receiver.url}/later`);
   });
 
   it("deletes only after a confirmation", async () => {

@@ -48,6 +48,8 @@ interface AttemptRow {
   latency_ms: number;
   error: string | null;
   response_body: string | null;
+  /** Where it went; null: its delivery's URL (migration 0027). */
+  url: string | null;
 }
 
 /** A message's fields from its row (position 1), as the webhook_messages view gives them. */
@@ -121,16 +123,17 @@ export const messagesRepo = {
   },
   /**
    * Every attempt of these deliveries: the earlier ones of a retried delivery (webhook_attempts,
-   * by delivery id) and each delivery's latest (on its row, found through its message).
+   * by delivery id) and each delivery's latest (on its row, found through its message), with the
+   * URL it went to when that is not its delivery's (a replay moved the delivery since).
    */
   async attempts(q: Queryable, deliveries: { id: string; message_id: string }[]): Promise<AttemptRow[]> {
     if (deliveries.length === 0) return [];
     return q.query<AttemptRow>(
-      `select delivery_id, attempted_at, status_code, latency_ms, error, response_body
+      `select delivery_id, attempted_at, status_code, latency_ms, error, response_body, url
          from webhook_attempts where delivery_id = any($1)
        union all
        select id, last_attempt_at, last_attempt_status_code, last_attempt_latency_ms, last_attempt_error,
-              last_attempt_response_body
+              last_attempt_response_body, null
          from webhook_deliveries where message_id = any($2) and id = any($1) and last_attempt_at is not null
         order by attempted_at`,
       [deliveries.map((d) => d.id), [...new Set(deliveries.map((d) => d.message_id))]],
@@ -186,48 +189,60 @@ export const messagesRepo = {
     current: Pick<WebhookConfig, "timeout_seconds" | "retry_schedule_seconds">,
   ): Promise<{ replayed: number; skipped: number }> {
     const params: unknown[] = [merchantId, current.timeout_seconds, current.retry_schedule_seconds];
-    const where = ["merchant_id = $1", "status in ('succeeded', 'failed')"];
-    if (by.messageId) {
-      params.push(by.messageId);
-      where.push(`message_id = $${params.length}`);
-    }
-    if (by.endpointId) {
-      params.push(by.endpointId);
-      where.push(`endpoint_id = $${params.length}`);
-    }
-    if (by.status) {
-      params.push(by.status);
-      where.push(`status = $${params.length}`);
-    }
-    if (by.since) {
-      params.push(by.since);
-      where.push(`created_at >= $${params.length}`);
-    }
-    if (by.until) {
-      params.push(by.until);
-      where.push(`created_at < $${params.length}`);
-    }
-    if (by.completedSince) {
-      params.push(by.completedSince);
-      where.push(`completed_at >= $${params.length}`);
-    }
+    const where = ["d.merchant_id = $1", "d.status in ('succeeded', 'failed')"];
+    const match = (column: string, value: unknown, op = "=") => {
+      params.push(value);
+      where.push(`d.${column} ${op} $${params.length}`);
+    };
+    if (by.messageId) match("message_id", by.messageId);
+    if (by.endpointId) match("endpoint_id", by.endpointId);
+    if (by.status) match("status", by.status);
+    if (by.since) match("created_at", by.since, ">=");
+    if (by.until) match("created_at", by.until, "<");
+    if (by.completedSince) match("completed_at", by.completedSince, ">=");
+    // `target`: each delivery replayed, where it goes now, and what it held before (this
+    // statement's snapshot). One whose URL changes (`moved`) takes the next sequence number of its
+    // new (parent, URL) when it goes out, and its attempts so far keep the URL they went to
+    // (webhook_attempts.url, migration 0027): the earlier ones get it written, the latest moves off
+    // the row with it. The update checks the status again: a delivery another replay queued
+    // meanwhile is left to that one (and then is not in `replayed`, so its attempts are not moved twice).
     const [row] = await q.query<{ replayed: number; skipped: number; messages: string[] }>(
       `with live as (select e.id, e.kind, e.url from webhook_endpoints e where e.merchant_id = $1 and e.enabled for share),
+       target as (
+         select d.id, coalesce(l.url, d.url) as url, l.kind is not distinct from 'cli' as to_stream,
+                coalesce(l.url, d.url) <> d.url as moved, d.url as prior_url, d.last_attempt_at, d.last_attempt_status_code,
+                d.last_attempt_latency_ms, d.last_attempt_error, d.last_attempt_response_body
+           from webhook_deliveries d left join live l on l.id = d.endpoint_id
+          where ${where.join(" and ")} and (d.endpoint_id is null or l.id is not null)),
        replayed as (
          update webhook_deliveries d
-            set status = case when d.endpoint_id in (select id from live where kind = 'cli') then 'stream' else 'pending' end,
-                url = coalesce((select l.url from live l where l.id = d.endpoint_id), d.url),
-                sequence = case when (select l.url from live l where l.id = d.endpoint_id) <> d.url then null
-                                else d.sequence end,
+            set status = case when t.to_stream then 'stream' else 'pending' end, url = t.url,
+                sequence = case when t.moved then null else d.sequence end,
+                last_attempt_at = case when t.moved then null else d.last_attempt_at end,
+                last_attempt_status_code = case when t.moved then null else d.last_attempt_status_code end,
+                last_attempt_latency_ms = case when t.moved then null else d.last_attempt_latency_ms end,
+                last_attempt_error = case when t.moved then null else d.last_attempt_error end,
+                last_attempt_response_body = case when t.moved then null else d.last_attempt_response_body end,
                 tries = 0, next_attempt_at = now(), lease_until = null,
                 completed_at = null, updated_at = now(), timeout_seconds = $2, retry_schedule_seconds = $3::int4[]
-          where ${where.join(" and ")} and (endpoint_id is null or endpoint_id in (select id from live))
-         returning id, message_id)
+           from target t
+          where d.id = any(array(select id from target)) and d.id = t.id and d.status in ('succeeded', 'failed')
+         returning d.id, d.message_id, t.moved),
+       stamped as (
+         update webhook_attempts a set url = t.prior_url
+           from replayed r join target t on t.id = r.id
+          where r.moved and a.delivery_id = r.id and a.url is null),
+       kept as (
+         insert into webhook_attempts (delivery_id, attempted_at, status_code, latency_ms, error, response_body, url)
+         select t.id, t.last_attempt_at, t.last_attempt_status_code, t.last_attempt_latency_ms, t.last_attempt_error,
+                t.last_attempt_response_body, t.prior_url
+           from replayed r join target t on t.id = r.id
+          where r.moved and t.last_attempt_at is not null)
        select (select count(*) from replayed)::int as replayed,
               array(select distinct message_id from replayed) as messages,
-              (select count(*) from webhook_deliveries
-                where ${where.join(" and ")} and endpoint_id is not null
-                  and endpoint_id not in (select id from live))::int as skipped`,
+              (select count(*) from webhook_deliveries d
+                where ${where.join(" and ")} and d.endpoint_id is not null
+                  and d.endpoint_id not in (select id from live))::int as skipped`,
       params,
     );
     await resign(q, merchantId, row!.messages);

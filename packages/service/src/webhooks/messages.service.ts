@@ -53,6 +53,7 @@ export function createMessagesService(db: Db, deps: { outbox: OutboxSignal }) {
             .filter((a) => a.delivery_id === d.id)
             .map((a) => ({
               attempted_at: a.attempted_at.toISOString(),
+              url: a.url ?? d.url,
               status_code: a.status_code,
               latency_ms: a.latency_ms,
               error: a.error,

@@ -11,17 +11,24 @@ import { type Receiver, startReceiver } from "../../../../test/support/receiver.
 import { type Stack, startStack } from "../../../../test/support/stack.js";
 import { STORES } from "../../../../test/support/stores.js";
 import { configureWebhooks } from "../../../../test/support/webhooks.js";
+import { messagesRepo } from "./messages.repo.js";
 
 /** The settings when the messages are created: one retry, so a failing delivery ends after 2 tries. */
 const AT_CREATION = { timeout_seconds: 2, retry_schedule_seconds: [1] };
 /** The settings when they are replayed: three retries (4 tries), a longer timeout. */
 const AT_REPLAY = { timeout_seconds: 7, retry_schedule_seconds: [1, 1, 1] };
 
+interface Attempt {
+  url: string;
+  status_code: number | null;
+}
 interface Delivery {
   id: string;
+  url: string;
+  endpoint_id: string | null;
   status: string;
   tries: number;
-  attempts: unknown[];
+  attempts: Attempt[];
 }
 
 describe.each(STORES)("webhook replay on %s", (store) => {
@@ -228,4 +235,138 @@ describe.each(STORES)("webhook replay on %s", (store) => {
     await receiver.waitFor(hooks + toHook, { path: "/hook" });
     expect(receiver.requests.filter((r) => r.path === "/new")).toHaveLength(2);
   });
+
+  /** The delivery of `sessionId`'s message to endpoint `endpointId` once `done` holds. */
+  async function endpointDelivery(sessionId: string, endpointId: string, done: (d: Delivery) => boolean) {
+    let delivery: Delivery | undefined;
+    await expect
+      .poll(
+        async () => {
+          const r = await api(stack, "GET", `/v1/webhooks/messages?session_id=${sessionId}`, {
+            auth: auth(),
+          });
+          const deliveries = (r.json.messages[0]?.deliveries ?? []) as Delivery[];
+          delivery = deliveries.find((d) => d.endpoint_id === endpointId);
+          return delivery !== undefined && done(delivery);
+        },
+        { timeout: 20_000, interval: 100 },
+      )
+      .toBe(true);
+    return delivery!;
+  }
+
+  it("a delivery replayed to its endpoint's new URL: the attempts before it still say where they went", async () => {
+    receiver.respond = (request) => (request.path === "/b" ? { status: 200 } : { status: 500 });
+    const created = await api(stack, "POST", "/v1/webhooks/endpoints", {
+      auth: auth(),
+      body: { url: `${receiver.url}/a`, event_types: ["operation"] },
+    });
+    const id = created.json.id as string;
+    const sessionId = await refund();
+    // Two tries at /a (one retry at creation), both refused: the first in webhook_attempts, the
+    // latest on the delivery's row.
+    const atA = await endpointDelivery(sessionId, id, failed);
+    const a = `${receiver.url}/a`;
+    expect(atA.attempts.map((t) => [t.url, t.status_code])).toEqual([
+      [a, 500],
+      [a, 500],
+    ]);
+    await api(stack, "PATCH", `/v1/webhooks/endpoints/${id}`, {
+      auth: auth(),
+      body: { url: `${receiver.url}/b` },
+    });
+    const listed = await api(stack, "GET", `/v1/webhooks/messages?session_id=${sessionId}`, { auth: auth() });
+    const messageId = listed.json.messages[0].id as string;
+    // Its two deliveries: the general URL's (where it was) and the endpoint's (where it is now).
+    const replay = await api(stack, "POST", `/v1/webhooks/messages/${messageId}/replay`, { auth: auth() });
+    expect(replay.json).toEqual({ replayed: 2, skipped: 0 });
+    const atB = await endpointDelivery(sessionId, id, (d) => d.status === "succeeded");
+    expect(atB.url).toBe(`${receiver.url}/b`);
+    expect(atB.attempts.map((t) => [t.url, t.status_code])).toEqual([
+      [a, 500],
+      [a, 500],
+      [`${receiver.url}/b`, 200],
+    ]);
+    // The general URL's delivery did not move: every attempt of it went to /hook.
+    const message = (await api(stack, "GET", `/v1/webhooks/messages/${messageId}`, { auth: auth() })).json;
+    const toHook = (message.deliveries as Delivery[]).find((d) => d.endpoint_id === null)!;
+    expect(new Set(toHook.attempts.map((t) => t.url))).toEqual(new Set([`${receiver.url}/hook`]));
+    // Stored as such: the moved attempts carry their URL, the rest none (their delivery's).
+    const stored = await stack.db.query<{ url: string | null }>(
+      "select url from webhook_attempts where delivery_id = $1 order by attempted_at",
+      [atB.id],
+    );
+    expect(stored.map((r) => r.url)).toEqual([a, a]);
+  });
+
+  it.runIf(store === "postgres")(
+    "two replays of one message at once: one queues it, and its attempts are moved once",
+    async () => {
+      receiver.respond = () => ({ status: 500 });
+      const created = await api(stack, "POST", "/v1/webhooks/endpoints", {
+        auth: auth(),
+        body: { url: `${receiver.url}/c`, event_types: ["operation"] },
+      });
+      const id = created.json.id as string;
+      const sessionId = await refund();
+      const before = await endpointDelivery(sessionId, id, failed);
+      await api(stack, "PATCH", `/v1/webhooks/endpoints/${id}`, {
+        auth: auth(),
+        body: { url: `${receiver.url}/d` },
+      });
+      const only = {
+        messageId: (
+          await stack.db.query<{ message_id: string }>(
+            "select message_id from webhook_deliveries where id = $1",
+            [before.id],
+          )
+        )[0]!.message_id,
+        endpointId: id,
+      };
+      // The first replay holds its rows until the second has started (and taken its snapshot,
+      // in which the delivery is still failed at /c), then commits.
+      let release!: () => void;
+      const held = new Promise<void>((resolve) => (release = resolve));
+      let started!: () => void;
+      const first = stack.db.tx(async (q) => {
+        const counts = await messagesRepo.replay(q, m.id, only, AT_REPLAY);
+        started();
+        await held;
+        // Not sent meanwhile: the worker would write its attempt.
+        await q.query(
+          "update webhook_deliveries set next_attempt_at = now() + interval '1 hour' where id = $1",
+          [before.id],
+        );
+        return counts;
+      });
+      await new Promise<void>((resolve) => (started = resolve));
+      const second = stack.db.tx((q) => messagesRepo.replay(q, m.id, only, AT_REPLAY));
+      // The second waits for the first's row lock (visible in pg_stat_activity), then the first commits.
+      await expect
+        .poll(
+          async () =>
+            (
+              await stack.db.query<{ n: number }>(
+                "select count(*)::int as n from pg_stat_activity where wait_event_type = 'Lock' and query like '%replayed as%'",
+              )
+            )[0]!.n,
+          { timeout: 10_000, interval: 20 },
+        )
+        .toBe(1);
+      release();
+      expect(await first).toEqual({ replayed: 1, skipped: 0 });
+      expect(await second).toEqual({ replayed: 0, skipped: 0 });
+      const stored = await stack.db.query<{ url: string | null }>(
+        "select url from webhook_attempts where delivery_id = $1 order by attempted_at",
+        [before.id],
+      );
+      expect(stored.map((r) => r.url)).toEqual([`${receiver.url}/c`, `${receiver.url}/c`]);
+      const [row] = await stack.db.query<{ url: string; last_attempt_at: Date | null; status: string }>(
+        "select url, last_attempt_at, status from webhook_deliveries where id = $1",
+        [before.id],
+      );
+      expect(row).toEqual({ url: `${receiver.url}/d`, last_attempt_at: null, status: "pending" });
+      await api(stack, "DELETE", `/v1/webhooks/endpoints/${id}`, { auth: auth() });
+    },
+  );
 });

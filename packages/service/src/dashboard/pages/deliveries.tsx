@@ -41,6 +41,8 @@ const WORDS = {
     attempts: "{n} attempts",
     next: "next",
     attempts_caption: "Attempts to {url}, oldest first",
+    attempts_moved_caption: "Attempts, oldest first: to {url} since a replay sent it there",
+    sent_to: "Sent to",
     time: "Time",
     status: "Status",
     latency: "Latency",
@@ -113,6 +115,8 @@ const WORDS = {
     attempts: "المحاولات: {n}",
     next: "التالية",
     attempts_caption: "المحاولات إلى {url}، الأقدم أولاً",
+    attempts_moved_caption: "المحاولات، الأقدم أولاً: إلى {url} منذ أن أعادت إعادةُ الإرسال توجيهها إليه",
+    sent_to: "أُرسلت إلى",
     time: "الوقت",
     status: "الحالة",
     latency: "زمن الاستجابة",
@@ -316,6 +320,8 @@ function MessageSection({
       </dl>
       {m.deliveries.map((d) => {
         const n = d.attempts.length;
+        // A replay can send a delivery to where its endpoint is now: earlier attempts say where they went.
+        const moved = d.attempts.some((a) => a.url !== d.url);
         return (
           <details class="delivery">
             <summary>
@@ -330,7 +336,9 @@ function MessageSection({
               )}
             </summary>
             <table class="stack">
-              <caption>{format(w.attempts_caption, { url: iso(w, d.url) })}</caption>
+              <caption>
+                {format(moved ? w.attempts_moved_caption : w.attempts_caption, { url: iso(w, d.url) })}
+              </caption>
               <thead>
                 <tr>
                   <th scope="col">{w.time}</th>
@@ -353,6 +361,11 @@ function MessageSection({
                         <bdi dir="ltr">{`${a.latency_ms} ms`}</bdi>
                       </td>
                       <td data-label={w.response}>
+                        {a.url !== d.url && (
+                          <p>
+                            {w.sent_to} <span class="mono url">{a.url}</span>
+                          </p>
+                        )}
                         {a.error && <p dir="ltr">{a.error}</p>}
                         <Excerpt text={a.response_body} />
                       </td>
