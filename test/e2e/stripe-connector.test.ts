@@ -5,6 +5,8 @@
  * API with its credentials; customers pay on svc's hosted card page; merchants operate through
  * the operations API; an operator refunds on "Stripe's dashboard".
  */
+import http from "node:http";
+import type { AddressInfo } from "node:net";
 import Stripe from "stripe";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { startStripeStandIn } from "../../packages/service/src/gateways/stripe/standin/index.js";
@@ -545,6 +547,84 @@ describe.each(STORES)("the Stripe connector (%s)", (store) => {
     expect((await payment(tx.session_id)).pg_response).toMatchObject({
       payment_intent: intentOf(tx.session_id)!.id,
     });
+  });
+
+  /**
+   * Stripe's events to `target`, each held unanswered (Stripe waits for it, and retries nothing)
+   * until `open()`, then passed on as sent, with svc's answer.
+   */
+  async function eventGate(target: string) {
+    let open!: () => void;
+    const opened = new Promise<void>((resolve) => (open = resolve));
+    const server = http.createServer((req, res) => {
+      const chunks: Buffer[] = [];
+      req.on("data", (chunk: Buffer) => chunks.push(chunk));
+      req.on("end", () => {
+        void opened
+          .then(() =>
+            fetch(target, {
+              method: "POST",
+              headers: {
+                "content-type": req.headers["content-type"] ?? "",
+                "stripe-signature": String(req.headers["stripe-signature"] ?? ""),
+              },
+              body: Buffer.concat(chunks),
+            }),
+          )
+          .then(async (answer) => res.writeHead(answer.status).end(await answer.text()))
+          .catch(() => res.writeHead(502).end());
+      });
+    });
+    await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
+    return {
+      url: `http://127.0.0.1:${(server.address() as AddressInfo).port}/`,
+      open,
+      close: () => new Promise<void>((resolve) => server.close(() => resolve())),
+    };
+  }
+
+  it("an authorization released on Stripe's dashboard before svc heard of it: authorized, then voided from the gateway, no discrepancy", async () => {
+    const notifications = `${stack.url}/v1/gateways/${pg.authorize}/notifications`;
+    const gate = await eventGate(notifications);
+    stripe.setWebhookUrl(AUTHORIZE.secretKey, gate.url);
+    try {
+      const tx = (
+        await createTransaction(stack, m, { pg_codes: [pg.authorize], amount: "6.00", currency_code: "USD" })
+      ).json;
+      const sessionId = tx.session_id as string;
+      // The authorization's answer is lost and svc cannot look it up: it does not know of it.
+      stripe.faults.push(
+        { loseAnswers: 5, path: /^\/v1\/payment_intents$/, method: "POST" },
+        { failNext: 20, status: 500, path: /^\/v1\/payment_intents$/, method: "GET" },
+      );
+      try {
+        const page = await payByCard(sessionId, pg.authorize, "4242424242424242");
+        expect(page.status).toBeLessThan(500);
+      } finally {
+        stripe.faults.length = 0; // none left for the tests after this one
+      }
+      expect(await payment(sessionId)).toMatchObject({ capturable_amount: "0.00", voided_amount: "0.00" });
+      // Released on Stripe's dashboard; only then do Stripe's events (held so far) reach svc, and
+      // the PaymentIntent svc reads back is canceled.
+      stripe.dashboardCancel(intentOf(sessionId)!.id);
+      gate.open();
+      const voided = await until(
+        () => opWebhooks(sessionId).find((r) => r.json.source === "pg" && r.json.operation === "void"),
+        "the relayed void's webhook",
+      );
+      expect(voided.json).toMatchObject({ amount: "6.00", pg_code: pg.authorize, result: "success" });
+      await eventsAnswered(AUTHORIZE.secretKey, ["payment_intent.canceled"]);
+      expect(await payment(sessionId)).toMatchObject({
+        state: "authorized",
+        voided_amount: "6.00",
+        capturable_amount: "0.00",
+      });
+      expect(opWebhooks(sessionId).filter((r) => r.json.source === "pg")).toHaveLength(1);
+      expect(await discrepancies(sessionId)).toEqual([]);
+    } finally {
+      stripe.setWebhookUrl(AUTHORIZE.secretKey, notifications);
+      await gate.close();
+    }
   });
 
   it("a refund whose answer was lost is found by its reference on retry: one refund at Stripe", async () => {

@@ -25,7 +25,7 @@ import {
 } from "../adapter.js";
 import { transportError } from "./client.js";
 import { fromStripeAmount } from "./currency.js";
-import { paymentResultOf, refundResponse } from "./mapping.js";
+import { authorizationMade, paymentResultOf, refundResponse } from "./mapping.js";
 
 const PAYMENT_EVENTS = new Set([
   "payment_intent.succeeded",
@@ -113,10 +113,10 @@ function refundNotification(
  * relayed; svc's own void is recognised when it is applied (a payment is voided once).
  */
 function authorizationOperation(pi: Stripe.PaymentIntent, eventId: string): GatewayNotification | undefined {
-  const charge = typeof pi.latest_charge === "object" ? pi.latest_charge : null;
   // Only an authorization that was made: a PaymentIntent canceled before any card was
   // authorised released nothing.
-  if (!charge || charge.status !== "succeeded") return undefined;
+  if (!authorizationMade(pi)) return undefined;
+  const charge = pi.latest_charge as Stripe.Charge;
   const currency = pi.currency.toUpperCase();
   // Keyed on the PaymentIntent and what became of it (`:capture`, `:cancel`).
   const relayed = (operation: "capture" | "void", what: string, minor: number): GatewayNotification => ({

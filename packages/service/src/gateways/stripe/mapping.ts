@@ -33,6 +33,14 @@ function challenged(pi: Stripe.PaymentIntent): boolean {
 }
 
 /**
+ * Whether the PaymentIntent's card was authorised (its charge succeeded), read from its expanded
+ * `latest_charge`; as a plain id it tells nothing, and counts as not.
+ */
+export function authorizationMade(pi: Stripe.PaymentIntent): boolean {
+  return typeof pi.latest_charge === "object" && pi.latest_charge?.status === "succeeded";
+}
+
+/**
  * A PaymentIntent as a payment result. `waitUrl` is where a customer waits while Stripe is still
  * processing (svc's result page).
  */
@@ -50,7 +58,12 @@ export function paymentResultOf(pi: Stripe.PaymentIntent, waitUrl: string): Gate
     case "processing":
       return { status: "action_required", ...base, redirectUrl: waitUrl };
     case "canceled":
-      return { status: "canceled", ...base };
+      // Canceled after its card was authorised: an authorization released (on Stripe's dashboard,
+      // or by Stripe when it expired) that svc had not heard of yet. The customer did pay it, so it
+      // is approved (authorized); the release comes after it as a void from the gateway
+      // (events.ts, authorizationOperation), as it happened. Counted as never paid, the void
+      // would find nothing to void and go to the Discrepancies page.
+      return authorizationMade(pi) ? { status: "approved", ...base } : { status: "canceled", ...base };
     default:
       // requires_payment_method (declined, or 3-D Secure failed), requires_confirmation.
       return { status: "declined", ...base, ...(challenged(pi) ? { challengeOccurred: true } : {}) };
