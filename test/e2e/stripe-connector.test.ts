@@ -344,6 +344,8 @@ describe.each(STORES)("the Stripe connector (%s)", (store) => {
     await eventsAnswered(AUTHORIZE.secretKey, ["payment_intent.canceled"]);
     expect(opWebhooks(captured).filter((r) => r.json.source === "pg")).toHaveLength(1);
     expect(opWebhooks(released).filter((r) => r.json.source === "pg")).toHaveLength(1);
+    expect(await discrepancies(captured)).toEqual([]);
+    expect(await discrepancies(released)).toEqual([]);
   });
 
   it("refunds with the reference number as Idempotency-Key and in metadata; Stripe's later events make no second refund", async () => {
@@ -389,6 +391,22 @@ describe.each(STORES)("the Stripe connector (%s)", (store) => {
     await eventsAnswered(PURCHASE.secretKey, ["refund.created", "charge.refunded"]);
     expect(opWebhooks(sessionId).filter((r) => r.json.source === "pg")).toHaveLength(1);
     expect((await payment(sessionId)).refunded_amount).toBe("15.00");
+    expect(await discrepancies(sessionId)).toEqual([]);
+  });
+
+  it("a full refund made on Stripe's dashboard: the events after the first are the same refund, not one too many", async () => {
+    // Each event re-reads the refund: the second finds nothing left to refund in svc's books, as
+    // the relayed one took it all, and once went to the Discrepancies page as a refund too many.
+    const sessionId = await paid(pg.purchase, "12.00");
+    stripe.dashboardRefund(intentOf(sessionId)!.id);
+    await until(
+      () => opWebhooks(sessionId).find((r) => r.json.source === "pg" && r.json.operation === "refund"),
+      "the relayed refund's webhook",
+    );
+    await eventsAnswered(PURCHASE.secretKey, ["refund.created", "charge.refunded"]);
+    expect(opWebhooks(sessionId).filter((r) => r.json.source === "pg")).toHaveLength(1);
+    expect(await payment(sessionId)).toMatchObject({ refunded_amount: "12.00", refundable_amount: "0.00" });
+    expect(await discrepancies(sessionId)).toEqual([]);
   });
 
   it("a refund on Stripe's dashboard of a payment svc never made (another system's on the account) is acknowledged, nothing relayed", async () => {
@@ -583,49 +601,74 @@ describe.each(STORES)("the Stripe connector (%s)", (store) => {
     };
   }
 
-  it("an authorization released on Stripe's dashboard before svc heard of it: authorized, then voided from the gateway, no discrepancy", async () => {
-    const notifications = `${stack.url}/v1/gateways/${pg.authorize}/notifications`;
-    const gate = await eventGate(notifications);
-    stripe.setWebhookUrl(AUTHORIZE.secretKey, gate.url);
-    try {
-      const tx = (
-        await createTransaction(stack, m, { pg_codes: [pg.authorize], amount: "6.00", currency_code: "USD" })
-      ).json;
-      const sessionId = tx.session_id as string;
-      // The authorization's answer is lost and svc cannot look it up: it does not know of it.
-      stripe.faults.push(
-        { loseAnswers: 5, path: /^\/v1\/payment_intents$/, method: "POST" },
-        { failNext: 20, status: 500, path: /^\/v1\/payment_intents$/, method: "GET" },
-      );
+  it.each([
+    {
+      what: "released",
+      operation: "void",
+      act: (pi: string) => stripe.dashboardCancel(pi),
+      event: "payment_intent.canceled",
+      after: { voided_amount: "6.00", captured_amount: "0.00" },
+    },
+    {
+      what: "captured in part",
+      operation: "capture",
+      act: (pi: string) => stripe.dashboardCapture(pi, 400),
+      event: "payment_intent.succeeded",
+      after: { captured_amount: "4.00", voided_amount: "0.00" },
+    },
+  ])(
+    "an authorization $what on Stripe's dashboard before svc heard of it: authorized, then the $operation from the gateway, no discrepancy",
+    async ({ operation, act, event, after }) => {
+      const notifications = `${stack.url}/v1/gateways/${pg.authorize}/notifications`;
+      const gate = await eventGate(notifications);
+      stripe.setWebhookUrl(AUTHORIZE.secretKey, gate.url);
       try {
-        const page = await payByCard(sessionId, pg.authorize, "4242424242424242");
-        expect(page.status).toBeLessThan(500);
+        const tx = (
+          await createTransaction(stack, m, {
+            pg_codes: [pg.authorize],
+            amount: "6.00",
+            currency_code: "USD",
+          })
+        ).json;
+        const sessionId = tx.session_id as string;
+        // The authorization's answer is lost and svc cannot look it up: it does not know of it.
+        stripe.faults.push(
+          { loseAnswers: 5, path: /^\/v1\/payment_intents$/, method: "POST" },
+          { failNext: 20, status: 500, path: /^\/v1\/payment_intents$/, method: "GET" },
+        );
+        try {
+          const page = await payByCard(sessionId, pg.authorize, "4242424242424242");
+          expect(page.status).toBeLessThan(500);
+        } finally {
+          stripe.faults.length = 0; // none left for the tests after this one
+        }
+        expect(await payment(sessionId)).toMatchObject({
+          capturable_amount: "0.00",
+          captured_amount: "0.00",
+        });
+        // Done on Stripe's dashboard; only then do Stripe's events (held so far) reach svc, and
+        // the PaymentIntent svc reads back is canceled or captured.
+        act(intentOf(sessionId)!.id);
+        gate.open();
+        const relayed = await until(
+          () => opWebhooks(sessionId).find((r) => r.json.source === "pg" && r.json.operation === operation),
+          `the relayed ${operation}'s webhook`,
+        );
+        expect(relayed.json).toMatchObject({ pg_code: pg.authorize, result: "success" });
+        await eventsAnswered(AUTHORIZE.secretKey, [event]);
+        expect(await payment(sessionId)).toMatchObject({
+          state: "authorized",
+          capturable_amount: "0.00",
+          ...after,
+        });
+        expect(opWebhooks(sessionId).filter((r) => r.json.source === "pg")).toHaveLength(1);
+        expect(await discrepancies(sessionId)).toEqual([]);
       } finally {
-        stripe.faults.length = 0; // none left for the tests after this one
+        stripe.setWebhookUrl(AUTHORIZE.secretKey, notifications);
+        await gate.close();
       }
-      expect(await payment(sessionId)).toMatchObject({ capturable_amount: "0.00", voided_amount: "0.00" });
-      // Released on Stripe's dashboard; only then do Stripe's events (held so far) reach svc, and
-      // the PaymentIntent svc reads back is canceled.
-      stripe.dashboardCancel(intentOf(sessionId)!.id);
-      gate.open();
-      const voided = await until(
-        () => opWebhooks(sessionId).find((r) => r.json.source === "pg" && r.json.operation === "void"),
-        "the relayed void's webhook",
-      );
-      expect(voided.json).toMatchObject({ amount: "6.00", pg_code: pg.authorize, result: "success" });
-      await eventsAnswered(AUTHORIZE.secretKey, ["payment_intent.canceled"]);
-      expect(await payment(sessionId)).toMatchObject({
-        state: "authorized",
-        voided_amount: "6.00",
-        capturable_amount: "0.00",
-      });
-      expect(opWebhooks(sessionId).filter((r) => r.json.source === "pg")).toHaveLength(1);
-      expect(await discrepancies(sessionId)).toEqual([]);
-    } finally {
-      stripe.setWebhookUrl(AUTHORIZE.secretKey, notifications);
-      await gate.close();
-    }
-  });
+    },
+  );
 
   it("a refund whose answer was lost is found by its reference on retry: one refund at Stripe", async () => {
     const sessionId = await paid(pg.purchase, "50.00");

@@ -125,6 +125,12 @@ export function createGatewayOperations(db: Db, deps: { now: () => Date }) {
           errors: { amount: [amount.message] },
         });
       if (!(await firstTime(q))) return { outcome: "duplicate" };
+      // The same gateway operation told again under another notification id (Stripe sends several
+      // events about one refund or capture, and svc reads the object each names): recorded
+      // already. Checked before the money rules, which would otherwise find the operation's own
+      // amount gone (a full refund: nothing left to refund) and file a discrepancy for a fact svc has.
+      if (await operationsRepo.lockByGatewayOperationId(q, pgCode, n.gatewayOperationId))
+        return { outcome: "duplicate" };
       // The money rules of the operations API, against the totals read under the parent's lock
       // (the children after the lock: a fresh snapshot), so two notifications cannot both pass.
       // The gateway reports money that already moved, so only settled money counts: the captured
