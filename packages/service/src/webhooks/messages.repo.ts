@@ -230,8 +230,9 @@ export const messagesRepo = {
          returning d.id, d.message_id, t.moved),
        stamped as (
          update webhook_attempts a set url = t.prior_url
-           from replayed r join target t on t.id = r.id
-          where r.moved and a.delivery_id = r.id and a.url is null),
+           from target t
+          where a.delivery_id = any(array(select r.id from replayed r where r.moved)) and t.id = a.delivery_id
+            and a.url is null),
        kept as (
          insert into webhook_attempts (delivery_id, attempted_at, status_code, latency_ms, error, response_body, url)
          select t.id, t.last_attempt_at, t.last_attempt_status_code, t.last_attempt_latency_ms, t.last_attempt_error,
