@@ -200,18 +200,18 @@ export const messagesRepo = {
     if (by.since) match("created_at", by.since, ">=");
     if (by.until) match("created_at", by.until, "<");
     if (by.completedSince) match("completed_at", by.completedSince, ">=");
-    // `target`: each delivery replayed, where it goes now, and what it held before (this
-    // statement's snapshot). One whose URL changes (`moved`) takes the next sequence number of its
-    // new (parent, URL) when it goes out, and its attempts so far keep the URL they went to
-    // (webhook_attempts.url, migration 0027): the earlier ones get it written, the latest moves off
-    // the row with it. The update checks the status again: a delivery another replay queued
-    // meanwhile is left to that one (and then is not in `replayed`, so its attempts are not moved twice).
+    // `target`: each delivery replayed, where it goes now and where it went. One whose URL changes
+    // (`moved`) takes the next sequence number of its new (parent, URL) when it goes out, and its
+    // attempts so far keep the URL they went to (webhook_attempts.url, migration 0027): the earlier
+    // ones get it written, the latest moves off the row with it (`kept` reads the row as this
+    // statement's snapshot has it, before the update). The update checks the status again: a
+    // delivery another replay queued meanwhile is left to that one (and then is not in `replayed`,
+    // so its attempts are not moved twice).
     const [row] = await q.query<{ replayed: number; skipped: number; messages: string[] }>(
       `with live as (select e.id, e.kind, e.url from webhook_endpoints e where e.merchant_id = $1 and e.enabled for share),
        target as (
          select d.id, coalesce(l.url, d.url) as url, l.kind is not distinct from 'cli' as to_stream,
-                coalesce(l.url, d.url) <> d.url as moved, d.url as prior_url, d.last_attempt_at, d.last_attempt_status_code,
-                d.last_attempt_latency_ms, d.last_attempt_error, d.last_attempt_response_body
+                coalesce(l.url, d.url) <> d.url as moved, d.url as prior_url
            from webhook_deliveries d left join live l on l.id = d.endpoint_id
           where ${where.join(" and ")} and (d.endpoint_id is null or l.id is not null)),
        replayed as (
@@ -235,10 +235,10 @@ export const messagesRepo = {
             and a.url is null),
        kept as (
          insert into webhook_attempts (delivery_id, attempted_at, status_code, latency_ms, error, response_body, url)
-         select t.id, t.last_attempt_at, t.last_attempt_status_code, t.last_attempt_latency_ms, t.last_attempt_error,
-                t.last_attempt_response_body, t.prior_url
-           from replayed r join target t on t.id = r.id
-          where r.moved and t.last_attempt_at is not null)
+         select p.id, p.last_attempt_at, p.last_attempt_status_code, p.last_attempt_latency_ms, p.last_attempt_error,
+                p.last_attempt_response_body, p.url
+           from webhook_deliveries p
+          where p.id = any(array(select r.id from replayed r where r.moved)) and p.last_attempt_at is not null)
        select (select count(*) from replayed)::int as replayed,
               array(select distinct message_id from replayed) as messages,
               (select count(*) from webhook_deliveries d
