@@ -200,17 +200,18 @@ export const messagesRepo = {
     if (by.since) match("created_at", by.since, ">=");
     if (by.until) match("created_at", by.until, "<");
     if (by.completedSince) match("completed_at", by.completedSince, ">=");
-    // `target`: each delivery replayed, where it goes now and where it went. One whose URL changes
+    // `target`: each delivery replayed, where it goes now and where it went, and its row version
+    // (ctid: a delivery's id has no index; its message, parent and endpoint have). One whose URL changes
     // (`moved`) takes the next sequence number of its new (parent, URL) when it goes out, and its
     // attempts so far keep the URL they went to (webhook_attempts.url, migration 0027): the earlier
     // ones get it written, the latest moves off the row with it (`kept` reads the row as this
-    // statement's snapshot has it, before the update). The update checks the status again: a
-    // delivery another replay queued meanwhile is left to that one (and then is not in `replayed`,
-    // so its attempts are not moved twice).
+    // statement's snapshot has it, before the update, at the same ctid). The update checks the
+    // status again: a delivery another replay queued meanwhile (a new row version) is left to that
+    // one, and then is not in `replayed`, so its attempts are not moved twice.
     const [row] = await q.query<{ replayed: number; skipped: number; messages: string[] }>(
       `with live as (select e.id, e.kind, e.url from webhook_endpoints e where e.merchant_id = $1 and e.enabled for share),
        target as (
-         select d.id, coalesce(l.url, d.url) as url, l.kind is not distinct from 'cli' as to_stream,
+         select d.ctid as tid, d.id, coalesce(l.url, d.url) as url, l.kind is not distinct from 'cli' as to_stream,
                 coalesce(l.url, d.url) <> d.url as moved, d.url as prior_url
            from webhook_deliveries d left join live l on l.id = d.endpoint_id
           where ${where.join(" and ")} and (d.endpoint_id is null or l.id is not null)),
@@ -226,8 +227,8 @@ export const messagesRepo = {
                 tries = 0, next_attempt_at = now(), lease_until = null,
                 completed_at = null, updated_at = now(), timeout_seconds = $2, retry_schedule_seconds = $3::int4[]
            from target t
-          where d.id = any(array(select id from target)) and d.id = t.id and d.status in ('succeeded', 'failed')
-         returning d.id, d.message_id, t.moved),
+          where d.ctid = any(array(select tid from target)) and d.ctid = t.tid and d.status in ('succeeded', 'failed')
+         returning d.id, d.message_id, t.moved, t.tid),
        stamped as (
          update webhook_attempts a set url = t.prior_url
            from target t
@@ -238,7 +239,7 @@ export const messagesRepo = {
          select p.id, p.last_attempt_at, p.last_attempt_status_code, p.last_attempt_latency_ms, p.last_attempt_error,
                 p.last_attempt_response_body, p.url
            from webhook_deliveries p
-          where p.id = any(array(select r.id from replayed r where r.moved)) and p.last_attempt_at is not null)
+          where p.ctid = any(array(select r.tid from replayed r where r.moved)) and p.last_attempt_at is not null)
        select (select count(*) from replayed)::int as replayed,
               array(select distinct message_id from replayed) as messages,
               (select count(*) from webhook_deliveries d
@@ -262,8 +263,8 @@ async function resign(q: Queryable, merchantId: string, messageIds: string[]): P
   if (messageIds.length === 0) return;
   const [newest] = await settingsRepo.secrets(q, merchantId);
   if (!newest) return;
-  const rows = await q.query<{ id: string; body: string }>(
-    "select id, body from webhook_deliveries where message_id = any($1) and position = 1 and body is not null",
+  const rows = await q.query<{ message_id: string; body: string }>(
+    "select message_id, body from webhook_deliveries where message_id = any($1) and position = 1 and body is not null",
     [messageIds],
   );
   for (const row of rows) {
@@ -271,8 +272,9 @@ async function resign(q: Queryable, merchantId: string, messageIds: string[]): P
     if (typeof payload.signature !== "string" || payload.signature === "") continue;
     const signature = await signPayload(payload, newest);
     if (signature === payload.signature) continue;
-    await q.query("update webhook_deliveries set body = $2 where id = $1", [
-      row.id,
+    // By its message (indexed), not its delivery id (not indexed: a scan of the whole table).
+    await q.query("update webhook_deliveries set body = $2 where message_id = $1 and position = 1", [
+      row.message_id,
       canonicalJson({ ...payload, signature }),
     ]);
   }

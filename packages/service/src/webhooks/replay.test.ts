@@ -10,7 +10,9 @@ import { paidParent } from "../../../../test/support/payments.js";
 import { type Receiver, startReceiver } from "../../../../test/support/receiver.js";
 import { type Stack, startStack } from "../../../../test/support/stack.js";
 import { STORES } from "../../../../test/support/stores.js";
+import { explain, type PlanNode, seqScanned } from "../../../../test/support/plans.js";
 import { configureWebhooks } from "../../../../test/support/webhooks.js";
+import type { Queryable } from "../db/client.js";
 import { messagesRepo } from "./messages.repo.js";
 
 /** The settings when the messages are created: one retry, so a failing delivery ends after 2 tries. */
@@ -367,6 +369,77 @@ describe.each(STORES)("webhook replay on %s", (store) => {
       );
       expect(row).toEqual({ url: `${receiver.url}/d`, last_attempt_at: null, status: "pending" });
       await api(stack, "DELETE", `/v1/webhooks/endpoints/${id}`, { auth: auth() });
+    },
+  );
+
+  it.runIf(store === "postgres")(
+    "on a long-running service's table, a replay reaches rows through indexes only",
+    async () => {
+      // 20,000 failed messages to an endpoint that has moved since, each with five earlier
+      // attempts, signed before a rotation (their signature field is signed again).
+      const created = await api(stack, "POST", "/v1/webhooks/endpoints", {
+        auth: auth(),
+        body: { url: `${receiver.url}/plan-new`, event_types: ["operation"] },
+      });
+      const tag = `plan${Date.now()}`;
+      await stack.db.query(
+        `insert into webhook_deliveries (id, message_id, merchant_id, kind, event_type, body, parent_session_id, url,
+                                         endpoint_id, status, tries, timeout_seconds, retry_schedule_seconds, sequence,
+                                         created_at, completed_at, last_attempt_at, last_attempt_status_code,
+                                         last_attempt_latency_ms)
+         select 'dlv_' || $2 || g, 'msg_' || $2 || g, $1, 'operation', 'operation', '{"signature":"old"}',
+                'sess_' || $2 || g, $3, $4, 'failed', 2, 5, '{60}', 1, now(), now(), now(), 500, 3
+           from generate_series(1, 20000) g`,
+        [m.id, tag, `${receiver.url}/plan-old`, created.json.id],
+      );
+      await stack.db.query(
+        `insert into webhook_attempts (delivery_id, attempted_at, status_code, latency_ms)
+         select 'dlv_' || $1 || g, now() - interval '1 minute', 500, 3
+           from generate_series(1, 20000) g, generate_series(1, 5) n`,
+        [tag],
+      );
+      await stack.db.query("analyze webhook_deliveries");
+      await stack.db.query("analyze webhook_attempts");
+      const plans: PlanNode[] = [];
+      // Each statement is explained, then run.
+      const explaining = (q: Queryable): Queryable => ({
+        query: async <T>(sql: string, params?: readonly unknown[]) => {
+          plans.push(await explain(q, sql, params));
+          return q.query<T>(sql, params);
+        },
+      });
+      const messageId = `msg_${tag}7`;
+      await stack.db.tx(async (q) => {
+        expect(await messagesRepo.replay(explaining(q), m.id, { messageId }, AT_REPLAY)).toEqual({
+          replayed: 1,
+          skipped: 0,
+        });
+        // Not sent: only its plans are the point here.
+        await q.query(
+          "update webhook_deliveries set next_attempt_at = now() + interval '1 hour' where message_id = $1",
+          [messageId],
+        );
+      });
+      // The replay, the newest secret, the message's body, the body signed again.
+      expect(plans.length).toBeGreaterThanOrEqual(4);
+      for (const plan of plans) {
+        expect(seqScanned(plan)).not.toContain("webhook_deliveries");
+        expect(seqScanned(plan)).not.toContain("webhook_attempts");
+      }
+      const [row] = await stack.db.query<{ url: string; body: string }>(
+        "select url, body from webhook_deliveries where message_id = $1",
+        [messageId],
+      );
+      expect(row!.url).toBe(`${receiver.url}/plan-new`);
+      expect(JSON.parse(row!.body).signature).not.toBe("old");
+      const moved = await stack.db.query<{ url: string }>(
+        "select url from webhook_attempts where delivery_id = $1",
+        [`dlv_${tag}7`],
+      );
+      expect(moved.map((a) => a.url)).toEqual(Array(6).fill(`${receiver.url}/plan-old`));
+      await stack.db.query("delete from webhook_attempts where delivery_id like $1", [`dlv_${tag}%`]);
+      await stack.db.query("delete from webhook_deliveries where message_id like $1", [`msg_${tag}%`]);
+      await api(stack, "DELETE", `/v1/webhooks/endpoints/${created.json.id}`, { auth: auth() });
     },
   );
 });
