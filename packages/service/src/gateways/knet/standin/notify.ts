@@ -54,18 +54,28 @@ export async function notifyMerchant(
   timeoutMs: number,
   stop: AbortSignal,
 ): Promise<MerchantAnswer> {
+  // A timer of its own, not AbortSignal.timeout(): inside AbortSignal.any() Node can collect a
+  // timeout signal before it fires (nodejs/node#57736), and the wait then lasts as long as the
+  // merchant takes. Seen once in CI: a merchant answering after 3 s was waited for.
+  const deadline = new AbortController();
+  const timer = setTimeout(
+    () => deadline.abort(new DOMException(`no answer within ${timeoutMs} ms`, "TimeoutError")),
+    timeoutMs,
+  );
   try {
     const response = await fetch(url, {
       method: "POST",
       headers: { "content-type": "application/x-www-form-urlencoded" },
       body: form,
       redirect: "manual",
-      signal: AbortSignal.any([AbortSignal.timeout(timeoutMs), stop]),
+      signal: AbortSignal.any([deadline.signal, stop]),
     });
     return readMerchantAnswer(response.status, await readLimited(response));
   } catch (error) {
     const name = (error as Error).name;
     if (name === "TimeoutError") return { problem: `the merchant did not answer within ${timeoutMs} ms` };
     return { problem: `the merchant could not be reached (${(error as Error).message})` };
+  } finally {
+    clearTimeout(timer);
   }
 }
