@@ -30,3 +30,13 @@ export function seqScanned(plan: PlanNode): (string | undefined)[] {
     .filter((n) => n["Node Type"] === "Seq Scan")
     .map((n) => n["Relation Name"]);
 }
+
+/** `q`, but each statement is explained first (its plan pushed to `plans`), then run. */
+export function explaining(q: Queryable, plans: PlanNode[]): Queryable {
+  return {
+    query: async <T>(sql: string, params?: readonly unknown[]) => {
+      plans.push(await explain(q, sql, params));
+      return q.query<T>(sql, params);
+    },
+  };
+}

@@ -10,9 +10,8 @@ import { paidParent } from "../../../../test/support/payments.js";
 import { type Receiver, startReceiver } from "../../../../test/support/receiver.js";
 import { type Stack, startStack } from "../../../../test/support/stack.js";
 import { STORES } from "../../../../test/support/stores.js";
-import { explain, type PlanNode, seqScanned } from "../../../../test/support/plans.js";
+import { explaining, type PlanNode, seqScanned } from "../../../../test/support/plans.js";
 import { configureWebhooks } from "../../../../test/support/webhooks.js";
-import type { Queryable } from "../db/client.js";
 import { messagesRepo } from "./messages.repo.js";
 
 /** The settings when the messages are created: one retry, so a failing delivery ends after 2 tries. */
@@ -400,17 +399,10 @@ describe.each(STORES)("webhook replay on %s", (store) => {
       );
       await stack.db.query("analyze webhook_deliveries");
       await stack.db.query("analyze webhook_attempts");
-      const plans: PlanNode[] = [];
-      // Each statement is explained, then run.
-      const explaining = (q: Queryable): Queryable => ({
-        query: async <T>(sql: string, params?: readonly unknown[]) => {
-          plans.push(await explain(q, sql, params));
-          return q.query<T>(sql, params);
-        },
-      });
+      const plans: PlanNode[] = []; // each statement explained, then run
       const messageId = `msg_${tag}7`;
       await stack.db.tx(async (q) => {
-        expect(await messagesRepo.replay(explaining(q), m.id, { messageId }, AT_REPLAY)).toEqual({
+        expect(await messagesRepo.replay(explaining(q, plans), m.id, { messageId }, AT_REPLAY)).toEqual({
           replayed: 1,
           skipped: 0,
         });

@@ -11,7 +11,7 @@ import { api, apiKey, createMerchant, type TestMerchant } from "../../../../test
 import { paidParent } from "../../../../test/support/payments.js";
 import { type Receiver, startReceiver } from "../../../../test/support/receiver.js";
 import { type Stack, startStack } from "../../../../test/support/stack.js";
-import { explain, type PlanNode, seqScanned } from "../../../../test/support/plans.js";
+import { explaining, type PlanNode, seqScanned } from "../../../../test/support/plans.js";
 import { STORES } from "../../../../test/support/stores.js";
 import { configureWebhooks } from "../../../../test/support/webhooks.js";
 import { enqueueMany } from "./outbox.js";
@@ -337,17 +337,10 @@ describe.each(STORES)("webhook retention on %s", (store) => {
       );
       await stack.db.query("analyze webhook_deliveries");
       await stack.db.query("analyze webhook_attempts");
-      const plans: PlanNode[] = [];
-      // Each statement is explained, then run.
-      const explaining = (q: Queryable): Queryable => ({
-        query: async <T>(sql: string, params?: readonly unknown[]) => {
-          plans.push(await explain(q, sql, params));
-          return q.query<T>(sql, params);
-        },
-      });
+      const plans: PlanNode[] = []; // each statement explained, then run
       const db = {
-        ...explaining(stack.db),
-        tx: <T>(fn: (q: Queryable) => Promise<T>) => stack.db.tx((q) => fn(explaining(q))),
+        ...explaining(stack.db, plans),
+        tx: <T>(fn: (q: Queryable) => Promise<T>) => stack.db.tx((q) => fn(explaining(q, plans))),
       };
       expect(await purgeOldWebhooks(db, DAYS, { batch: 500, maxBatches: 2 })).toBe(1_000);
       // The merchants, then per batch: candidates, lock, counts, parents, floors, two deletes.
