@@ -315,15 +315,10 @@ describe.each(STORES)("webhook replay on %s", (store) => {
         auth: auth(),
         body: { url: `${receiver.url}/d` },
       });
-      const only = {
-        messageId: (
-          await stack.db.query<{ message_id: string }>(
-            "select message_id from webhook_deliveries where id = $1",
-            [before.id],
-          )
-        )[0]!.message_id,
-        endpointId: id,
-      };
+      const listed = await api(stack, "GET", `/v1/webhooks/messages?session_id=${sessionId}`, {
+        auth: auth(),
+      });
+      const only = { messageId: listed.json.messages[0].id as string, endpointId: id };
       // The first replay holds its rows until the second has started (and taken its snapshot,
       // in which the delivery is still failed at /c), then commits.
       let release!: () => void;
@@ -335,8 +330,8 @@ describe.each(STORES)("webhook replay on %s", (store) => {
         await held;
         // Not sent meanwhile: the worker would write its attempt.
         await q.query(
-          "update webhook_deliveries set next_attempt_at = now() + interval '1 hour' where id = $1",
-          [before.id],
+          "update webhook_deliveries set next_attempt_at = now() + interval '1 hour' where message_id = $1",
+          [only.messageId],
         );
         return counts;
       });
