@@ -378,6 +378,29 @@ describe.each(STORES)("delivery SQL on %s", (store) => {
     expect((await attemptsOf(first!.id)).map((a) => a.status_code)).toEqual([500, 200, 410]);
   });
 
+  it("an attempt whose delivery was sent elsewhere meanwhile is logged with the URL it went to", async () => {
+    await enqueueOne(`sess_repo_moved_${Date.now()}`);
+    const [d] = await mine(db);
+    // While it was in flight, its endpoint was disabled (ending it), moved and the message
+    // replayed: the row is pending again at the new URL, with no try counted.
+    const moved = `${url}/moved`;
+    await db.query(
+      "update webhook_deliveries set url = $2, status = 'pending', tries = 0, lease_until = null where message_id = $1",
+      [d!.message_id, moved],
+    );
+    await deliveryRepo.record(db, [outcome(d!, "failed", { statusCode: 410, error: "HTTP 410 Gone" })]);
+    const [row] = await db.query<{ url: string; status: string; tries: number }>(
+      "select url, status, tries from webhook_deliveries where message_id = $1",
+      [d!.message_id],
+    );
+    expect(row).toEqual({ url: moved, status: "pending", tries: 0 });
+    const attempts = await db.query<{ url: string; status_code: number }>(
+      "select url, status_code from webhook_delivery_attempts where delivery_id = $1",
+      [d!.id],
+    );
+    expect(attempts).toEqual([{ url, status_code: 410 }]);
+  });
+
   it("without a retry, recording is one statement: all of it or none of it", async () => {
     await enqueueOne(`sess_repo_one_${Date.now()}`);
     const [d] = await mine(db);

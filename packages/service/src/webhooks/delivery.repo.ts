@@ -175,6 +175,7 @@ interface OutcomeRow {
   message_id: string;
   held: boolean;
   sequence: number | null;
+  url: string;
 }
 
 /**
@@ -321,7 +322,8 @@ export const deliveryRepo = {
    * attempt, if the claim said it had one, moves to webhook_attempts, so a first-try success
    * writes one row. An outcome whose lease was taken over by another worker (tries moved on), or
    * whose delivery was ended meanwhile (its endpoint disabled or deleted), leaves the delivery
-   * alone, and its attempt goes to webhook_attempts. When some outcomes are retries, a second
+   * alone, and its attempt goes to webhook_attempts with the URL it was sent to (a replay may have
+   * sent the delivery to its endpoint's new URL meanwhile). When some outcomes are retries, a second
    * statement pushes later deliveries for the same URL and parent back: run it in a transaction
    * then (`needsTransaction`). Attempts are read through their message (messagesRepo.attempts).
    */
@@ -350,6 +352,7 @@ export const deliveryRepo = {
         message_id: o.messageId,
         held: o.held === true,
         sequence: o.sequence ?? null,
+        url: o.url,
       };
     }
     // Each row is updated where its claim left it (the claimed version's ctid), guarded by its
@@ -368,7 +371,8 @@ export const deliveryRepo = {
       `with r as (
          select * from json_to_recordset($1::json)
            as r(id text, tries int, status text, next_at timestamptz, code int, err text, attempted_at timestamptz,
-                latency_ms int, response_body text, kept boolean, tid tid, message_id text, held boolean, sequence int8)),
+                latency_ms int, response_body text, kept boolean, tid tid, message_id text, held boolean, sequence int8,
+                url text)),
        outcome as (
          update webhook_deliveries d
             set status = r.status, next_attempt_at = coalesce(r.next_at, d.next_attempt_at), lease_until = null,
@@ -381,13 +385,13 @@ export const deliveryRepo = {
           where d.ctid = any(array(select tid from r)) and d.ctid = r.tid and d.message_id = r.message_id and d.id = r.id
             and d.tries = r.tries - r.held::int and d.status not in ('succeeded', 'failed', 'stream')
          returning d.id)
-       insert into webhook_attempts (delivery_id, attempted_at, status_code, latency_ms, error, response_body)
+       insert into webhook_attempts (delivery_id, attempted_at, status_code, latency_ms, error, response_body, url)
        select p.id, p.last_attempt_at, p.last_attempt_status_code, p.last_attempt_latency_ms, p.last_attempt_error,
-              p.last_attempt_response_body
+              p.last_attempt_response_body, null
          from r cross join lateral (select * from webhook_deliveries x where x.ctid = r.tid and x.id = r.id limit 1) p
         where r.kept and p.last_attempt_at is not null and exists (select 1 from outcome o where o.id = r.id)
        union all
-       select r.id, r.attempted_at, r.code, r.latency_ms, r.err, r.response_body
+       select r.id, r.attempted_at, r.code, r.latency_ms, r.err, r.response_body, r.url
          from r where not exists (select 1 from outcome o where o.id = r.id)`,
       [JSON.stringify(rows)],
     );

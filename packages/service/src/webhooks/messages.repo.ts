@@ -205,7 +205,8 @@ export const messagesRepo = {
     // (`moved`) takes the next sequence number of its new (parent, URL) when it goes out, and its
     // attempts so far keep the URL they went to (webhook_attempts.url, migration 0027): the earlier
     // ones get it written, the latest moves off the row with it (`kept` reads the row as this
-    // statement's snapshot has it, before the update, at the same ctid). The update checks the
+    // statement's snapshot has it, before the update, at the same ctid), and the row's last status
+    // code and error, which were the old URL's, go with it: the new URL has not answered yet. The update checks the
     // status again: a delivery another replay queued meanwhile (a new row version) is left to that
     // one, and then is not in `replayed`, so its attempts are not moved twice.
     const [row] = await q.query<{ replayed: number; skipped: number; messages: string[] }>(
@@ -224,6 +225,8 @@ export const messagesRepo = {
                 last_attempt_latency_ms = case when t.moved then null else d.last_attempt_latency_ms end,
                 last_attempt_error = case when t.moved then null else d.last_attempt_error end,
                 last_attempt_response_body = case when t.moved then null else d.last_attempt_response_body end,
+                last_status_code = case when t.moved then null else d.last_status_code end,
+                last_error = case when t.moved then null else d.last_error end,
                 tries = 0, next_attempt_at = now(), lease_until = null,
                 completed_at = null, updated_at = now(), timeout_seconds = $2, retry_schedule_seconds = $3::int4[]
            from target t

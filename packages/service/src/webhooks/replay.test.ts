@@ -357,6 +357,26 @@ describe.each(STORES)("webhook replay on %s", (store) => {
         [before.id],
       );
       expect(stored.map((r) => r.url)).toEqual([`${receiver.url}/c`, `${receiver.url}/c`]);
+      // Queued at /d: nothing of /c's answers is left on it as its own; /c's attempts say them.
+      const listedAgain = await api(stack, "GET", `/v1/webhooks/messages/${only.messageId}`, {
+        auth: auth(),
+      });
+      const atD = (
+        listedAgain.json.deliveries as (Delivery & {
+          last_status_code: number | null;
+          last_error: string | null;
+        })[]
+      ).find((d) => d.id === before.id)!;
+      expect(atD).toMatchObject({
+        url: `${receiver.url}/d`,
+        status: "pending",
+        last_status_code: null,
+        last_error: null,
+      });
+      expect(atD.attempts.map((t) => [t.url, t.status_code])).toEqual([
+        [`${receiver.url}/c`, 500],
+        [`${receiver.url}/c`, 500],
+      ]);
       const [row] = await stack.db.query<{ url: string; last_attempt_at: Date | null; status: string }>(
         "select url, last_attempt_at, status from webhook_deliveries where id = $1",
         [before.id],

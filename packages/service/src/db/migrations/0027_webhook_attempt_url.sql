@@ -1,9 +1,9 @@
 -- Where an attempt went, when that is not where its delivery goes now. A replay sends a delivery
 -- to an endpoint where the endpoint is now (messages.repo.ts, `replay`); the attempts made before
 -- it keep the URL they were sent to here. Null means the delivery's own URL: every attempt until a
--- replay moves its delivery, and every attempt the worker writes (it writes none: the hot path is
--- unchanged). The replay that moves a delivery fills this in for its earlier attempts and moves the
--- latest one off the delivery's row into webhook_attempts with its URL.
+-- replay moves its delivery. The replay that moves a delivery fills this in for its earlier attempts
+-- and moves the latest one off the delivery's row into webhook_attempts with its URL; an attempt
+-- the worker logs for a delivery that moved on meanwhile carries the URL it was sent to.
 alter table webhook_attempts add column url text;
 
 create or replace view webhook_delivery_attempts as
