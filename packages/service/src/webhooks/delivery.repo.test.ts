@@ -8,6 +8,7 @@ import { explain, type PlanNode, planNodes, seqScanned } from "../../../../test/
 import { STORES, testDb } from "../../../../test/support/stores.js";
 import type { Db, Queryable } from "../db/client.js";
 import { type ClaimedDelivery, type DeliveryOutcome, deliveryRepo } from "./delivery.repo.js";
+import { endpointsRepo } from "./endpoints.repo.js";
 import { enqueue, enqueueMany } from "./outbox.js";
 import { DEFAULT_RETRY_SCHEDULE_SECONDS } from "./retry-policy.js";
 import { seedOutboxMerchant } from "../../../../test/support/outbox-merchant.js";
@@ -400,6 +401,98 @@ describe.each(STORES)("delivery SQL on %s", (store) => {
     );
     expect(attempts).toEqual([{ url, status_code: 410 }]);
   });
+
+  it("a delivery in flight when its endpoint moves keeps its lease: its attempt is logged at the old URL, and the new URL gets it after", async () => {
+    const messageId = await enqueueOne(`sess_repo_inflight_${Date.now()}`);
+    const endpointId = `ep_inflight_${store}_${Date.now()}`;
+    await db.query("update webhook_deliveries set endpoint_id = $2 where message_id = $1", [
+      messageId,
+      endpointId,
+    ]);
+    const [d] = await mine(db);
+    expect(d!.message_id).toBe(messageId);
+    const moved = `${url}/new`;
+    expect(await db.tx((q) => endpointsRepo.moveWaiting(q, endpointId, moved))).toBe(1);
+    const row = () =>
+      db
+        .query<{ url: string; status: string; tries: number; sequence: number | null; leased: boolean }>(
+          `select url, status, tries, sequence, lease_until > now() as leased from webhook_deliveries
+            where message_id = $1`,
+          [messageId],
+        )
+        .then((rows) => rows[0]);
+    // Still leased: no other claim takes it while its attempt to the old URL is out.
+    expect(await row()).toEqual({ url: moved, status: "pending", tries: 1, sequence: null, leased: true });
+    expect((await mine(db)).filter((x) => x.message_id === messageId)).toEqual([]);
+    await deliveryRepo.record(db, [outcome(d!, "succeeded")]);
+    expect(await row()).toEqual({ url: moved, status: "pending", tries: 1, sequence: null, leased: true });
+    const attempts = await db.query<{ url: string; status_code: number }>(
+      "select url, status_code from webhook_delivery_attempts where delivery_id = $1",
+      [d!.id],
+    );
+    expect(attempts).toEqual([{ url, status_code: 200 }]);
+    // Once the lease is over, it goes out to the new URL, first there.
+    await db.query(
+      "update webhook_deliveries set lease_until = now() - interval '1 second' where message_id = $1",
+      [messageId],
+    );
+    const again = (await deliveryRepo.claim(db, 500)).filter((x) => x.message_id === messageId);
+    expect(again.map((x) => [x.url, x.tries, x.sequence])).toEqual([[moved, 2, 1]]);
+    await deliveryRepo.record(db, [outcome(again[0]!, "succeeded")]);
+  });
+
+  it.runIf(store === "postgres")(
+    "an endpoint moving while a held claim sends its delivery waits for the outcome, then moves the delivery as it is",
+    async () => {
+      const messageId = await enqueueOne(`sess_repo_heldmove_${Date.now()}`);
+      const endpointId = `ep_heldmove_${Date.now()}`;
+      await db.query("update webhook_deliveries set endpoint_id = $2 where message_id = $1", [
+        messageId,
+        endpointId,
+      ]);
+      const moved = `${url}/held-new`;
+      let release!: () => void;
+      const sent = new Promise<void>((resolve) => (release = resolve));
+      let claimed!: () => void;
+      const held = new Promise<void>((resolve) => (claimed = resolve));
+      const worker = db.tx(async (q) => {
+        const [d] = (await deliveryRepo.claimHeld(q, 500)).filter((x) => x.message_id === messageId);
+        claimed();
+        await sent;
+        // The attempt failed: a retry, recorded in the transaction that holds the row.
+        await deliveryRepo.record(q, [outcome(d!, "retrying", { held: true, sequence: d!.sequence })], {
+          health: false,
+        });
+      });
+      await held;
+      const move = db.tx((q) => endpointsRepo.moveWaiting(q, endpointId, moved));
+      await expect
+        .poll(
+          async () =>
+            (
+              await db.query<{ n: number }>(
+                "select count(*)::int as n from pg_stat_activity where wait_event_type = 'Lock' and query like '%webhook_deliveries%'",
+              )
+            )[0]!.n,
+          { timeout: 10_000, interval: 20 },
+        )
+        .toBe(1);
+      release();
+      await worker;
+      expect(await move).toBe(1);
+      const [row] = await db.query<{ url: string; status: string; sequence: number | null }>(
+        "select url, status, sequence from webhook_deliveries where message_id = $1",
+        [messageId],
+      );
+      expect(row).toEqual({ url: moved, status: "retrying", sequence: null });
+      const attempts = await db.query<{ url: string; status_code: number }>(
+        "select url, status_code from webhook_delivery_attempts where delivery_id = (select id from webhook_deliveries where message_id = $1)",
+        [messageId],
+      );
+      expect(attempts).toEqual([{ url, status_code: 500 }]);
+      await db.query("update webhook_deliveries set status = 'failed' where message_id = $1", [messageId]);
+    },
+  );
 
   it("without a retry, recording is one statement: all of it or none of it", async () => {
     await enqueueOne(`sess_repo_one_${Date.now()}`);

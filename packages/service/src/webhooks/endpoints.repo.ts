@@ -95,9 +95,15 @@ export const endpointsRepo = {
     );
     return rows[0]!;
   },
+  /**
+   * Changes the fields given. A new URL is a new receiver: the failure run and last error, which
+   * were the old URL's, are forgotten (the dead-endpoint rule counts the new URL's failures only).
+   */
   async update(q: Queryable, merchantId: string, id: string, c: EndpointChange): Promise<EndpointRow> {
     const rows = await q.query<EndpointRow>(
       `update webhook_endpoints set
+          failing_since = case when $3::text <> url then null else failing_since end,
+          last_error = case when $3::text <> url then null else last_error end,
           url = coalesce($3, url), description = coalesce($4, description),
           event_types = case when $5::boolean then $6::text[] else event_types end,
           headers = coalesce($7::jsonb, headers), payload_version = coalesce($8, payload_version),
@@ -148,6 +154,52 @@ export const endpointsRepo = {
       [merchantId, id],
     );
     return rows.length > 0;
+  },
+  /**
+   * Sends an endpoint's deliveries still waiting (pending or retrying) to its new URL `url`, in the
+   * transaction that changed it, as a replay moves a finished one (messages.repo.ts, `replay`):
+   * each takes the next sequence number of its (parent, new URL) when it goes out there, its
+   * attempts so far keep the URL they went to (the latest moves off the row with it), its last
+   * status code and error (the old URL's) are cleared, and it is due at once rather than at the
+   * old URL's next retry step; its tries count on, so its retry schedule continues. One in flight
+   * keeps its lease: the attempt's outcome finds the row moved on and is only logged (with the old
+   * URL), and the delivery goes to the new URL when the lease runs out. The rows are locked first,
+   * so a worker's outcome recorded at the same moment is waited for, and its delivery moved as it
+   * then is. Returns how many moved.
+   */
+  async moveWaiting(q: Queryable, endpointId: string, url: string): Promise<number> {
+    await q.query(
+      `select 1 from webhook_deliveries where endpoint_id = $1 and status in ('pending', 'retrying') and url <> $2
+          for update`,
+      [endpointId, url],
+    );
+    const [row] = await q.query<{ moved: number }>(
+      `with target as (
+         select d.ctid as tid, d.id, d.url as prior_url from webhook_deliveries d
+          where d.endpoint_id = $1 and d.status in ('pending', 'retrying') and d.url <> $2),
+       moved as (
+         update webhook_deliveries d
+            set url = $2, sequence = null, next_attempt_at = least(d.next_attempt_at, now()),
+                last_attempt_at = null, last_attempt_status_code = null, last_attempt_latency_ms = null,
+                last_attempt_error = null, last_attempt_response_body = null, last_status_code = null,
+                last_error = null, updated_at = now()
+           from target t
+          where d.ctid = any(array(select tid from target)) and d.ctid = t.tid
+         returning d.id, t.tid),
+       stamped as (
+         update webhook_attempts a set url = t.prior_url
+           from target t
+          where a.delivery_id = any(array(select m.id from moved m)) and t.id = a.delivery_id and a.url is null),
+       kept as (
+         insert into webhook_attempts (delivery_id, attempted_at, status_code, latency_ms, error, response_body, url)
+         select p.id, p.last_attempt_at, p.last_attempt_status_code, p.last_attempt_latency_ms, p.last_attempt_error,
+                p.last_attempt_response_body, p.url
+           from webhook_deliveries p
+          where p.ctid = any(array(select m.tid from moved m)) and p.last_attempt_at is not null)
+       select count(*)::int4 as moved from moved`,
+      [endpointId, url],
+    );
+    return row!.moved;
   },
   /**
    * Ends an endpoint's deliveries still waiting (it was disabled or deleted): they fail with

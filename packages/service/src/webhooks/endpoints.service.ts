@@ -489,6 +489,8 @@ export function createEndpointsService(
         const { enabled, ...change } = valid;
         let row =
           Object.keys(change).length > 0 ? await endpointsRepo.update(q, merchantId, id, change) : current;
+        // What still waits for it goes to the new URL, as its custom headers apply to retries.
+        if (row.url !== current.url) await endpointsRepo.moveWaiting(q, id, row.url);
         if (enabled === false && current.enabled) {
           row = await endpointsRepo.setEnabled(q, merchantId, id, false, "manual");
           await endpointsRepo.failWaiting(q, id, "endpoint disabled");

@@ -12,6 +12,7 @@ import { type Stack, startStack } from "../../../../test/support/stack.js";
 import { STORES } from "../../../../test/support/stores.js";
 import { explaining, type PlanNode, seqScanned } from "../../../../test/support/plans.js";
 import { configureWebhooks } from "../../../../test/support/webhooks.js";
+import { endpointsRepo } from "./endpoints.repo.js";
 import { messagesRepo } from "./messages.repo.js";
 
 /** The settings when the messages are created: one retry, so a failing delivery ends after 2 tries. */
@@ -300,6 +301,80 @@ describe.each(STORES)("webhook replay on %s", (store) => {
     expect(stored.map((r) => r.url)).toEqual([a, a]);
   });
 
+  it("an endpoint's new URL takes what still waits for it at once, in order, numbered anew; its failure run starts again", async () => {
+    receiver.respond = (request) => (request.path === "/g" ? { status: 200 } : { status: 500 });
+    // A long retry step: without the move, the second try would be ten minutes away.
+    await configureWebhooks(stack, m, { retry_schedule_seconds: [600, 600] });
+    const created = await api(stack, "POST", "/v1/webhooks/endpoints", {
+      auth: auth(),
+      body: { url: `${receiver.url}/f`, event_types: ["operation"] },
+    });
+    const id = created.json.id as string;
+    // Two refunds of one payment: the second waits behind the first (ordering) at /f.
+    const parent = await paidParent(stack, m);
+    for (const amount of ["1.000", "2.000"]) {
+      const r = await api(stack, "POST", "/v1/operations", {
+        auth: auth(),
+        body: { operation: "refund", session_id: parent.session_id, amount },
+      });
+      expect(r.status).toBe(200);
+    }
+    const toEndpoint = async () => {
+      const r = await api(stack, "GET", `/v1/webhooks/messages?session_id=${parent.session_id}`, {
+        auth: auth(),
+      });
+      return (
+        r.json.messages as { id: string; deliveries: (Delivery & { last_status_code: number | null })[] }[]
+      )
+        .map((message) => ({
+          id: message.id,
+          delivery: message.deliveries.find((d) => d.endpoint_id === id)!,
+        }))
+        .reverse(); // oldest first
+    };
+    await expect
+      .poll(async () => (await toEndpoint()).map((x) => x.delivery.status), {
+        timeout: 20_000,
+        interval: 100,
+      })
+      .toEqual(["retrying", "pending"]);
+    const f = `${receiver.url}/f`;
+    const before = await api(stack, "GET", `/v1/webhooks/endpoints/${id}`, { auth: auth() });
+    expect(before.json.failing_since).not.toBeNull();
+    expect(before.json.last_error).toBe("HTTP 500");
+
+    const moved = await api(stack, "PATCH", `/v1/webhooks/endpoints/${id}`, {
+      auth: auth(),
+      body: { url: `${receiver.url}/g` },
+    });
+    expect(moved.status).toBe(200);
+    expect(moved.json).toMatchObject({ url: `${receiver.url}/g`, failing_since: null, last_error: null });
+    await expect
+      .poll(async () => (await toEndpoint()).map((x) => x.delivery.status), {
+        timeout: 20_000,
+        interval: 100,
+      })
+      .toEqual(["succeeded", "succeeded"]);
+    const [first, second] = await toEndpoint();
+    expect(first!.delivery.attempts.map((t) => [t.url, t.status_code])).toEqual([
+      [f, 500],
+      [`${receiver.url}/g`, 200],
+    ]);
+    expect(first!.delivery).toMatchObject({ url: `${receiver.url}/g`, tries: 2, last_status_code: 200 });
+    expect(second!.delivery.attempts.map((t) => [t.url, t.status_code])).toEqual([
+      [`${receiver.url}/g`, 200],
+    ]);
+    // At /g in the order they were made, numbered from 1 there, each with its webhook-id.
+    const atG = receiver.requests.filter((r) => r.path === "/g");
+    expect(atG.map((r) => [r.headers["webhook-id"], r.headers["svc-sequence"]])).toEqual([
+      [first!.id, "1"],
+      [second!.id, "2"],
+    ]);
+    const atF = receiver.requests.filter((r) => r.path === "/f");
+    expect(atF.map((r) => [r.headers["webhook-id"], r.headers["svc-sequence"]])).toEqual([[first!.id, "1"]]);
+    await api(stack, "DELETE", `/v1/webhooks/endpoints/${id}`, { auth: auth() });
+  });
+
   it.runIf(store === "postgres")(
     "two replays of one message at once: one queues it, and its attempts are moved once",
     async () => {
@@ -444,6 +519,24 @@ describe.each(STORES)("webhook replay on %s", (store) => {
         [`dlv_${tag}7`],
       );
       expect(moved.map((a) => a.url)).toEqual(Array(6).fill(`${receiver.url}/plan-old`));
+      // The endpoint moves again while that one waits: its waiting deliveries are found and moved
+      // through indexes too, not by reading the table.
+      const movePlans: PlanNode[] = [];
+      await stack.db.tx(async (q) => {
+        expect(
+          await endpointsRepo.moveWaiting(
+            explaining(q, movePlans),
+            created.json.id,
+            `${receiver.url}/plan-newer`,
+          ),
+        ).toBe(1);
+        await q.query("update webhook_deliveries set status = 'failed' where message_id = $1", [messageId]);
+      });
+      expect(movePlans).toHaveLength(2);
+      for (const plan of movePlans) {
+        expect(seqScanned(plan)).not.toContain("webhook_deliveries");
+        expect(seqScanned(plan)).not.toContain("webhook_attempts");
+      }
       await stack.db.query("delete from webhook_attempts where delivery_id like $1", [`dlv_${tag}%`]);
       await stack.db.query("delete from webhook_deliveries where message_id like $1", [`msg_${tag}%`]);
       await api(stack, "DELETE", `/v1/webhooks/endpoints/${created.json.id}`, { auth: auth() });
