@@ -66,6 +66,28 @@ describe.each(STORES)("delivery SQL on %s", (store) => {
   });
   const mine = async (q: Queryable, limit = 500) =>
     (await deliveryRepo.claim(q, limit)).filter((d) => d.url === url);
+  /** An endpoint of the merchant's (a claim checks a delivery's endpoint is there, enabled, at its URL). */
+  const newEndpoint = async (id: string, at: string, enabled = true) =>
+    (
+      await endpointsRepo.insert(db, {
+        id,
+        merchant_id: merchantId,
+        kind: "endpoint",
+        url: at,
+        description: "",
+        event_types: null,
+        headers: {},
+        enabled,
+        payload_version: "2026-11-24",
+        include_metadata: false,
+      })
+    ).id;
+  /** What the service does when an endpoint's URL changes: the endpoint, then what waits for it. */
+  const moveEndpoint = (endpointId: string, to: string) =>
+    db.tx(async (q) => {
+      await q.query("update webhook_endpoints set url = $2 where id = $1", [endpointId, to]);
+      return endpointsRepo.moveWaiting(q, endpointId, to);
+    });
 
   it("enqueues many messages in one statement: each with its deliveries, in the order given", async () => {
     const parent = `sess_many_${store}`;
@@ -404,7 +426,7 @@ describe.each(STORES)("delivery SQL on %s", (store) => {
 
   it("a delivery in flight when its endpoint moves keeps its lease: its attempt is logged at the old URL, and the new URL gets it after", async () => {
     const messageId = await enqueueOne(`sess_repo_inflight_${Date.now()}`);
-    const endpointId = `ep_inflight_${store}_${Date.now()}`;
+    const endpointId = await newEndpoint(`ep_inflight_${store}_${Date.now()}`, url);
     await db.query("update webhook_deliveries set endpoint_id = $2 where message_id = $1", [
       messageId,
       endpointId,
@@ -412,7 +434,7 @@ describe.each(STORES)("delivery SQL on %s", (store) => {
     const [d] = await mine(db);
     expect(d!.message_id).toBe(messageId);
     const moved = `${url}/new`;
-    expect(await db.tx((q) => endpointsRepo.moveWaiting(q, endpointId, moved))).toBe(1);
+    expect(await moveEndpoint(endpointId, moved)).toBe(1);
     const row = () =>
       db
         .query<{ url: string; status: string; tries: number; sequence: number | null; leased: boolean }>(
@@ -445,7 +467,7 @@ describe.each(STORES)("delivery SQL on %s", (store) => {
     "an endpoint moving while a held claim sends its delivery waits for the outcome, then moves the delivery as it is",
     async () => {
       const messageId = await enqueueOne(`sess_repo_heldmove_${Date.now()}`);
-      const endpointId = `ep_heldmove_${Date.now()}`;
+      const endpointId = await newEndpoint(`ep_heldmove_${Date.now()}`, url);
       await db.query("update webhook_deliveries set endpoint_id = $2 where message_id = $1", [
         messageId,
         endpointId,
@@ -465,7 +487,7 @@ describe.each(STORES)("delivery SQL on %s", (store) => {
         });
       });
       await held;
-      const move = db.tx((q) => endpointsRepo.moveWaiting(q, endpointId, moved));
+      const move = moveEndpoint(endpointId, moved);
       await expect
         .poll(
           async () =>
@@ -491,6 +513,69 @@ describe.each(STORES)("delivery SQL on %s", (store) => {
       );
       expect(attempts).toEqual([{ url, status_code: 500 }]);
       await db.query("update webhook_deliveries set status = 'failed' where message_id = $1", [messageId]);
+    },
+  );
+
+  it.each(["claim", "claimHeld"] as const)(
+    "%s sends no delivery whose endpoint was deleted, disabled or moved after its producer read it, and settles it",
+    async (how) => {
+      const tag = `${how}_${Date.now()}`;
+      const endpoint = (name: string, enabled = true) =>
+        newEndpoint(`ep_${name}_${tag}`, `${url}/${tag}/${name}`, enabled);
+      // As the producer saw them: four enabled endpoints at /ok, /gone, /off and /old.
+      const ids = [
+        await endpoint("ok"),
+        `ep_gone_${tag}`,
+        await endpoint("off", false),
+        await endpoint("old"),
+      ];
+      await db.query("update webhook_endpoints set url = $2 where id = $1", [ids[3], `${url}/${tag}/new`]);
+      const messageIds = await db.tx((q) =>
+        enqueueMany(
+          q,
+          ["ok", "gone", "off", "old"].map((name, i) => ({
+            message: {
+              merchantId,
+              kind: "operation",
+              eventType: "operation",
+              parentSessionId: `sess_stray_${name}_${tag}`,
+              body: "{}",
+            },
+            urls: [`${url}/${tag}/${name}`],
+            endpointIds: [ids[i]!],
+            config,
+          })),
+        ),
+      );
+      const claimed =
+        how === "claim"
+          ? await deliveryRepo.claim(db, 500)
+          : await db.tx(async (q) => {
+              const held = await deliveryRepo.claimHeld(q, 500);
+              const mine = held.filter((d) => messageIds.includes(d.message_id));
+              await deliveryRepo.record(
+                q,
+                mine.map((d) => outcome(d, "succeeded", { held: true, sequence: d.sequence })),
+              );
+              return held;
+            });
+      expect(claimed.filter((d) => messageIds.includes(d.message_id)).map((d) => d.url)).toEqual([
+        `${url}/${tag}/ok`,
+      ]);
+      const rows = await db.query<{ url: string; status: string; last_error: string | null; tries: number }>(
+        `select url, status, last_error, tries from webhook_deliveries where message_id = any($1)
+          order by array_position($1, message_id)`,
+        [messageIds],
+      );
+      expect(rows.slice(1)).toEqual([
+        { url: `${url}/${tag}/gone`, status: "failed", last_error: "endpoint deleted: not sent", tries: 0 },
+        { url: `${url}/${tag}/off`, status: "failed", last_error: "endpoint disabled: not sent", tries: 0 },
+        { url: `${url}/${tag}/new`, status: "pending", last_error: null, tries: 0 },
+      ]);
+      // The moved one goes out at its new URL with the next claim, first there.
+      const next = (await deliveryRepo.claim(db, 500)).filter((d) => d.message_id === messageIds[3]);
+      expect(next.map((d) => [d.url, d.tries, d.sequence])).toEqual([[`${url}/${tag}/new`, 1, 1]]);
+      await deliveryRepo.record(db, [outcome(next[0]!, "succeeded")]);
     },
   );
 

@@ -123,7 +123,8 @@ export interface DeliveryOutcome {
  */
 function dueRows(lock: "update" | "no key update"): string {
   return `due as (
-         select c.ctid as tid, o.next_sequence, c.merchant_id from webhook_deliveries c
+         select c.ctid as tid, o.next_sequence, c.merchant_id, ${ENDPOINT_STATE} as endpoint_state
+           from webhook_deliveries c
           cross join lateral (
             select count(*) filter (where e.seq < c.seq and e.status not in ('succeeded', 'failed', 'stream')) as earlier,
                    coalesce(max(e.sequence), ${sequenceFloor("c")}, 0) + 1 as next_sequence
@@ -135,8 +136,47 @@ function dueRows(lock: "update" | "no key update"): string {
           order by c.next_attempt_at, c.seq
           limit $1
           for ${lock} of c skip locked),
-       ${SIGNING_KEYS}`;
+       ${SIGNING_KEYS},
+       ${STRAYS}`;
 }
+
+/**
+ * Where a due delivery's endpoint is now, read when it is claimed: null for a seed destination,
+ * `ok` when the endpoint is enabled at the delivery's URL, else `deleted`, `disabled` or `moved`.
+ * A producer reads its routing (the endpoints, their URLs and whether they are enabled) before it
+ * calls the gateway and writes its message after, so an endpoint deleted, disabled or moved in
+ * between has a delivery its change did not see (`endpointsRepo.failWaiting`, `moveWaiting`).
+ * One primary-key probe per endpoint delivery; a seed destination's costs nothing.
+ */
+const ENDPOINT_STATE = `case when c.endpoint_id is not null then
+           coalesce((select case when not ep.enabled then 'disabled' when ep.url <> c.url then 'moved' else 'ok' end
+                       from webhook_endpoints ep where ep.id = c.endpoint_id), 'deleted') end`;
+
+/**
+ * The `strays` CTE of a claim: the claimed deliveries whose endpoint is no longer where the
+ * producer saw it (ENDPOINT_STATE) are not sent. Each is settled as the endpoint's change would
+ * have settled it, had it been written before: one whose endpoint is deleted or disabled is
+ * ended (`failed`, "… not sent", as a disabled endpoint's held delivery is, so re-enabling it can
+ * replay it); one whose endpoint moved goes to its URL now, numbered there when it is first
+ * claimed (the next claim: it is due). Such a delivery was written after the change, so it has no
+ * attempt yet to keep under the old URL.
+ */
+const STRAYS = `strays as (
+         update webhook_deliveries d
+            set url = case when s.endpoint_state = 'moved'
+                           then (select ep.url from webhook_endpoints ep where ep.id = d.endpoint_id) else d.url end,
+                sequence = case when s.endpoint_state = 'moved' then null else d.sequence end,
+                status = case when s.endpoint_state = 'moved' then d.status else 'failed' end,
+                last_error = case s.endpoint_state when 'moved' then d.last_error
+                                                   when 'disabled' then 'endpoint disabled: not sent'
+                                                   else 'endpoint deleted: not sent' end,
+                completed_at = case when s.endpoint_state = 'moved' then d.completed_at else now() end,
+                lease_until = null, updated_at = now()
+           from (select tid, endpoint_state from due where endpoint_state <> 'ok') s
+          where d.ctid = any(array(select tid from due where endpoint_state <> 'ok')) and d.ctid = s.tid)`;
+
+/** The claimed rows that are sent (not STRAYS). */
+const SENT = `array(select tid from due where coalesce(endpoint_state, 'ok') = 'ok')`;
 
 /**
  * The `keys` CTE of a claim: each claimed merchant's signing secrets now, newest first, read once
@@ -264,7 +304,7 @@ export const deliveryRepo = {
               tries = d.tries + 1, updated_at = now(),
               sequence = coalesce(d.sequence, due.next_sequence)
          from due, keys k
-        where d.ctid = any(array(select tid from due)) and d.ctid = due.tid and k.merchant_id = due.merchant_id
+        where d.ctid = any(${SENT}) and d.ctid = due.tid and k.merchant_id = due.merchant_id
        returning ${claimedColumns("d.tries", "d.sequence", options)}`,
         [limit],
       ),
@@ -289,7 +329,7 @@ export const deliveryRepo = {
         `with ${dueRows("no key update")}
        select ${claimedColumns("d.tries + 1", "coalesce(d.sequence, due.next_sequence)", options)}
          from webhook_deliveries d, due, keys k
-        where d.ctid = any(array(select tid from due)) and d.ctid = due.tid and k.merchant_id = due.merchant_id`,
+        where d.ctid = any(${SENT}) and d.ctid = due.tid and k.merchant_id = due.merchant_id`,
         [limit],
       ),
     );
