@@ -438,7 +438,7 @@ export interface paths {
         delete: operations["deleteWebhookEndpoint"];
         options?: never;
         head?: never;
-        /** Change a webhook endpoint; enabling a disabled one answers with `missed`, what POST …/replay would send */
+        /** Change a webhook endpoint; enabling a disabled one answers with `missed`, what POST …/replay would send; a new URL answers with `moved`, the deliveries still waiting that go there now */
         patch: operations["updateWebhookEndpoint"];
         trace?: never;
     };
@@ -986,6 +986,8 @@ export interface components {
                 since: string;
                 failed: number;
             };
+            /** @description Only when this change set a new URL: how many deliveries still waiting for the endpoint (pending or retrying) go to it now */
+            moved?: number;
         };
         WebhookEndpointList: {
             endpoints: components["schemas"]["WebhookEndpoint"][];
@@ -3114,7 +3116,7 @@ export const OPERATIONS = {
   getWebhookEndpoint: { method: "get", path: "/v1/webhooks/endpoints/{id}", idempotent: false },
   /** Delete a webhook endpoint (what waits for it is ended) */
   deleteWebhookEndpoint: { method: "delete", path: "/v1/webhooks/endpoints/{id}", idempotent: false },
-  /** Change a webhook endpoint; enabling a disabled one answers with `missed`, what POST …/replay would send */
+  /** Change a webhook endpoint; enabling a disabled one answers with `missed`, what POST …/replay would send; a new URL answers with `moved`, the deliveries still waiting that go there now */
   updateWebhookEndpoint: { method: "patch", path: "/v1/webhooks/endpoints/{id}", idempotent: false },
   /** Send an enabled endpoint what it missed: its failed deliveries again, and the messages of its event types not sent to it */
   replayWebhookEndpoint: { method: "post", path: "/v1/webhooks/endpoints/{id}/replay", idempotent: false },

@@ -168,6 +168,13 @@ export const SCHEMAS = {
         "Only when this change re-enabled the endpoint: what it missed since, which a replay sends",
       ),
     ),
+    moved: Type.Optional(
+      Type.Integer({
+        minimum: 0,
+        description:
+          "Only when this change set a new URL: how many deliveries still waiting for the endpoint (pending or retrying) go to it now",
+      }),
+    ),
   }),
   WebhookEndpointList: obj({ endpoints: Type.Array(ref("WebhookEndpoint")) }),
   EndpointReplay: obj({ since: time(), replayed: Type.Integer({ minimum: 0 }) }),

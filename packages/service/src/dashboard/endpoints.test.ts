@@ -198,6 +198,38 @@ describe.each(STORES)("dashboard webhook endpoints on %s", (store) => {
     expect(moved).not.toContain(`Attempts to ${receiver.url}/later`);
   });
 
+  it("a new URL saved while a delivery waits for the endpoint says that delivery goes there now", async () => {
+    let answer!: () => void;
+    const held = new Promise<void>((resolve) => (answer = resolve));
+    receiver.respond = (r) => (r.path === "/held" ? { status: 200, until: held } : { status: 200 });
+    await client.get("/dashboard/webhooks/endpoints/new");
+    const added = await client.post("/dashboard/webhooks/endpoints", {
+      url: `${receiver.url}/held`,
+      event_operation: "on",
+    });
+    const id = added.location!.split("/").pop()!;
+    const parent = await paidParent(stack, m);
+    await api(stack, "POST", "/v1/operations", {
+      auth: apiKey(m.privateKey),
+      body: { operation: "refund", session_id: parent.session_id, amount: "1.000" },
+    });
+    // Its delivery is out to /held, unanswered: still waiting.
+    await receiver.waitFor(1, { path: "/held" });
+    await client.get(`/dashboard/webhooks/endpoints/${id}`);
+    const saved = await client.post(`/dashboard/webhooks/endpoints/${id}`, {
+      url: `${receiver.url}/held-new`,
+      event_operation: "on",
+      enabled: "on",
+    });
+    expect(saved.status, saved.text).toBe(303);
+    expect((await client.get(saved.location!)).text).toContain(
+      "Endpoint saved. 1 delivery still waiting for it goes to the new URL now.",
+    );
+    answer();
+    receiver.respond = () => ({ status: 200 });
+    await client.post(`/dashboard/webhooks/endpoints/${id}/delete`, { confirm: "yes" });
+  });
+
   it("deletes only after a confirmation", async () => {
     await client.get("/dashboard/webhooks/endpoints/new");
     const added = await client.post("/dashboard/webhooks/endpoints", {

@@ -105,7 +105,7 @@ export function endpointsRoutes(fastify: FastifyInstance, endpoints: EndpointsSe
         tags,
         security,
         summary:
-          "Change a webhook endpoint; enabling a disabled one answers with `missed`, what POST …/replay would send",
+          "Change a webhook endpoint; enabling a disabled one answers with `missed`, what POST …/replay would send; a new URL answers with `moved`, the deliveries still waiting that go there now",
         params: IdParams,
         body: UpdateBody,
       },

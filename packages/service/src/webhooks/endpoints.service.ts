@@ -456,7 +456,7 @@ export function createEndpointsService(
       merchantId: string,
       id: string,
       input: EndpointInput,
-    ): Promise<EndpointView & { missed?: { since: string; failed: number } }> {
+    ): Promise<EndpointView & { missed?: { since: string; failed: number }; moved?: number }> {
       // Masked values sent back stand for the values stored (read here, before the change's
       // transaction: the worst a concurrent change can do is keep the value it replaced).
       const stored = input.headers && (await find(db, merchantId, id)).headers;
@@ -490,7 +490,8 @@ export function createEndpointsService(
         let row =
           Object.keys(change).length > 0 ? await endpointsRepo.update(q, merchantId, id, change) : current;
         // What still waits for it goes to the new URL, as its custom headers apply to retries.
-        if (row.url !== current.url) await endpointsRepo.moveWaiting(q, id, row.url);
+        const moved =
+          row.url !== current.url ? { moved: await endpointsRepo.moveWaiting(q, id, row.url) } : {};
         if (enabled === false && current.enabled) {
           row = await endpointsRepo.setEnabled(q, merchantId, id, false, "manual");
           await endpointsRepo.failWaiting(q, id, "endpoint disabled");
@@ -500,10 +501,11 @@ export function createEndpointsService(
           const since = current.failing_since ?? current.disabled_at ?? current.updated_at;
           return {
             ...endpointView(row),
+            ...moved,
             missed: { since: iso(since)!, ...(await missedSince(q, row, since)) },
           };
         }
-        return endpointView(row);
+        return { ...endpointView(row), ...moved };
       });
       return result;
     },

@@ -348,7 +348,12 @@ describe.each(STORES)("webhook replay on %s", (store) => {
       body: { url: `${receiver.url}/g` },
     });
     expect(moved.status).toBe(200);
-    expect(moved.json).toMatchObject({ url: `${receiver.url}/g`, failing_since: null, last_error: null });
+    expect(moved.json).toMatchObject({
+      url: `${receiver.url}/g`,
+      failing_since: null,
+      last_error: null,
+      moved: 2,
+    });
     await expect
       .poll(async () => (await toEndpoint()).map((x) => x.delivery.status), {
         timeout: 20_000,

@@ -108,7 +108,10 @@ const WORDS = {
     enabled_missed_replay: "Endpoint enabled. It missed {n} since {since} UTC: replay them below.",
     deliveries_one: "1 delivery",
     deliveries_many: "{n} deliveries",
-    saved: "Endpoint saved. Changes apply from the next event.",
+    saved:
+      "Endpoint saved. Its event types, version and metadata apply from the next event; its URL and headers to retries too.",
+    saved_moved_one: "Endpoint saved. 1 delivery still waiting for it goes to the new URL now.",
+    saved_moved_many: "Endpoint saved. {n} deliveries still waiting for it go to the new URL now.",
     saved_disabled: "Endpoint saved and disabled: nothing is sent to it until you enable it again.",
     test_queued: "Test webhook queued for {url}. Its attempts are in the delivery log.",
     no_secret: "Nothing was sent: the merchant has no signing secret.",
@@ -184,7 +187,10 @@ const WORDS = {
     enabled_missed_replay: "فُعّلت النقطة. فاتها {n} منذ {since} بالتوقيت العالمي: أعد إرسالها أدناه.",
     deliveries_one: "تسليم واحد",
     deliveries_many: "{n} من التسليمات",
-    saved: "حُفظت النقطة. تُطبَّق التغييرات من الحدث التالي.",
+    saved:
+      "حُفظت النقطة. تُطبَّق أنواع أحداثها وإصدارها وبياناتها الوصفية من الحدث التالي، وعنوانها وترويساتها على إعادة المحاولات أيضًا.",
+    saved_moved_one: "حُفظت النقطة. عملية تسليم واحدة كانت تنتظرها تذهب الآن إلى العنوان الجديد.",
+    saved_moved_many: "حُفظت النقطة. {n} من عمليات التسليم التي كانت تنتظرها تذهب الآن إلى العنوان الجديد.",
     saved_disabled: "حُفظت النقطة وعُطّلت: لا يُرسل إليها شيء حتى تفعّلها من جديد.",
     test_queued: "أُرسل ويب هوك تجريبي إلى الانتظار لـ {url}. محاولاته في سجل التسليم.",
     no_secret: "لم يُرسل شيء: لا سر توقيع لدى التاجر.",
@@ -675,9 +681,13 @@ export function endpointPages(scope: FastifyInstance, ctx: DashboardContext): vo
             n: isolate(dashboardLanguage(request), count(w, n)),
             since: isolate(dashboardLanguage(request), saved.missed.since.slice(0, 19).replace("T", " ")),
           })
-        : saved.enabled
-          ? w.saved
-          : w.saved_disabled;
+        : !saved.enabled
+          ? w.saved_disabled
+          : saved.moved
+            ? format(saved.moved === 1 ? w.saved_moved_one : w.saved_moved_many, {
+                n: saved.moved,
+              })
+            : w.saved;
       return redirectWithFlash(ctx, request, reply, `${BASE}/${endpoint.id}`, { kind: "success", text });
     } catch (error) {
       if (!(error instanceof AppError)) throw error;
