@@ -6,7 +6,8 @@
  * after 50 ms (its database's `deadlock_timeout`), the test's transaction after 30 s, so the side
  * under test is always the one undone. Each must then do its work again rather than lose it:
  * the worker's batch of outcomes (a retry pushing later deliveries back), a held claim's
- * outcomes, disabling an endpoint (which ends the deliveries waiting for it), and a replay.
+ * outcomes, disabling an endpoint (which ends the deliveries waiting for it), a new URL (which
+ * moves them), and a replay.
  */
 import pg from "pg";
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
@@ -245,6 +246,48 @@ describe.skipIf(!STORES.includes("postgres"))("transactions undone by a deadlock
       [waiting],
     );
     expect(row!.last_error).toBe("endpoint disabled");
+  });
+
+  it("a new URL undone by a deadlock with a delivery's writer runs again and moves the deliveries waiting for the endpoint", async () => {
+    const endpoints = createEndpointsService(db, {
+      outbox: new OutboxSignal(),
+      now: () => new Date(),
+      disableAfterMs: 3_600_000,
+      allowPrivate: true,
+    });
+    const endpoint = await endpoints.create(merchantId, { url: `${receiver.url}/moving` });
+    const [waiting] = await enqueueMany(db, [
+      {
+        message: {
+          merchantId,
+          kind: "operation",
+          eventType: "operation",
+          parentSessionId: "sess_deadlock_moving",
+          body: "{}",
+        },
+        urls: [endpoint.url],
+        endpointIds: [endpoint.id],
+        config,
+      },
+    ]);
+    try {
+      // A writer of that delivery holds its row…
+      await other.query("select 1 from webhook_deliveries where message_id = $1 for update", [waiting]);
+      const moving = endpoints.update(merchantId, endpoint.id, { url: `${receiver.url}/moved` });
+      // …the change holds the endpoint's row and waits for the delivery's…
+      await blockedOn("and url <> $2");
+      // …and the writer asks for the endpoint's row: the change is undone, and runs again.
+      await other.query("select 1 from webhook_endpoints where id = $1 for update", [endpoint.id]);
+      await other.query("commit");
+      expect(await moving).toMatchObject({ url: `${receiver.url}/moved`, moved: 1 });
+    } finally {
+      await other.end();
+    }
+    const [row] = await db.query<{ url: string; status: string }>(
+      "select url, status from webhook_deliveries where message_id = $1",
+      [waiting],
+    );
+    expect(row).toEqual({ url: `${receiver.url}/moved`, status: "pending" });
   });
 
   it("a replay undone by a deadlock with a delivery's writer runs again and puts every delivery back in the queue", async () => {
