@@ -206,9 +206,10 @@ export const messagesRepo = {
     // attempts so far keep the URL they went to (webhook_attempts.url, migration 0027): the earlier
     // ones get it written, the latest moves off the row with it (`kept` reads the row as this
     // statement's snapshot has it, before the update, at the same ctid), and the row's last status
-    // code and error, which were the old URL's, go with it: the new URL has not answered yet. The update checks the
-    // status again: a delivery another replay queued meanwhile (a new row version) is left to that
-    // one, and then is not in `replayed`, so its attempts are not moved twice.
+    // code and error, which were the old URL's, go with it: the new URL has not answered yet. The
+    // update checks the status again: a delivery another replay queued meanwhile (a new row
+    // version) is left to that one, and then is not in `replayed`, so its attempts are not moved
+    // twice.
     const [row] = await q.query<{ replayed: number; skipped: number; messages: string[] }>(
       `with live as (select e.id, e.kind, e.url from webhook_endpoints e where e.merchant_id = $1 and e.enabled for share),
        target as (
