@@ -202,6 +202,24 @@ export const endpointsRepo = {
     return row!.moved;
   },
   /**
+   * Ends the deliveries streaming to a `svc listen` endpoint that is gone. Deleting it ends what
+   * waits for it (`failWaiting`), but a producer that routed a message to it before and wrote it
+   * after (its operation was waiting for the gateway) leaves one that no stream will take and the
+   * retention purge never deletes (it keeps what still streams). Through the stream index: the
+   * rows still streaming, never the whole table.
+   */
+  async endOrphanStreams(q: Queryable): Promise<number> {
+    const rows = await q.query(
+      `update webhook_deliveries d
+          set status = 'failed', last_error = 'endpoint deleted: not sent', lease_until = null,
+              completed_at = now(), updated_at = now()
+        where d.status = 'stream' and d.endpoint_id is not null
+          and not exists (select 1 from webhook_endpoints e where e.id = d.endpoint_id)
+       returning d.id`,
+    );
+    return rows.length;
+  },
+  /**
    * Ends an endpoint's deliveries still waiting (it was disabled or deleted): they fail with
    * `reason`, so nothing more is sent to it and a re-enable can replay them.
    */

@@ -549,7 +549,8 @@ export function createEndpointsService(
 
     /**
      * Deletes the `svc listen` endpoints nobody has read for `abandonedMs` (a day), ending what
-     * waits for them as a delete does. Safe to run in several processes at once.
+     * waits for them as a delete does, and ends what streams to one deleted before its message
+     * was written (endpointsRepo.endOrphanStreams). Safe to run in several processes at once.
      */
     async removeAbandonedCli(abandonedMs = CLI_ENDPOINT_ABANDONED_MS): Promise<string[]> {
       const cutoff = new Date(deps.now().getTime() - abandonedMs);
@@ -563,6 +564,7 @@ export function createEndpointsService(
             "endpoint deleted: svc listen was gone for a day",
           );
         }
+        await endpointsRepo.endOrphanStreams(q);
         return rows.map((e) => e.id);
       });
     },

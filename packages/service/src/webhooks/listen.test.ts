@@ -14,6 +14,7 @@ import { type Stack, startStack } from "../../../../test/support/stack.js";
 import { STORES } from "../../../../test/support/stores.js";
 import { configureWebhooks } from "../../../../test/support/webhooks.js";
 import type { StreamedDelivery } from "./listen.js";
+import { enqueueMany } from "./outbox.js";
 import { purgeOldWebhooks } from "./retention.js";
 
 /** An SSE reader: the `delivery` events, as they come. */
@@ -254,6 +255,35 @@ describe.each(STORES)("svc listen, service side, on %s", (store) => {
     } finally {
       stack.advance(-25 * 3600 * 1000);
     }
+  });
+
+  it("a message written for a svc listen endpoint deleted meanwhile is ended by the sweep, not left streaming for good", async () => {
+    const started = (await call("POST", "/v1/webhooks/listen", { event_types: ["operation"] })).json;
+    const id = started.endpoint.id as string;
+    expect((await call("DELETE", `/v1/webhooks/endpoints/${id}`)).status).toBe(204);
+    // As an operation that routed its message to the endpoint before the delete, and wrote it
+    // after (it was waiting for its gateway), writes it.
+    const [messageId] = await enqueueMany(stack.db, [
+      {
+        message: {
+          merchantId: m.id,
+          kind: "operation",
+          eventType: "operation",
+          parentSessionId: `sess_orphan_${store}`,
+          body: "{}",
+        },
+        urls: [started.endpoint.url as string],
+        endpointIds: [id],
+        statuses: ["stream"],
+        config: { timeout_seconds: 5, retry_schedule_seconds: [60] },
+      },
+    ]);
+    await stack.service.app.services.endpoints.removeAbandonedCli();
+    const [row] = await stack.db.query<{ status: string; last_error: string }>(
+      "select status, last_error from webhook_deliveries where message_id = $1",
+      [messageId],
+    );
+    expect(row).toEqual({ status: "failed", last_error: "endpoint deleted: not sent" });
   });
 
   it("a HEAD of a stream opens nothing and leases nothing: it is answered at once", async () => {
