@@ -124,6 +124,32 @@ describe.skipIf(!STORES.includes("postgres"))("transactions undone by a deadlock
       )
     )[0]!;
 
+  /** An endpoint of the merchant's at `/<name>`, and a message waiting for it. */
+  async function endpointWithWaiting(name: string) {
+    const endpoints = createEndpointsService(db, {
+      outbox: new OutboxSignal(),
+      now: () => new Date(),
+      disableAfterMs: 3_600_000,
+      allowPrivate: true,
+    });
+    const endpoint = await endpoints.create(merchantId, { url: `${receiver.url}/${name}` });
+    const [waiting] = await enqueueMany(db, [
+      {
+        message: {
+          merchantId,
+          kind: "operation",
+          eventType: "operation",
+          parentSessionId: `sess_deadlock_${name}`,
+          body: "{}",
+        },
+        urls: [endpoint.url],
+        endpointIds: [endpoint.id],
+        config,
+      },
+    ]);
+    return { endpoints, endpoint, waiting: waiting! };
+  }
+
   it.each<WorkerOptions["holdClaims"]>(["never", "always"])(
     "a worker's outcome undone by a deadlock with its retry's push-back is recorded all the same, and sent once (claims held: %s)",
     async (holdClaims) => {
@@ -206,27 +232,7 @@ describe.skipIf(!STORES.includes("postgres"))("transactions undone by a deadlock
   });
 
   it("disabling an endpoint undone by a deadlock with a delivery's writer runs again and ends the deliveries waiting for it", async () => {
-    const endpoints = createEndpointsService(db, {
-      outbox: new OutboxSignal(),
-      now: () => new Date(),
-      disableAfterMs: 3_600_000,
-      allowPrivate: true,
-    });
-    const endpoint = await endpoints.create(merchantId, { url: `${receiver.url}/endpoint` });
-    const [waiting] = await enqueueMany(db, [
-      {
-        message: {
-          merchantId,
-          kind: "operation",
-          eventType: "operation",
-          parentSessionId: "sess_deadlock_endpoint",
-          body: "{}",
-        },
-        urls: [endpoint.url],
-        endpointIds: [endpoint.id],
-        config,
-      },
-    ]);
+    const { endpoints, endpoint, waiting } = await endpointWithWaiting("endpoint");
     try {
       // A writer of that delivery (as a worker recording a push-back would be) holds its row…
       await other.query("select 1 from webhook_deliveries where message_id = $1 for update", [waiting]);
@@ -249,27 +255,7 @@ describe.skipIf(!STORES.includes("postgres"))("transactions undone by a deadlock
   });
 
   it("a new URL undone by a deadlock with a delivery's writer runs again and moves the deliveries waiting for the endpoint", async () => {
-    const endpoints = createEndpointsService(db, {
-      outbox: new OutboxSignal(),
-      now: () => new Date(),
-      disableAfterMs: 3_600_000,
-      allowPrivate: true,
-    });
-    const endpoint = await endpoints.create(merchantId, { url: `${receiver.url}/moving` });
-    const [waiting] = await enqueueMany(db, [
-      {
-        message: {
-          merchantId,
-          kind: "operation",
-          eventType: "operation",
-          parentSessionId: "sess_deadlock_moving",
-          body: "{}",
-        },
-        urls: [endpoint.url],
-        endpointIds: [endpoint.id],
-        config,
-      },
-    ]);
+    const { endpoints, endpoint, waiting } = await endpointWithWaiting("moving");
     try {
       // A writer of that delivery holds its row…
       await other.query("select 1 from webhook_deliveries where message_id = $1 for update", [waiting]);
