@@ -15,7 +15,7 @@ import { STORES } from "../../../../test/support/stores.js";
 import { configureWebhooks } from "../../../../test/support/webhooks.js";
 
 /** How long the sandbox takes to answer an operation: the time the endpoints change in. */
-const GATEWAY_ANSWER_MS = 1_500;
+const GATEWAY_ANSWER_MS = 4_000;
 
 interface Delivery {
   url: string;
