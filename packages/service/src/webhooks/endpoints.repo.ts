@@ -1,5 +1,6 @@
 /** SQL of webhook endpoints: the merchant's own destinations, with their subscriptions and health. */
 import type { Queryable } from "../db/client.js";
+import { attemptsKeepTheirUrl, OLD_URL_ANSWER } from "./messages.repo.js";
 
 export interface EndpointRow {
   id: string;
@@ -180,22 +181,11 @@ export const endpointsRepo = {
        moved as (
          update webhook_deliveries d
             set url = $2, sequence = null, next_attempt_at = least(d.next_attempt_at, now()),
-                last_attempt_at = null, last_attempt_status_code = null, last_attempt_latency_ms = null,
-                last_attempt_error = null, last_attempt_response_body = null, last_status_code = null,
-                last_error = null, updated_at = now()
+                ${OLD_URL_ANSWER.map((c) => `${c} = null`).join(", ")}, updated_at = now()
            from target t
           where d.ctid = any(array(select tid from target)) and d.ctid = t.tid
          returning d.id, t.tid),
-       stamped as (
-         update webhook_attempts a set url = t.prior_url
-           from target t
-          where a.delivery_id = any(array(select m.id from moved m)) and t.id = a.delivery_id and a.url is null),
-       kept as (
-         insert into webhook_attempts (delivery_id, attempted_at, status_code, latency_ms, error, response_body, url)
-         select p.id, p.last_attempt_at, p.last_attempt_status_code, p.last_attempt_latency_ms, p.last_attempt_error,
-                p.last_attempt_response_body, p.url
-           from webhook_deliveries p
-          where p.ctid = any(array(select m.tid from moved m)) and p.last_attempt_at is not null)
+       ${attemptsKeepTheirUrl("moved")}
        select count(*)::int4 as moved from moved`,
       [endpointId, url],
     );

@@ -68,6 +68,43 @@ export const MERCHANT_MESSAGES_IN_RANGE = `select m.message_id from webhook_deli
    where m.position = 1 and m.status in ('pending', 'retrying')
      and m.merchant_id = $1 and m.created_at >= $2 and m.created_at < $3`;
 
+/**
+ * The columns of a delivery's row that hold its URL's latest answer (its latest attempt and its
+ * last status code and error): a delivery sent to a new URL clears them, as the new URL has not
+ * answered yet (replay, endpointsRepo.moveWaiting).
+ */
+export const OLD_URL_ANSWER = [
+  "last_attempt_at",
+  "last_attempt_status_code",
+  "last_attempt_latency_ms",
+  "last_attempt_error",
+  "last_attempt_response_body",
+  "last_status_code",
+  "last_error",
+] as const;
+
+/**
+ * The `stamped` and `kept` CTEs of a statement that sends deliveries to a new URL (replay,
+ * endpointsRepo.moveWaiting): their attempts so far keep the URL they went to
+ * (webhook_attempts.url, migration 0027). The earlier ones get it written (`stamped`), and the
+ * latest moves off the row into webhook_attempts with it (`kept` reads the row as the statement's
+ * snapshot has it, before its update, at the same ctid). `moved` is a relation of the moved
+ * deliveries' `id` and `tid` (their row versions before the update); the statement's `target`
+ * CTE has each one's `id` and `prior_url`.
+ */
+export function attemptsKeepTheirUrl(moved: string): string {
+  return `stamped as (
+         update webhook_attempts a set url = t.prior_url
+           from target t
+          where a.delivery_id = any(array(select m.id from ${moved} m)) and t.id = a.delivery_id and a.url is null),
+       kept as (
+         insert into webhook_attempts (delivery_id, attempted_at, status_code, latency_ms, error, response_body, url)
+         select p.id, p.last_attempt_at, p.last_attempt_status_code, p.last_attempt_latency_ms, p.last_attempt_error,
+                p.last_attempt_response_body, p.url
+           from webhook_deliveries p
+          where p.ctid = any(array(select m.tid from ${moved} m)) and p.last_attempt_at is not null)`;
+}
+
 export const messagesRepo = {
   async list(q: Queryable, merchantId: string, f: MessageFilter): Promise<MessageRow[]> {
     const params: unknown[] = [merchantId];
@@ -202,14 +239,11 @@ export const messagesRepo = {
     if (by.completedSince) match("completed_at", by.completedSince, ">=");
     // `target`: each delivery replayed, where it goes now and where it went, and its row version
     // (ctid: a delivery's id has no index; its message, parent and endpoint have). One whose URL changes
-    // (`moved`) takes the next sequence number of its new (parent, URL) when it goes out, and its
-    // attempts so far keep the URL they went to (webhook_attempts.url, migration 0027): the earlier
-    // ones get it written, the latest moves off the row with it (`kept` reads the row as this
-    // statement's snapshot has it, before the update, at the same ctid), and the row's last status
-    // code and error, which were the old URL's, go with it: the new URL has not answered yet. The
-    // update checks the status again: a delivery another replay queued meanwhile (a new row
-    // version) is left to that one, and then is not in `replayed`, so its attempts are not moved
-    // twice.
+    // (`moved`) takes the next sequence number of its new (parent, URL) when it goes out, its
+    // attempts so far keep the URL they went to (attemptsKeepTheirUrl), and the old URL's answer
+    // is cleared from its row (OLD_URL_ANSWER). The update checks the status again: a delivery
+    // another replay queued meanwhile (a new row version) is left to that one, and then is not in
+    // `replayed`, so its attempts are not moved twice.
     const [row] = await q.query<{ replayed: number; skipped: number; messages: string[] }>(
       `with live as (select e.id, e.kind, e.url from webhook_endpoints e where e.merchant_id = $1 and e.enabled for share),
        target as (
@@ -221,29 +255,13 @@ export const messagesRepo = {
          update webhook_deliveries d
             set status = case when t.to_stream then 'stream' else 'pending' end, url = t.url,
                 sequence = case when t.moved then null else d.sequence end,
-                last_attempt_at = case when t.moved then null else d.last_attempt_at end,
-                last_attempt_status_code = case when t.moved then null else d.last_attempt_status_code end,
-                last_attempt_latency_ms = case when t.moved then null else d.last_attempt_latency_ms end,
-                last_attempt_error = case when t.moved then null else d.last_attempt_error end,
-                last_attempt_response_body = case when t.moved then null else d.last_attempt_response_body end,
-                last_status_code = case when t.moved then null else d.last_status_code end,
-                last_error = case when t.moved then null else d.last_error end,
+                ${OLD_URL_ANSWER.map((c) => `${c} = case when t.moved then null else d.${c} end`).join(", ")},
                 tries = 0, next_attempt_at = now(), lease_until = null,
                 completed_at = null, updated_at = now(), timeout_seconds = $2, retry_schedule_seconds = $3::int4[]
            from target t
           where d.ctid = any(array(select tid from target)) and d.ctid = t.tid and d.status in ('succeeded', 'failed')
          returning d.id, d.message_id, t.moved, t.tid),
-       stamped as (
-         update webhook_attempts a set url = t.prior_url
-           from target t
-          where a.delivery_id = any(array(select r.id from replayed r where r.moved)) and t.id = a.delivery_id
-            and a.url is null),
-       kept as (
-         insert into webhook_attempts (delivery_id, attempted_at, status_code, latency_ms, error, response_body, url)
-         select p.id, p.last_attempt_at, p.last_attempt_status_code, p.last_attempt_latency_ms, p.last_attempt_error,
-                p.last_attempt_response_body, p.url
-           from webhook_deliveries p
-          where p.ctid = any(array(select r.tid from replayed r where r.moved)) and p.last_attempt_at is not null)
+       ${attemptsKeepTheirUrl("(select id, tid from replayed where moved)")}
        select (select count(*) from replayed)::int as replayed,
               array(select distinct message_id from replayed) as messages,
               (select count(*) from webhook_deliveries d
