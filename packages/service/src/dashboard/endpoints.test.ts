@@ -37,6 +37,25 @@ describe.each(STORES)("dashboard webhook endpoints on %s", (store) => {
     await stack?.close();
   });
 
+  /**
+   * Adds an endpoint at `path` on the receiver for operation webhooks, refunds a paid payment
+   * and waits until the endpoint's request has arrived; returns the endpoint's id.
+   */
+  async function endpointWithARefundAt(path: string): Promise<string> {
+    await client.get("/dashboard/webhooks/endpoints/new");
+    const added = await client.post("/dashboard/webhooks/endpoints", {
+      url: `${receiver.url}${path}`,
+      event_operation: "on",
+    });
+    const parent = await paidParent(stack, m);
+    await api(stack, "POST", "/v1/operations", {
+      auth: apiKey(m.privateKey),
+      body: { operation: "refund", session_id: parent.session_id, amount: "1.000" },
+    });
+    await receiver.waitFor(1, { path });
+    return added.location!.split("/").pop()!;
+  }
+
   it("adds an endpoint; bad fields are each named in the merchant's words and nothing is saved", async () => {
     await client.get("/dashboard/webhooks/endpoints/new");
     const bad = await client.post("/dashboard/webhooks/endpoints", {
@@ -93,18 +112,7 @@ describe.each(STORES)("dashboard webhook endpoints on %s", (store) => {
   it("a failing endpoint is disabled, every page shows a banner, enabling it again offers the replay", async () => {
     receiver.respond = (req) =>
       req.path === "/down" ? { status: 503, body: "maintenance" } : { status: 200 };
-    await client.get("/dashboard/webhooks/endpoints/new");
-    const added = await client.post("/dashboard/webhooks/endpoints", {
-      url: `${receiver.url}/down`,
-      event_operation: "on",
-    });
-    const id = added.location!.split("/").pop()!;
-    const parent = await paidParent(stack, m);
-    await api(stack, "POST", "/v1/operations", {
-      auth: apiKey(m.privateKey),
-      body: { operation: "refund", session_id: parent.session_id, amount: "1.000" },
-    });
-    await receiver.waitFor(1, { path: "/down" });
+    const id = await endpointWithARefundAt("/down");
     await expect
       .poll(
         async () =>
@@ -202,19 +210,8 @@ describe.each(STORES)("dashboard webhook endpoints on %s", (store) => {
     let answer!: () => void;
     const held = new Promise<void>((resolve) => (answer = resolve));
     receiver.respond = (r) => (r.path === "/held" ? { status: 200, until: held } : { status: 200 });
-    await client.get("/dashboard/webhooks/endpoints/new");
-    const added = await client.post("/dashboard/webhooks/endpoints", {
-      url: `${receiver.url}/held`,
-      event_operation: "on",
-    });
-    const id = added.location!.split("/").pop()!;
-    const parent = await paidParent(stack, m);
-    await api(stack, "POST", "/v1/operations", {
-      auth: apiKey(m.privateKey),
-      body: { operation: "refund", session_id: parent.session_id, amount: "1.000" },
-    });
     // Its delivery is out to /held, unanswered: still waiting.
-    await receiver.waitFor(1, { path: "/held" });
+    const id = await endpointWithARefundAt("/held");
     await client.get(`/dashboard/webhooks/endpoints/${id}`);
     const saved = await client.post(`/dashboard/webhooks/endpoints/${id}`, {
       url: `${receiver.url}/held-new`,

@@ -238,6 +238,15 @@ describe.each(STORES)("webhook replay on %s", (store) => {
     expect(receiver.requests.filter((r) => r.path === "/new")).toHaveLength(2);
   });
 
+  /** Adds an endpoint for operation webhooks at `path` on the receiver; returns its id. */
+  async function operationEndpointAt(path: string): Promise<string> {
+    const created = await api(stack, "POST", "/v1/webhooks/endpoints", {
+      auth: auth(),
+      body: { url: `${receiver.url}${path}`, event_types: ["operation"] },
+    });
+    return created.json.id as string;
+  }
+
   /** The delivery of `sessionId`'s message to endpoint `endpointId` once `done` holds. */
   async function endpointDelivery(sessionId: string, endpointId: string, done: (d: Delivery) => boolean) {
     let delivery: Delivery | undefined;
@@ -259,11 +268,7 @@ describe.each(STORES)("webhook replay on %s", (store) => {
 
   it("a delivery replayed to its endpoint's new URL: the attempts before it still say where they went", async () => {
     receiver.respond = (request) => (request.path === "/b" ? { status: 200 } : { status: 500 });
-    const created = await api(stack, "POST", "/v1/webhooks/endpoints", {
-      auth: auth(),
-      body: { url: `${receiver.url}/a`, event_types: ["operation"] },
-    });
-    const id = created.json.id as string;
+    const id = await operationEndpointAt("/a");
     const sessionId = await refund();
     // Two tries at /a (one retry at creation), both refused: the first in webhook_attempts, the
     // latest on the delivery's row.
@@ -305,11 +310,7 @@ describe.each(STORES)("webhook replay on %s", (store) => {
     receiver.respond = (request) => (request.path === "/g" ? { status: 200 } : { status: 500 });
     // A long retry step: without the move, the second try would be ten minutes away.
     await configureWebhooks(stack, m, { retry_schedule_seconds: [600, 600] });
-    const created = await api(stack, "POST", "/v1/webhooks/endpoints", {
-      auth: auth(),
-      body: { url: `${receiver.url}/f`, event_types: ["operation"] },
-    });
-    const id = created.json.id as string;
+    const id = await operationEndpointAt("/f");
     // Two refunds of one payment: the second waits behind the first (ordering) at /f.
     const parent = await paidParent(stack, m);
     for (const amount of ["1.000", "2.000"]) {
@@ -384,11 +385,7 @@ describe.each(STORES)("webhook replay on %s", (store) => {
     "two replays of one message at once: one queues it, and its attempts are moved once",
     async () => {
       receiver.respond = () => ({ status: 500 });
-      const created = await api(stack, "POST", "/v1/webhooks/endpoints", {
-        auth: auth(),
-        body: { url: `${receiver.url}/c`, event_types: ["operation"] },
-      });
-      const id = created.json.id as string;
+      const id = await operationEndpointAt("/c");
       const sessionId = await refund();
       const before = await endpointDelivery(sessionId, id, failed);
       await api(stack, "PATCH", `/v1/webhooks/endpoints/${id}`, {
@@ -471,10 +468,7 @@ describe.each(STORES)("webhook replay on %s", (store) => {
     async () => {
       // 20,000 failed messages to an endpoint that has moved since, each with five earlier
       // attempts, signed before a rotation (their signature field is signed again).
-      const created = await api(stack, "POST", "/v1/webhooks/endpoints", {
-        auth: auth(),
-        body: { url: `${receiver.url}/plan-new`, event_types: ["operation"] },
-      });
+      const id = await operationEndpointAt("/plan-new");
       const tag = `plan${Date.now()}`;
       await stack.db.query(
         `insert into webhook_deliveries (id, message_id, merchant_id, kind, event_type, body, parent_session_id, url,
@@ -484,7 +478,7 @@ describe.each(STORES)("webhook replay on %s", (store) => {
          select 'dlv_' || $2 || g, 'msg_' || $2 || g, $1, 'operation', 'operation', '{"signature":"old"}',
                 'sess_' || $2 || g, $3, $4, 'failed', 2, 5, '{60}', 1, now(), now(), now(), 500, 3
            from generate_series(1, 20000) g`,
-        [m.id, tag, `${receiver.url}/plan-old`, created.json.id],
+        [m.id, tag, `${receiver.url}/plan-old`, id],
       );
       await stack.db.query(
         `insert into webhook_attempts (delivery_id, attempted_at, status_code, latency_ms)
@@ -529,11 +523,7 @@ describe.each(STORES)("webhook replay on %s", (store) => {
       const movePlans: PlanNode[] = [];
       await stack.db.tx(async (q) => {
         expect(
-          await endpointsRepo.moveWaiting(
-            explaining(q, movePlans),
-            created.json.id,
-            `${receiver.url}/plan-newer`,
-          ),
+          await endpointsRepo.moveWaiting(explaining(q, movePlans), id, `${receiver.url}/plan-newer`),
         ).toBe(1);
         await q.query("update webhook_deliveries set status = 'failed' where message_id = $1", [messageId]);
       });
@@ -544,7 +534,7 @@ describe.each(STORES)("webhook replay on %s", (store) => {
       }
       await stack.db.query("delete from webhook_attempts where delivery_id like $1", [`dlv_${tag}%`]);
       await stack.db.query("delete from webhook_deliveries where message_id like $1", [`msg_${tag}%`]);
-      await api(stack, "DELETE", `/v1/webhooks/endpoints/${created.json.id}`, { auth: auth() });
+      await api(stack, "DELETE", `/v1/webhooks/endpoints/${id}`, { auth: auth() });
     },
   );
 });
