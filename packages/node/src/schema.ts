@@ -1007,6 +1007,8 @@ export interface components {
             notify_api_initiated: boolean;
             timeout_seconds: number;
             retry_schedule_seconds: number[];
+            /** @description Only when this change gave operations_webhook_url a new URL: how many deliveries still waiting for the old one (pending or retrying) go to the new one now */
+            moved?: number;
         };
         WebhookMessage: {
             id: string;

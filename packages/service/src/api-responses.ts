@@ -188,6 +188,13 @@ export const SCHEMAS = {
     notify_api_initiated: Type.Boolean(),
     timeout_seconds: Type.Integer(),
     retry_schedule_seconds: Type.Array(Type.Integer()),
+    moved: Type.Optional(
+      Type.Integer({
+        minimum: 0,
+        description:
+          "Only when this change gave operations_webhook_url a new URL: how many deliveries still waiting for the old one (pending or retrying) go to the new one now",
+      }),
+    ),
   }),
   WebhookMessage: obj({
     id: Type.String(),

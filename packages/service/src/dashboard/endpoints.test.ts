@@ -227,6 +227,53 @@ describe.each(STORES)("dashboard webhook endpoints on %s", (store) => {
     await client.post(`/dashboard/webhooks/endpoints/${id}/delete`, { confirm: "yes" });
   });
 
+  it("a new general or plugin URL saved while a delivery waits for the old one says that delivery goes there now", async () => {
+    let answer!: () => void;
+    const held = new Promise<void>((resolve) => (answer = resolve));
+    receiver.respond = (r) => (r.path.startsWith("/seed-") ? { status: 200, until: held } : { status: 200 });
+    const config = (url: string) =>
+      client.post("/dashboard/webhooks/config", {
+        enabled: "on",
+        notify_api_initiated: "on",
+        operations_webhook_url: url,
+        timeout_seconds: "2",
+        retry_schedule_seconds: "1, 1, 1, 1, 1, 1, 1, 1",
+      });
+    await client.get("/dashboard/webhooks");
+    await config(`${receiver.url}/seed-general`);
+    const parent = await paidParent(stack, m);
+    await api(stack, "POST", "/v1/operations", {
+      auth: apiKey(m.privateKey),
+      body: { operation: "refund", session_id: parent.session_id, amount: "1.000" },
+    });
+    // The refund's webhook is out to the general URL, unanswered: still waiting.
+    await receiver.waitFor(1, { path: "/seed-general" });
+    const saved = await config(`${receiver.url}/seed-general-new`);
+    expect(saved.status, saved.text).toBe(303);
+    expect((await client.get(saved.location!)).text).toContain(
+      "General webhook configuration saved. 1 delivery still waiting for the old URL goes to the new one now; the rest applies to the next operation.",
+    );
+    await config("");
+
+    const plugin = (url: string) =>
+      client.post("/dashboard/webhooks/plugins/e_commerce", {
+        e_commerce_webhook_url: url,
+        e_commerce_enabled: "on",
+      });
+    await plugin(`${receiver.url}/seed-plugin`);
+    // The payment's own webhook goes to the plugin's URL.
+    await paidParent(stack, m);
+    await receiver.waitFor(1, { path: "/seed-plugin" });
+    const pluginSaved = await plugin(`${receiver.url}/seed-plugin-new`);
+    expect(pluginSaved.status, pluginSaved.text).toBe(303);
+    expect((await client.get(pluginSaved.location!)).text).toMatch(
+      /plugin saved\. 1 delivery still waiting for its old URL goes to the new one now\./,
+    );
+    await plugin("");
+    answer();
+    receiver.respond = () => ({ status: 200 });
+  });
+
   it("deletes only after a confirmation", async () => {
     await client.get("/dashboard/webhooks/endpoints/new");
     const added = await client.post("/dashboard/webhooks/endpoints", {

@@ -452,6 +452,11 @@ describe.each(STORES)("dashboard operations and webhooks on %s", (store) => {
     });
     const [old] = await receiver.waitFor(1, { path: "/old" });
     const messageId = String(old!.headers["webhook-id"]);
+    // Delivered, not only received: a delivery still waiting would follow the new URL.
+    await waitUntil(async () => {
+      const r = await api(stack, "GET", `/v1/webhooks/messages/${messageId}`, { auth: apiKey(m.privateKey) });
+      return r.json.status === "succeeded" || undefined;
+    });
     await client.post("/dashboard/webhooks/config", {
       enabled: "on",
       operations_webhook_url: `${receiver.url}/new`,

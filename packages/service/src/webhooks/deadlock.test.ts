@@ -261,7 +261,7 @@ describe.skipIf(!STORES.includes("postgres"))("transactions undone by a deadlock
       await other.query("select 1 from webhook_deliveries where message_id = $1 for update", [waiting]);
       const moving = endpoints.update(merchantId, endpoint.id, { url: `${receiver.url}/moved` });
       // …the change holds the endpoint's row and waits for the delivery's…
-      await blockedOn("and url <> $2");
+      await blockedOn("d.url <> $1");
       // …and the writer asks for the endpoint's row: the change is undone, and runs again.
       await other.query("select 1 from webhook_endpoints where id = $1 for update", [endpoint.id]);
       await other.query("commit");

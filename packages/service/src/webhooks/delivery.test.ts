@@ -19,7 +19,6 @@ describe.each(STORES)("webhook delivery on %s", (store) => {
   let receiver: Receiver;
   beforeAll(async () => {
     stack = await startStack(store);
-    m = await createMerchant(stack);
     receiver = await startReceiver();
   });
   afterAll(async () => {
@@ -27,6 +26,9 @@ describe.each(STORES)("webhook delivery on %s", (store) => {
     await receiver.close();
   });
   beforeEach(async () => {
+    // A merchant per test: a test's deliveries still waiting would follow the next test's new
+    // general URL there (a new URL takes what waits for the old one).
+    m = await createMerchant(stack);
     receiver.requests.length = 0;
     receiver.respond = () => ({ status: 200, body: "ok" });
     await configureWebhooks(stack, m, {

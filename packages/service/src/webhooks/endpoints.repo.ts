@@ -1,6 +1,6 @@
 /** SQL of webhook endpoints: the merchant's own destinations, with their subscriptions and health. */
 import type { Queryable } from "../db/client.js";
-import { attemptsKeepTheirUrl, OLD_URL_ANSWER } from "./messages.repo.js";
+import { moveWaitingDeliveries } from "./messages.repo.js";
 
 export interface EndpointRow {
   id: string;
@@ -158,38 +158,11 @@ export const endpointsRepo = {
   },
   /**
    * Sends an endpoint's deliveries still waiting (pending or retrying) to its new URL `url`, in the
-   * transaction that changed it, as a replay moves a finished one (messages.repo.ts, `replay`):
-   * each takes the next sequence number of its (parent, new URL) when it goes out there, its
-   * attempts so far keep the URL they went to (the latest moves off the row with it), its last
-   * status code and error (the old URL's) are cleared, and it is due at once rather than at the
-   * old URL's next retry step; its tries count on, so its retry schedule continues. One in flight
-   * keeps its lease: the attempt's outcome finds the row moved on and is only logged (with the old
-   * URL), and the delivery goes to the new URL when the lease runs out. The rows are locked first,
-   * so a worker's outcome recorded at the same moment is waited for, and its delivery moved as it
-   * then is. Returns how many moved.
+   * transaction that changed it, as a replay moves a finished one (moveWaitingDeliveries says
+   * how). Returns how many moved.
    */
   async moveWaiting(q: Queryable, endpointId: string, url: string): Promise<number> {
-    await q.query(
-      `select 1 from webhook_deliveries where endpoint_id = $1 and status in ('pending', 'retrying') and url <> $2
-          for update`,
-      [endpointId, url],
-    );
-    const [row] = await q.query<{ moved: number }>(
-      `with target as (
-         select d.ctid as tid, d.id, d.url as prior_url from webhook_deliveries d
-          where d.endpoint_id = $1 and d.status in ('pending', 'retrying') and d.url <> $2),
-       moved as (
-         update webhook_deliveries d
-            set url = $2, sequence = null, next_attempt_at = least(d.next_attempt_at, now()),
-                ${OLD_URL_ANSWER.map((c) => `${c} = null`).join(", ")}, updated_at = now()
-           from target t
-          where d.ctid = any(array(select tid from target)) and d.ctid = t.tid
-         returning d.id, t.tid),
-       ${attemptsKeepTheirUrl("moved")}
-       select count(*)::int4 as moved from moved`,
-      [endpointId, url],
-    );
-    return row!.moved;
+    return moveWaitingDeliveries(q, "d.endpoint_id = $2", [endpointId], url);
   },
   /**
    * Ends the deliveries streaming to a `svc listen` endpoint that is gone. Deleting it ends what

@@ -1,6 +1,7 @@
 /** SQL of the messages API (messages with their deliveries and attempts, replays) and of where a message went. */
 import { canonicalJson } from "@svc/webhooks";
 import { signPayload } from "@svc/webhooks/sign";
+import type { TransactionType } from "@svc/protocol";
 import type { Queryable } from "../db/client.js";
 import { PAYLOAD_VERSION_COLUMN } from "./delivery.repo.js";
 import { settingsRepo, type WebhookConfig } from "./settings.repo.js";
@@ -103,6 +104,88 @@ export function attemptsKeepTheirUrl(moved: string): string {
                 p.last_attempt_response_body, p.url
            from webhook_deliveries p
           where p.ctid = any(array(select m.tid from ${moved} m)) and p.last_attempt_at is not null)`;
+}
+
+/**
+ * Sends waiting deliveries (pending or retrying) to a new URL `url` (endpointsRepo.moveWaiting,
+ * settingsRepo.moveSeedWaiting), in the caller's transaction: each takes the next sequence number
+ * of its (parent, new URL) when it goes out there, its attempts so far keep the URL they went to
+ * (attemptsKeepTheirUrl), the old URL's answer is cleared (OLD_URL_ANSWER), and it is due at once
+ * rather than at the old URL's next retry step; its tries count on, so its retry schedule
+ * continues. One in flight keeps its lease: the attempt's outcome finds the row moved on and is
+ * only logged (with the old URL), and the delivery goes to the new URL when the lease runs out.
+ * The rows are locked first, so a worker's outcome recorded at the same moment is waited for, and
+ * its delivery moved as it then is. A delivery whose message has one at the new URL already stays
+ * where it is: the new URL gets each message once. `which` is a condition on the delivery `d`,
+ * its parameters `params` numbered from $2 ($1 is `url`). Returns how many moved.
+ */
+export async function moveWaitingDeliveries(
+  q: Queryable,
+  which: string,
+  params: unknown[],
+  url: string,
+): Promise<number> {
+  // A message with a delivery at the new URL already is not sent there twice: that one stays.
+  const waiting = `${which} and d.status in ('pending', 'retrying') and d.url <> $1
+    and not exists (select 1 from webhook_deliveries o where o.message_id = d.message_id and o.url = $1)`;
+  await q.query(`select 1 from webhook_deliveries d where ${waiting} for update`, [url, ...params]);
+  const [row] = await q.query<{ moved: number }>(
+    `with target as (select d.ctid as tid, d.id, d.url as prior_url from webhook_deliveries d where ${waiting}),
+       moved as (
+         update webhook_deliveries d
+            set url = $1, sequence = null, next_attempt_at = least(d.next_attempt_at, now()),
+                ${OLD_URL_ANSWER.map((c) => `${c} = null`).join(", ")}, updated_at = now()
+           from target t
+          where d.ctid = any(array(select tid from target)) and d.ctid = t.tid
+         returning d.id, t.tid),
+       ${attemptsKeepTheirUrl("moved")}
+       select count(*)::int4 as moved from moved`,
+    [url, ...params],
+  );
+  return row!.moved;
+}
+
+/**
+ * Sends the waiting deliveries of a seed destination whose URL changed from `from` to `to` there
+ * (the general configuration's `operations_webhook_url`, or a plugin's `webhook_url` for its
+ * transaction type), as an endpoint's new URL takes its own (endpointsRepo.moveWaiting). A seed
+ * delivery's row does not say which seed it was for, only its URL, so the rule is by URL and by
+ * what else could have sent a delivery there:
+ * - the general URL takes the operation webhooks waiting at `from`, unless an enabled plugin's URL
+ *   is `from` too (they may be that plugin's: then none moves);
+ * - a plugin's URL takes the operation webhooks at `from` of its type's payments, unless the
+ *   general URL is `from` too, and their payment webhooks at `from` unless the payment named its
+ *   own `webhook_url` (that one was asked for by the payment, not the plugin).
+ * Endpoints' deliveries never move here. Returns how many moved.
+ */
+export function moveSeedWaiting(
+  q: Queryable,
+  merchantId: string,
+  seed: "general" | TransactionType,
+  from: string,
+  to: string,
+): Promise<number> {
+  const seedAt = "d.merchant_id = $2 and d.endpoint_id is null and d.url = $3";
+  if (seed === "general")
+    return moveWaitingDeliveries(
+      q,
+      `${seedAt} and d.event_type = 'operation'
+         and not exists (select 1 from webhook_plugins p where p.merchant_id = $2 and p.enabled and p.webhook_url = $3)`,
+      [merchantId, from],
+      to,
+    );
+  return moveWaitingDeliveries(
+    q,
+    `${seedAt} and exists (
+       select 1 from transactions t
+        where t.session_id = d.parent_session_id and t.type = $4
+          and case when d.event_type = 'operation'
+                   then not exists (select 1 from webhook_configs c
+                                     where c.merchant_id = $2 and c.operations_webhook_url = $3)
+                   else t.webhook_url is null end)`,
+    [merchantId, from, seed],
+    to,
+  );
 }
 
 export const messagesRepo = {

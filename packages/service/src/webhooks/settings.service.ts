@@ -7,13 +7,23 @@
  */
 import { newId, type TransactionType } from "@svc/protocol";
 import type { Db } from "../db/client.js";
+import { retriedTx } from "../db/conflict.js";
 import { FieldErrors } from "../http/problem.js";
+import { moveSeedWaiting } from "./messages.repo.js";
 import { MAX_RETRIES, MAX_RETRY_DELAY_SECONDS } from "./retry-policy.js";
 import { blockedLiteral } from "./ssrf.js";
 import { newWebhookSecret } from "./secrets.js";
 import { type PluginConfig, SECRET_OVERLAP_MS, settingsRepo, type WebhookConfig } from "./settings.repo.js";
 
 export type ConfigInput = Partial<WebhookConfig>;
+
+/**
+ * A change's answer when it gave a seed destination a new URL: how many deliveries still waiting
+ * for the old one (pending or retrying) go to the new one now (messagesRepo's moveSeedWaiting).
+ */
+interface Moved {
+  moved?: number;
+}
 
 /**
  * Checks a destination URL; returns a message for the merchant, or undefined when it is fine.
@@ -51,7 +61,7 @@ export function createSettingsService(db: Db, deps: { now: () => Date; allowPriv
     config: (merchantId: string) => settingsRepo.config(db, merchantId),
 
     /** Replaces the fields given; the others keep their current value. */
-    async updateConfig(merchantId: string, input: ConfigInput): Promise<WebhookConfig> {
+    async updateConfig(merchantId: string, input: ConfigInput): Promise<WebhookConfig & Moved> {
       const errors = new FieldErrors();
       const url = input.operations_webhook_url;
       if (url) {
@@ -69,7 +79,7 @@ export function createSettingsService(db: Db, deps: { now: () => Date; allowPriv
           );
       }
       errors.throwIfAny();
-      return db.tx(async (q) => {
+      return retriedTx(db, async (q) => {
         const current = await settingsRepo.config(q, merchantId);
         const next: WebhookConfig = {
           enabled: input.enabled ?? current.enabled,
@@ -82,7 +92,12 @@ export function createSettingsService(db: Db, deps: { now: () => Date; allowPriv
           retry_schedule_seconds: schedule ?? current.retry_schedule_seconds,
         };
         await settingsRepo.saveConfig(q, merchantId, next);
-        return next;
+        // What still waits for the old URL goes to the new one, as an endpoint's does.
+        const from = current.operations_webhook_url;
+        const to = next.operations_webhook_url;
+        return from && to && from !== to
+          ? { ...next, moved: await moveSeedWaiting(q, merchantId, "general", from, to) }
+          : next;
       });
     },
 
@@ -92,7 +107,7 @@ export function createSettingsService(db: Db, deps: { now: () => Date; allowPriv
       merchantId: string,
       type: TransactionType,
       input: { webhook_url?: string | null; enabled?: boolean },
-    ): Promise<PluginConfig> {
+    ): Promise<PluginConfig & Moved> {
       if (input.webhook_url) {
         const problem = urlProblem(input.webhook_url, deps.allowPrivate);
         if (problem) {
@@ -101,7 +116,7 @@ export function createSettingsService(db: Db, deps: { now: () => Date; allowPriv
           errors.throwIfAny();
         }
       }
-      return db.tx(async (q) => {
+      return retriedTx(db, async (q) => {
         const current = await settingsRepo.plugin(q, merchantId, type);
         const next: PluginConfig = {
           type,
@@ -109,7 +124,11 @@ export function createSettingsService(db: Db, deps: { now: () => Date; allowPriv
           enabled: input.enabled ?? current.enabled,
         };
         await settingsRepo.savePlugin(q, merchantId, next);
-        return next;
+        const from = current.webhook_url;
+        const to = next.webhook_url;
+        return from && to && from !== to
+          ? { ...next, moved: await moveSeedWaiting(q, merchantId, type, from, to) }
+          : next;
       });
     },
 

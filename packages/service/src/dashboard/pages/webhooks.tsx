@@ -59,6 +59,14 @@ const WORDS = {
     err_field: "{field}: {message}",
     saved: "General webhook configuration saved. It applies to the next operation.",
     plugin_saved: "{Type} plugin saved.",
+    saved_moved_one:
+      "General webhook configuration saved. 1 delivery still waiting for the old URL goes to the new one now; the rest applies to the next operation.",
+    saved_moved_many:
+      "General webhook configuration saved. {n} deliveries still waiting for the old URL go to the new one now; the rest applies to the next operation.",
+    plugin_saved_moved_one:
+      "{Type} plugin saved. 1 delivery still waiting for its old URL goes to the new one now.",
+    plugin_saved_moved_many:
+      "{Type} plugin saved. {n} deliveries still waiting for its old URL go to the new one now.",
     rotate_title: "Rotate the signing secret?",
     rotate_what: "Make a new webhook signing secret.",
     rotate_effect:
@@ -102,6 +110,14 @@ const WORDS = {
     err_field: "{field}: {message}",
     saved: "حُفظت الإعدادات العامة للويب هوك. تُطبَّق على العملية التالية.",
     plugin_saved: "حُفظت إضافة {Type}.",
+    saved_moved_one:
+      "حُفظت الإعدادات العامة للويب هوك. عملية تسليم واحدة كانت تنتظر العنوان القديم تذهب الآن إلى العنوان الجديد، وسائر الإعدادات تُطبَّق على العملية التالية.",
+    saved_moved_many:
+      "حُفظت الإعدادات العامة للويب هوك. {n} من عمليات التسليم التي كانت تنتظر العنوان القديم تذهب الآن إلى العنوان الجديد، وسائر الإعدادات تُطبَّق على العملية التالية.",
+    plugin_saved_moved_one:
+      "حُفظت إضافة {Type}. عملية تسليم واحدة كانت تنتظر عنوانها القديم تذهب الآن إلى العنوان الجديد.",
+    plugin_saved_moved_many:
+      "حُفظت إضافة {Type}. {n} من عمليات التسليم التي كانت تنتظر عنوانها القديم تذهب الآن إلى العنوان الجديد.",
     rotate_title: "تبديل السر الموقِّع؟",
     rotate_what: "إنشاء سر موقِّع جديد للويب هوك.",
     rotate_effect:
@@ -304,14 +320,15 @@ export function webhookPages(scope: FastifyInstance, ctx: DashboardContext): voi
     const schedule = parseSchedule(form.retry_schedule_seconds ?? "");
     if (!schedule) errors.retry_schedule_seconds = w.err_retries;
     if (Object.keys(errors).length) return settingsPage(ctx, request, reply, { errors, values }, 422);
+    let moved = 0;
     try {
-      await ctx.services().webhookSettings.updateConfig(sessionOf(request).merchantId, {
+      ({ moved = 0 } = await ctx.services().webhookSettings.updateConfig(sessionOf(request).merchantId, {
         enabled: form.enabled === "on",
         operations_webhook_url: (form.operations_webhook_url ?? "").trim() || null,
         notify_api_initiated: form.notify_api_initiated === "on",
         timeout_seconds: timeout,
         retry_schedule_seconds: schedule!,
-      });
+      }));
       auditDone(request);
     } catch (error) {
       if (!(error instanceof AppError) || !error.errors) throw error;
@@ -324,7 +341,7 @@ export function webhookPages(scope: FastifyInstance, ctx: DashboardContext): voi
     }
     return redirectWithFlash(ctx, request, reply, "/dashboard/webhooks", {
       kind: "success",
-      text: w.saved,
+      text: moved ? format(moved === 1 ? w.saved_moved_one : w.saved_moved_many, { n: moved }) : w.saved,
     });
   });
 
@@ -335,11 +352,14 @@ export function webhookPages(scope: FastifyInstance, ctx: DashboardContext): voi
     const w = wordsOf(request);
     const names = typeName(dashboardLanguage(request), type);
     const url = (form[`${type}_webhook_url`] ?? "").trim();
+    let moved = 0;
     try {
-      await ctx.services().webhookSettings.updatePlugin(sessionOf(request).merchantId, type, {
-        webhook_url: url || null,
-        enabled: form[`${type}_enabled`] === "on",
-      });
+      ({ moved = 0 } = await ctx
+        .services()
+        .webhookSettings.updatePlugin(sessionOf(request).merchantId, type, {
+          webhook_url: url || null,
+          enabled: form[`${type}_enabled`] === "on",
+        }));
       auditDone(request, { ...(url ? { webhook_url: url } : {}), enabled: form[`${type}_enabled`] === "on" });
     } catch (error) {
       if (!(error instanceof AppError) || !error.errors) throw error;
@@ -351,7 +371,9 @@ export function webhookPages(scope: FastifyInstance, ctx: DashboardContext): voi
     }
     return redirectWithFlash(ctx, request, reply, "/dashboard/webhooks", {
       kind: "success",
-      text: format(w.plugin_saved, names),
+      text: moved
+        ? format(moved === 1 ? w.plugin_saved_moved_one : w.plugin_saved_moved_many, { ...names, n: moved })
+        : format(w.plugin_saved, names),
     });
   });
 
