@@ -384,13 +384,13 @@ describe.each(STORES)("gateway notifications on %s", (store) => {
   );
 
   describe("the final result of a queued operation goes where its queued notice went", () => {
-    it("after the destination and the secret changed: to the old URL, after the notice, signed with the new secret", async () => {
+    it("after the destination and the secret changed: where the notice waits now, after it, signed with the new secret", async () => {
       const merchant = await createMerchant(stack);
       await configureWebhooks(stack, merchant, {
         operations_webhook_url: `${receiver.url}/old`,
         notify_api_initiated: true,
       });
-      // The notice's answer is held until the final result is recorded: it must still come second.
+      // The notice's answers are held until the final result is recorded: it must still come second.
       let release!: () => void;
       const held = new Promise<void>((resolve) => (release = resolve));
       receiver.respond = (r) =>
@@ -399,8 +399,13 @@ describe.each(STORES)("gateway notifications on %s", (store) => {
       const [notice] = await receiver.waitFor(1);
       expect(notice!.path).toBe("/old");
 
+      // The general URL changes while the notice is out: the notice, still waiting, goes to the new
+      // URL at once (docs/webhooks.md, "A new general or plugin URL"), and the final result follows
+      // it there. A plugin URL set now is not where the notice went: the final result skips it.
       await configureWebhooks(stack, merchant, { operations_webhook_url: `${receiver.url}/new` });
       await configurePlugin(stack, merchant, "e_commerce", { webhook_url: `${receiver.url}/plugin` });
+      const [moved] = await receiver.waitFor(1, { path: "/new" });
+      expect(moved!.headers["webhook-id"]).toBe(notice!.headers["webhook-id"]);
       const rotated = await api(stack, "POST", "/v1/webhooks/secret/rotate", {
         auth: apiKey(merchant.privateKey),
       });
@@ -411,19 +416,19 @@ describe.each(STORES)("gateway notifications on %s", (store) => {
       );
       expect(await done.json()).toEqual({ received: true, outcome: "applied" });
       release();
-      const [, final] = await receiver.waitFor(2);
-      expect(final!.path).toBe("/old");
+      const [, final] = await receiver.waitFor(2, { path: "/new" });
       expect(final!.json).toMatchObject({ result: "success", reference_number: queued.reference_number });
-      expect(final!.startedAt).toBeGreaterThanOrEqual(notice!.finishedAt!);
+      expect(final!.startedAt).toBeGreaterThanOrEqual(moved!.finishedAt!);
       expect(final!.json.signature).toBe(expectedPayloadSignature(final!.json, rotated.json.secret));
       verifyWithStandardWebhooks(final!, rotated.json.secret);
-      // Stored: the final result's only delivery is the old URL (nothing for /new or /plugin).
+      // Stored: the final result's only delivery is the new URL (nothing for /old or /plugin).
       const [finalMessage] = await messagesOf(parent.session_id, merchant);
       expect(finalMessage!.result).toBe("success");
-      expect(finalMessage!.deliveries.map((d) => d.url)).toEqual([`${receiver.url}/old`]);
+      expect(finalMessage!.deliveries.map((d) => d.url)).toEqual([`${receiver.url}/new`]);
+      expect(receiver.requests.filter((r) => r.path === "/plugin")).toEqual([]);
       // A new operation follows the new settings.
       const later = await queuedRefund(merchant);
-      const [next] = await receiver.waitFor(1, { path: "/new" });
+      const [, , next] = await receiver.waitFor(3, { path: "/new" });
       expect(next!.json).toMatchObject({ result: "queued", reference_number: later.queued.reference_number });
     });
 

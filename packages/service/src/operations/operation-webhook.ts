@@ -185,7 +185,8 @@ const withDestinations = (items: OperationWebhookItem[]) =>
  * The final result (success or rejected) of a queued operation, inside the caller's transaction:
  * to exactly where its queued notice went (the same URLs; the same endpoints, held if disabled),
  * whatever the gate, destinations and subscriptions say now, so a settings change between the
- * two moves neither (none when no notice was sent). `enabled` off now still stops the seed's
+ * two does not part them (none when no notice was sent). A notice still waiting when its URL
+ * changed went on to the new one (moveWaitingDeliveries), and the final result follows it there. `enabled` off now still stops the seed's
  * destinations, as it stops every new message to them; the payload's `signature` and the
  * deliveries' timeout and retry schedule are the current ones.
  */

@@ -424,7 +424,7 @@ describe.each(STORES)("delivery SQL on %s", (store) => {
     expect(attempts).toEqual([{ url, status_code: 410 }]);
   });
 
-  it("a delivery in flight when its endpoint moves keeps its lease: its attempt is logged at the old URL, and the new URL gets it after", async () => {
+  it("a delivery in flight when its endpoint moves goes to the new URL at once; its open attempt is logged at the old URL", async () => {
     const messageId = await enqueueOne(`sess_repo_inflight_${Date.now()}`);
     const endpointId = await newEndpoint(`ep_inflight_${store}_${Date.now()}`, url);
     await db.query("update webhook_deliveries set endpoint_id = $2 where message_id = $1", [
@@ -438,29 +438,29 @@ describe.each(STORES)("delivery SQL on %s", (store) => {
     const row = () =>
       db
         .query<{ url: string; status: string; tries: number; sequence: number | null; leased: boolean }>(
-          `select url, status, tries, sequence, lease_until > now() as leased from webhook_deliveries
-            where message_id = $1`,
+          `select url, status, tries, sequence, coalesce(lease_until > now(), false) as leased
+             from webhook_deliveries where message_id = $1`,
           [messageId],
         )
         .then((rows) => rows[0]);
-    // Still leased: no other claim takes it while its attempt to the old URL is out.
-    expect(await row()).toEqual({ url: moved, status: "pending", tries: 1, sequence: null, leased: true });
-    expect((await mine(db)).filter((x) => x.message_id === messageId)).toEqual([]);
-    await deliveryRepo.record(db, [outcome(d!, "succeeded")]);
-    expect(await row()).toEqual({ url: moved, status: "pending", tries: 1, sequence: null, leased: true });
-    const attempts = await db.query<{ url: string; status_code: number }>(
-      "select url, status_code from webhook_delivery_attempts where delivery_id = $1",
-      [d!.id],
-    );
-    expect(attempts).toEqual([{ url, status_code: 200 }]);
-    // Once the lease is over, it goes out to the new URL, first there.
-    await db.query(
-      "update webhook_deliveries set lease_until = now() - interval '1 second' where message_id = $1",
-      [messageId],
-    );
+    // Its lease is over: the next claim sends it to the new URL while the old attempt is still
+    // out, first there (a lease kept would hold it, and what follows it there, for 30 s and more).
+    expect(await row()).toEqual({ url: moved, status: "pending", tries: 1, sequence: null, leased: false });
     const again = (await deliveryRepo.claim(db, 500)).filter((x) => x.message_id === messageId);
     expect(again.map((x) => [x.url, x.tries, x.sequence])).toEqual([[moved, 2, 1]]);
+    // The old attempt ends: logged with the old URL, and the delivery left to the new one.
+    await deliveryRepo.record(db, [outcome(d!, "succeeded")]);
+    expect(await row()).toMatchObject({ url: moved, status: "pending", tries: 2, leased: true });
     await deliveryRepo.record(db, [outcome(again[0]!, "succeeded")]);
+    expect(await row()).toMatchObject({ url: moved, status: "succeeded", tries: 2 });
+    const attempts = await db.query<{ url: string; status_code: number }>(
+      "select url, status_code from webhook_delivery_attempts where delivery_id = $1 order by attempted_at",
+      [d!.id],
+    );
+    expect(attempts).toEqual([
+      { url, status_code: 200 },
+      { url: moved, status_code: 200 },
+    ]);
   });
 
   it.runIf(store === "postgres")(

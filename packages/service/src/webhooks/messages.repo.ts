@@ -72,7 +72,7 @@ export const MERCHANT_MESSAGES_IN_RANGE = `select m.message_id from webhook_deli
 /**
  * The columns of a delivery's row that hold its URL's latest answer (its latest attempt and its
  * last status code and error): a delivery sent to a new URL clears them, as the new URL has not
- * answered yet (replay, endpointsRepo.moveWaiting).
+ * answered yet (replay, moveWaitingDeliveries).
  */
 export const OLD_URL_ANSWER = [
   "last_attempt_at",
@@ -86,7 +86,7 @@ export const OLD_URL_ANSWER = [
 
 /**
  * The `stamped` and `kept` CTEs of a statement that sends deliveries to a new URL (replay,
- * endpointsRepo.moveWaiting): their attempts so far keep the URL they went to
+ * moveWaitingDeliveries): their attempts so far keep the URL they went to
  * (webhook_attempts.url, migration 0027). The earlier ones get it written (`stamped`), and the
  * latest moves off the row into webhook_attempts with it (`kept` reads the row as the statement's
  * snapshot has it, before its update, at the same ctid). `moved` is a relation of the moved
@@ -108,16 +108,18 @@ export function attemptsKeepTheirUrl(moved: string): string {
 
 /**
  * Sends waiting deliveries (pending or retrying) to a new URL `url` (endpointsRepo.moveWaiting,
- * settingsRepo.moveSeedWaiting), in the caller's transaction: each takes the next sequence number
- * of its (parent, new URL) when it goes out there, its attempts so far keep the URL they went to
+ * moveSeedWaiting), in the caller's transaction: each takes the next sequence number of its
+ * (parent, new URL) when it goes out there, its attempts so far keep the URL they went to
  * (attemptsKeepTheirUrl), the old URL's answer is cleared (OLD_URL_ANSWER), and it is due at once
  * rather than at the old URL's next retry step; its tries count on, so its retry schedule
- * continues. One in flight keeps its lease: the attempt's outcome finds the row moved on and is
- * only logged (with the old URL), and the delivery goes to the new URL when the lease runs out.
- * The rows are locked first, so a worker's outcome recorded at the same moment is waited for, and
- * its delivery moved as it then is. A delivery whose message has one at the new URL already stays
- * where it is: the new URL gets each message once. `which` is a condition on the delivery `d`,
- * its parameters `params` numbered from $2 ($1 is `url`). Returns how many moved.
+ * continues. One in flight goes to the new URL at once too (its lease ends): the attempt still
+ * open to the old URL is not cut short, and its outcome finds the row moved on and is only
+ * logged, with the old URL. Kept leased, it would hold back the deliveries behind it at the new
+ * URL for its timeout plus LEASE_MARGIN_SECONDS. The rows are locked first, so a worker's outcome
+ * recorded at the same moment is waited for, and its delivery moved as it then is. A delivery
+ * whose message has one at the new URL already stays where it is: the new URL gets each message
+ * once. `which` is a condition on the delivery `d`, its parameters `params` numbered from $2 ($1
+ * is `url`). Returns how many moved.
  */
 export async function moveWaitingDeliveries(
   q: Queryable,
@@ -133,7 +135,7 @@ export async function moveWaitingDeliveries(
     `with target as (select d.ctid as tid, d.id, d.url as prior_url from webhook_deliveries d where ${waiting}),
        moved as (
          update webhook_deliveries d
-            set url = $1, sequence = null, next_attempt_at = least(d.next_attempt_at, now()),
+            set url = $1, sequence = null, next_attempt_at = least(d.next_attempt_at, now()), lease_until = null,
                 ${OLD_URL_ANSWER.map((c) => `${c} = null`).join(", ")}, updated_at = now()
            from target t
           where d.ctid = any(array(select tid from target)) and d.ctid = t.tid

@@ -10,10 +10,10 @@ import { paidParent } from "../../../../test/support/payments.js";
 import { type Receiver, startReceiver } from "../../../../test/support/receiver.js";
 import { type Stack, startStack } from "../../../../test/support/stack.js";
 import { STORES } from "../../../../test/support/stores.js";
-import { explaining, type PlanNode, seqScanned } from "../../../../test/support/plans.js";
+import { explaining, type PlanNode, planNodes, seqScanned } from "../../../../test/support/plans.js";
 import { configureWebhooks } from "../../../../test/support/webhooks.js";
 import { endpointsRepo } from "./endpoints.repo.js";
-import { messagesRepo } from "./messages.repo.js";
+import { messagesRepo, moveSeedWaiting } from "./messages.repo.js";
 
 /** The settings when the messages are created: one retry, so a failing delivery ends after 2 tries. */
 const AT_CREATION = { timeout_seconds: 2, retry_schedule_seconds: [1] };
@@ -531,6 +531,39 @@ describe.each(STORES)("webhook replay on %s", (store) => {
       for (const plan of movePlans) {
         expect(seqScanned(plan)).not.toContain("webhook_deliveries");
         expect(seqScanned(plan)).not.toContain("webhook_attempts");
+      }
+      // A new general or plugin URL finds what waits at the old one through the due index (the
+      // waiting rows only), not through the merchant's index (all of its rows, finished ones too):
+      // 20,000 finished seed deliveries at the old URL, one waiting.
+      const seed = `${receiver.url}/plan-seed`;
+      await stack.db.query(
+        `insert into webhook_deliveries (id, message_id, merchant_id, kind, event_type, body, parent_session_id, url,
+                                         status, tries, timeout_seconds, retry_schedule_seconds, sequence, created_at,
+                                         completed_at, next_attempt_at)
+         select 'dlv_' || $2 || 's' || g, 'msg_' || $2 || 's' || g, $1, 'operation', 'operation', '{}',
+                'sess_' || $2 || 's' || g, $3, case when g = 1 then 'retrying' else 'succeeded' end, 1, 5, '{60}', 1,
+                now(), case when g = 1 then null else now() end, now() + interval '1 hour'
+           from generate_series(1, 20000) g`,
+        [m.id, tag, seed],
+      );
+      await stack.db.query("analyze webhook_deliveries");
+      const seedPlans: PlanNode[] = [];
+      await stack.db.tx(async (q) => {
+        expect(await moveSeedWaiting(explaining(q, seedPlans), m.id, "general", seed, `${seed}-new`)).toBe(1);
+        // Its parents are not payments: a plugin's move finds nothing, by the same index.
+        expect(await moveSeedWaiting(explaining(q, seedPlans), m.id, "e_commerce", `${seed}-new`, seed)).toBe(
+          0,
+        );
+        await q.query("update webhook_deliveries set status = 'failed' where message_id = $1", [
+          `msg_${tag}s1`,
+        ]);
+      });
+      expect(seedPlans).toHaveLength(4);
+      for (const plan of seedPlans) {
+        expect(seqScanned(plan)).not.toContain("webhook_deliveries");
+        expect(planNodes(plan).map((n) => n["Index Name"])).not.toContain(
+          "webhook_deliveries_merchant_created",
+        );
       }
       await stack.db.query("delete from webhook_attempts where delivery_id like $1", [`dlv_${tag}%`]);
       await stack.db.query("delete from webhook_deliveries where message_id like $1", [`msg_${tag}%`]);
