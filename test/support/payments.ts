@@ -43,6 +43,19 @@ export async function paidParent(
   };
 }
 
+/** A paid parent refunded once per amount, in that order; returns its session id. */
+export async function refundedParent(stack: ServiceUrl, m: TestMerchant, amounts: string[]): Promise<string> {
+  const parent = await paidParent(stack, m);
+  for (const amount of amounts) {
+    const r = await api(stack, "POST", "/v1/operations", {
+      auth: apiKey(m.privateKey),
+      body: { operation: "refund", session_id: parent.session_id, amount },
+    });
+    if (r.status !== 200) throw new Error(`refund: ${r.status} ${r.text}`);
+  }
+  return parent.session_id;
+}
+
 /**
  * Pays the transaction `sessionId` through `pgCode`'s redirect page, pressing `action` there,
  * and follows the browser's way back to svc.

@@ -4,6 +4,18 @@ import { Webhook } from "standardwebhooks";
 import { api, apiKey, type ServiceUrl, type TestMerchant } from "./merchant.js";
 import type { ReceivedRequest } from "./receiver.js";
 
+/** A delivery as the messages API answers it (the fields webhook tests read). */
+export interface ApiDelivery {
+  id: string;
+  url: string;
+  endpoint_id: string | null;
+  status: string;
+  tries: number;
+  last_status_code: number | null;
+  last_error: string | null;
+  attempts: { url: string; status_code: number | null }[];
+}
+
 export async function configureWebhooks(stack: ServiceUrl, m: TestMerchant, body: Record<string, unknown>) {
   const r = await api(stack, "PUT", "/v1/webhooks/config", { auth: apiKey(m.privateKey), body });
   if (r.status !== 200) throw new Error(`config: ${r.status} ${r.text}`);

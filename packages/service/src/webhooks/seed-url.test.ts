@@ -7,23 +7,16 @@
  */
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import { api, apiKey, createMerchant, type TestMerchant } from "../../../../test/support/merchant.js";
-import { paidParent } from "../../../../test/support/payments.js";
+import { paidParent, refundedParent } from "../../../../test/support/payments.js";
 import { type Receiver, startReceiver } from "../../../../test/support/receiver.js";
 import { type Stack, startStack } from "../../../../test/support/stack.js";
 import { STORES } from "../../../../test/support/stores.js";
-import { configurePlugin, configureWebhooks } from "../../../../test/support/webhooks.js";
+import { type ApiDelivery, configurePlugin, configureWebhooks } from "../../../../test/support/webhooks.js";
 
-interface Delivery {
-  url: string;
-  endpoint_id: string | null;
-  status: string;
-  tries: number;
-  attempts: { url: string; status_code: number | null }[];
-}
 interface Message {
   id: string;
   event_type: string;
-  deliveries: Delivery[];
+  deliveries: ApiDelivery[];
 }
 
 describe.each(STORES)("a seed destination's new URL on %s", (store) => {
@@ -52,17 +45,7 @@ describe.each(STORES)("a seed destination's new URL on %s", (store) => {
 
   const auth = () => apiKey(m.privateKey);
   /** Two refunds of one paid payment; returns its session id. */
-  async function twoRefunds(): Promise<string> {
-    const parent = await paidParent(stack, m);
-    for (const amount of ["1.000", "2.000"]) {
-      const r = await api(stack, "POST", "/v1/operations", {
-        auth: auth(),
-        body: { operation: "refund", session_id: parent.session_id, amount },
-      });
-      expect(r.status).toBe(200);
-    }
-    return parent.session_id;
-  }
+  const twoRefunds = () => refundedParent(stack, m, ["1.000", "2.000"]);
   /** The payment's messages, oldest first, once each one's deliveries are in `statuses`. */
   async function messagesOnce(sessionId: string, statuses: string[][]): Promise<Message[]> {
     let messages: Message[] = [];

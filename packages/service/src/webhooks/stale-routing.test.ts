@@ -12,18 +12,12 @@ import { paidParent } from "../../../../test/support/payments.js";
 import { type Receiver, startReceiver } from "../../../../test/support/receiver.js";
 import { type Stack, startStack } from "../../../../test/support/stack.js";
 import { STORES } from "../../../../test/support/stores.js";
-import { configureWebhooks } from "../../../../test/support/webhooks.js";
+import { type ApiDelivery, configureWebhooks } from "../../../../test/support/webhooks.js";
 
 /** How long the sandbox takes to answer an operation: the time the endpoints change in. */
 const GATEWAY_ANSWER_MS = 4_000;
 
-interface Delivery {
-  url: string;
-  endpoint_id: string | null;
-  status: string;
-  last_error: string | null;
-  attempts: { url: string; status_code: number | null }[];
-}
+type Delivery = ApiDelivery;
 
 describe.each(STORES)("an endpoint changed while an operation was at the gateway, on %s", (store) => {
   let stack: Stack;
