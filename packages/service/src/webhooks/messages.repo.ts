@@ -117,9 +117,10 @@ export function attemptsKeepTheirUrl(moved: string): string {
  * logged, with the old URL. Kept leased, it would hold back the deliveries behind it at the new
  * URL for its timeout plus LEASE_MARGIN_SECONDS. The rows are locked first, so a worker's outcome
  * recorded at the same moment is waited for, and its delivery moved as it then is. A delivery
- * whose message has one at the new URL already stays where it is: the new URL gets each message
- * once. `which` is a condition on the delivery `d`, its parameters `params` numbered from $2 ($1
- * is `url`). Returns how many moved.
+ * whose message has one at the new URL already is ended instead (`failed`, "not sent: its message
+ * has another delivery to …"): the new URL gets each message once, and the old one, no longer a
+ * destination, nothing more. `which` is a condition on the delivery `d`, its parameters `params`
+ * numbered from $2 ($1 is `url`). Returns how many moved.
  */
 export async function moveWaitingDeliveries(
   q: Queryable,
@@ -127,20 +128,27 @@ export async function moveWaitingDeliveries(
   params: unknown[],
   url: string,
 ): Promise<number> {
-  // A message with a delivery at the new URL already is not sent there twice: that one stays.
-  const waiting = `${which} and d.status in ('pending', 'retrying') and d.url <> $1
-    and not exists (select 1 from webhook_deliveries o where o.message_id = d.message_id and o.url = $1)`;
+  const waiting = `${which} and d.status in ('pending', 'retrying') and d.url <> $1`;
   await q.query(`select 1 from webhook_deliveries d where ${waiting} for update`, [url, ...params]);
+  // `twice`: its message has a delivery at the new URL already, which takes it there.
   const [row] = await q.query<{ moved: number }>(
-    `with target as (select d.ctid as tid, d.id, d.url as prior_url from webhook_deliveries d where ${waiting}),
+    `with target as (
+         select d.ctid as tid, d.id, d.url as prior_url,
+                exists (select 1 from webhook_deliveries o where o.message_id = d.message_id and o.url = $1) as twice
+           from webhook_deliveries d where ${waiting}),
        moved as (
          update webhook_deliveries d
             set url = $1, sequence = null, next_attempt_at = least(d.next_attempt_at, now()), lease_until = null,
                 ${OLD_URL_ANSWER.map((c) => `${c} = null`).join(", ")}, updated_at = now()
            from target t
-          where d.ctid = any(array(select tid from target)) and d.ctid = t.tid
+          where d.ctid = any(array(select tid from target where not twice)) and d.ctid = t.tid
          returning d.id, t.tid),
-       ${attemptsKeepTheirUrl("moved")}
+       ${attemptsKeepTheirUrl("moved")},
+       ended as (
+         update webhook_deliveries d
+            set status = 'failed', lease_until = null, completed_at = now(), updated_at = now(),
+                last_error = 'not sent: its message has another delivery to ' || $1
+          where d.ctid = any(array(select tid from target where twice)))
        select count(*)::int4 as moved from moved`,
     [url, ...params],
   );

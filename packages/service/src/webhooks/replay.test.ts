@@ -354,6 +354,35 @@ describe.each(STORES)("webhook replay on %s", (store) => {
     await api(stack, "DELETE", `/v1/webhooks/endpoints/${id}`, { auth: auth() });
   });
 
+  it("an endpoint moved to a URL its waiting message already goes to: that delivery is ended, not sent there twice", async () => {
+    receiver.respond = (request) => (request.path === "/hook" ? { status: 200 } : { status: 500 });
+    await configureWebhooks(stack, m, { retry_schedule_seconds: [600, 600] });
+    const id = await operationEndpointAt("/h");
+    const sessionId = await refund();
+    const waiting = await endpointDelivery(sessionId, id, (d) => d.status === "retrying");
+    const moved = await api(stack, "PATCH", `/v1/webhooks/endpoints/${id}`, {
+      auth: auth(),
+      body: { url: `${receiver.url}/hook` },
+    });
+    expect(moved.json.moved).toBe(0);
+    const ended = await endpointDelivery(sessionId, id, (d) => d.status !== "retrying");
+    expect(ended).toMatchObject({
+      id: waiting.id,
+      url: `${receiver.url}/h`,
+      status: "failed",
+      last_error: `not sent: its message has another delivery to ${receiver.url}/hook`,
+    });
+    const listed = await api(stack, "GET", `/v1/webhooks/messages?session_id=${sessionId}`, { auth: auth() });
+    const messageId = listed.json.messages[0].id as string;
+    await new Promise((r) => setTimeout(r, 300));
+    // Other tests' merchants send to /hook too: this message's requests are told by their webhook-id.
+    const atHook = receiver.requests.filter(
+      (r) => r.path === "/hook" && r.headers["webhook-id"] === messageId,
+    );
+    expect(atHook).toHaveLength(1);
+    await api(stack, "DELETE", `/v1/webhooks/endpoints/${id}`, { auth: auth() });
+  });
+
   it.runIf(store === "postgres")(
     "two replays of one message at once: one queues it, and its attempts are moved once",
     async () => {

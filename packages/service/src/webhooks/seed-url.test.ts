@@ -122,7 +122,7 @@ describe.each(STORES)("a seed destination's new URL on %s", (store) => {
     expect(receiver.requests.filter((r) => r.path === "/shared-new")).toEqual([]);
   });
 
-  it("a delivery whose message is at the new URL already stays where it is: the new URL gets each message once", async () => {
+  it("a delivery whose message is at the new URL already is ended there: the new URL gets each message once", async () => {
     await configureWebhooks(stack, m, { operations_webhook_url: `${receiver.url}/both-new` });
     const parent = await paidParent(stack, m);
     // Set after the payment, so no payment webhook goes there: the refund's message has two deliveries.
@@ -140,12 +140,19 @@ describe.each(STORES)("a seed destination's new URL on %s", (store) => {
       body: { webhook_url: `${receiver.url}/both-new` },
     });
     expect(changed.json.moved).toBe(0);
-    const [message] = await messagesOnce(parent.session_id, [["succeeded", "retrying"]]);
-    expect(message!.deliveries.map((d) => d.url).sort()).toEqual([
-      `${receiver.url}/both-new`,
-      `${receiver.url}/both-plugin`,
+    // The plugin's delivery is not sent again, to its old URL or to the new one.
+    const [message] = await messagesOnce(parent.session_id, [["succeeded", "failed"]]);
+    expect(message!.deliveries.map((d) => [d.url, d.status, d.last_error])).toEqual([
+      [`${receiver.url}/both-new`, "succeeded", null],
+      [
+        `${receiver.url}/both-plugin`,
+        "failed",
+        `not sent: its message has another delivery to ${receiver.url}/both-new`,
+      ],
     ]);
+    await new Promise((r) => setTimeout(r, 300));
     expect(receiver.requests.filter((r) => r.path === "/both-new")).toHaveLength(1);
+    expect(receiver.requests.filter((r) => r.path === "/both-plugin")).toHaveLength(1);
   });
 
   it("a new plugin URL takes its payments' webhooks still waiting, but not one the payment addressed itself", async () => {
