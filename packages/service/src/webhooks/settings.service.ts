@@ -19,7 +19,7 @@ export type ConfigInput = Partial<WebhookConfig>;
 
 /**
  * A change's answer when it gave a seed destination a new URL: how many deliveries still waiting
- * for the old one (pending or retrying) go to the new one now (messagesRepo's moveSeedWaiting).
+ * for the old one (pending or retrying) go to the new one now (moveSeedWaiting, messages.repo.ts).
  */
 interface Moved {
   moved?: number;
