@@ -143,6 +143,8 @@ describe("the React Native checkout view under react-native-web", () => {
   it("lists the transaction's forms of payment as radios; the mobile wallet pays by number and code; successCallback once", async () => {
     const { page, sessionId, errors } = await open();
     const radios = page.getByRole("radio");
+    // The view is on screen before the session's forms of payment are: wait for the list.
+    await radios.first().waitFor();
     expect(await radios.count()).toBeGreaterThanOrEqual(3);
     await option(page, "wallet_b_pay").getByRole("radio").click();
     await page.getByTestId("mobile_number").fill("96551234567");
