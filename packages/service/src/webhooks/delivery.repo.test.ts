@@ -201,7 +201,7 @@ describe.each(STORES)("delivery SQL on %s", (store) => {
     // Held (in its transaction, rolled back: nothing written) and leased.
     await db
       .tx(async (q) => {
-        const held = (await deliveryRepo.claimHeld(q, 500)).filter((d) => d.url === keysUrl);
+        const held = (await deliveryRepo.claimHeld(q, 500)).deliveries.filter((d) => d.url === keysUrl);
         expect(held).toHaveLength(4);
         for (const d of held) expect(d.secrets).toEqual(expected(d));
         throw new Rollback();
@@ -478,7 +478,9 @@ describe.each(STORES)("delivery SQL on %s", (store) => {
       let claimed!: () => void;
       const held = new Promise<void>((resolve) => (claimed = resolve));
       const worker = db.tx(async (q) => {
-        const [d] = (await deliveryRepo.claimHeld(q, 500)).filter((x) => x.message_id === messageId);
+        const [d] = (await deliveryRepo.claimHeld(q, 500)).deliveries.filter(
+          (x) => x.message_id === messageId,
+        );
         claimed();
         await sent;
         // The attempt failed: a retry, recorded in the transaction that holds the row.
@@ -551,7 +553,7 @@ describe.each(STORES)("delivery SQL on %s", (store) => {
         how === "claim"
           ? await deliveryRepo.claim(db, 500)
           : await db.tx(async (q) => {
-              const held = await deliveryRepo.claimHeld(q, 500);
+              const held = (await deliveryRepo.claimHeld(q, 500)).deliveries;
               const mine = held.filter((d) => messageIds.includes(d.message_id));
               await deliveryRepo.record(
                 q,
@@ -578,6 +580,70 @@ describe.each(STORES)("delivery SQL on %s", (store) => {
       await deliveryRepo.record(db, [outcome(next[0]!, "succeeded")]);
     },
   );
+
+  it("a held claim tells where its rows end in the due index, and one made `after` a place takes only the rows after it", async () => {
+    const afterUrl = `http://127.0.0.1:9/after_${store}`;
+    const ids: string[] = [];
+    for (let i = 0; i < 3; i++)
+      ids.push(
+        (await db.tx((q) =>
+          enqueue(
+            q,
+            {
+              merchantId,
+              kind: "operation",
+              eventType: "operation",
+              parentSessionId: `sess_after_${store}_${i}`,
+              body: "{}",
+            },
+            [afterUrl],
+            config,
+          ),
+        ))!,
+      );
+    const keys = await db.query<{ message_id: string; at: string; seq: number }>(
+      `select message_id, next_attempt_at::text as at, seq from webhook_deliveries
+        where message_id = any($1) order by next_attempt_at, seq`,
+      [ids],
+    );
+    expect(keys.map((k) => k.message_id)).toEqual(ids);
+    class Rollback extends Error {}
+    const claims: Awaited<ReturnType<typeof deliveryRepo.claimHeld>>[] = [];
+    const lastOf = (claimed: ClaimedDelivery[]) =>
+      db.query<{ at: string; seq: number }>(
+        `select next_attempt_at::text as at, seq from webhook_deliveries where id = any($1)
+          order by next_attempt_at desc, seq desc limit 1`,
+        [claimed.map((d) => d.id)],
+      );
+    for (const after of [undefined, keys[0]!, keys[2]!])
+      await db
+        .tx(async (q) => {
+          claims.push(
+            await deliveryRepo.claimHeld(q, 500, after && { after: { at: after.at, seq: after.seq } }),
+          );
+          throw new Rollback();
+        })
+        .catch((error: unknown) => {
+          if (!(error instanceof Rollback)) throw error;
+        });
+    const [all, afterFirst, afterLast] = claims as [
+      (typeof claims)[number],
+      (typeof claims)[number],
+      (typeof claims)[number],
+    ];
+    const ofMine = (c: (typeof claims)[number]) =>
+      c.deliveries
+        .filter((d) => d.url === afterUrl)
+        .sort((a, b) => a.seq - b.seq)
+        .map((d) => d.message_id);
+    expect(ofMine(all)).toEqual(ids);
+    expect(ofMine(afterFirst)).toEqual(ids.slice(1));
+    expect(ofMine(afterLast)).toEqual([]);
+    // `last`: the claim's last row in the due index, as PostgreSQL reads it back.
+    expect(all.last).toEqual((await lastOf(all.deliveries))[0]);
+    expect(afterFirst.last).toEqual((await lastOf(afterFirst.deliveries))[0]);
+    await db.query("delete from webhook_deliveries where url = $1", [afterUrl]);
+  });
 
   it("without a retry, recording is one statement: all of it or none of it", async () => {
     await enqueueOne(`sess_repo_one_${Date.now()}`);
@@ -624,7 +690,7 @@ describe.each(STORES)("delivery SQL on %s", (store) => {
       let leasedQ1: { id: string; tid: string } | undefined;
       let claimedQ1: ClaimedDelivery | undefined;
       await db.tx(async (q) => {
-        const held = (await deliveryRepo.claimHeld(q, 500)).filter((d) => d.url === url);
+        const held = (await deliveryRepo.claimHeld(q, 500)).deliveries.filter((d) => d.url === url);
         // p2 waits for p1 (ordering); the claim returns the try and number it has not written.
         expect(held.map((d) => d.message_id).sort()).toEqual([p1, q1].sort());
         expect(held.map((d) => [d.tries, d.sequence])).toEqual([
@@ -690,6 +756,8 @@ describe.each(STORES)("delivery SQL on %s", (store) => {
     const plans = await explained(async (explain) => {
       await deliveryRepo.claim(explain, 500);
       await deliveryRepo.claimHeld(explain, 500);
+      // A held claim made after another's rows starts there in the due index.
+      await deliveryRepo.claimHeld(explain, 500, { after: { at: new Date().toISOString(), seq: 1 } });
       // A full batch of outcomes, one of them a retry (so the push-back statement runs too).
       const ids = await db.query<Parameters<typeof outcome>[0]>(
         `select id, ctid::text as tid, message_id, parent_session_id, url, seq, tries from webhook_deliveries
@@ -701,9 +769,11 @@ describe.each(STORES)("delivery SQL on %s", (store) => {
         outcome(ids[499]!, "retrying"),
       ]);
     });
-    expect(plans).toHaveLength(4);
+    expect(plans).toHaveLength(5);
     for (const plan of plans) {
       expect(seqScanned(plan)).not.toContain("webhook_deliveries");
     }
+    const due = planNodes(plans[2]!).find((n) => n["Index Name"] === "webhook_deliveries_due");
+    expect(due?.["Index Cond"]).toMatch(/ROW\(next_attempt_at, seq\) > ROW\(/);
   });
 });

@@ -87,6 +87,12 @@ export const RETRY_SCHEDULE_COLUMN = `coalesce(d.retry_schedule_seconds, '{${DEF
 export const BODY_COLUMN = `coalesce(d.body, (select f.body from webhook_deliveries f
                                                where f.message_id = d.message_id and f.position = 1))`;
 
+/** A place in the due index (next_attempt_at as PostgreSQL writes it, seq). */
+export interface DueKey {
+  at: string;
+  seq: number;
+}
+
 export interface DeliveryOutcome {
   id: string;
   /** The claim's row version (`ClaimedDelivery.tid`) and what guards it: the message and the tries. */
@@ -118,12 +124,14 @@ export interface DeliveryOutcome {
 
 /**
  * The `due` CTE of a claim: the ctids of up to `$1` due deliveries, locked (`for <lock> skip
- * locked`), each with its next sequence number and its merchant; then the `keys` CTE
- * (SIGNING_KEYS). See `claim` for why it is shaped so.
+ * locked`), each with its next sequence number, its merchant and its place in the due index;
+ * then the `keys` CTE (SIGNING_KEYS). See `claim` for why it is shaped so. `after`: only the due
+ * rows after `($2, $3)` in the due index (a held claim's `after`).
  */
-function dueRows(lock: "update" | "no key update"): string {
+function dueRows(lock: "update" | "no key update", after = false): string {
   return `due as (
-         select c.ctid as tid, o.next_sequence, c.merchant_id, ${ENDPOINT_STATE} as endpoint_state
+         select c.ctid as tid, o.next_sequence, c.merchant_id, ${ENDPOINT_STATE} as endpoint_state,
+                c.next_attempt_at, c.seq
            from webhook_deliveries c
           cross join lateral (
             select count(*) filter (where e.seq < c.seq and e.status not in ('succeeded', 'failed', 'stream')) as earlier,
@@ -132,7 +140,9 @@ function dueRows(lock: "update" | "no key update"): string {
              where e.parent_session_id = c.parent_session_id and e.url = c.url
             offset 0) o
           where c.status in ('pending', 'retrying') and c.next_attempt_at <= now()
-            and (c.lease_until is null or c.lease_until < now()) and o.earlier = 0
+            and (c.lease_until is null or c.lease_until < now()) and o.earlier = 0${
+              after ? "\n            and (c.next_attempt_at, c.seq) > ($2::timestamptz, $3::int8)" : ""
+            }
           order by c.next_attempt_at, c.seq
           limit $1
           for ${lock} of c skip locked),
@@ -322,17 +332,20 @@ export const deliveryRepo = {
   async claimHeld(
     q: Queryable,
     limit: number,
-    options: { traceparent?: boolean } = {},
-  ): Promise<ClaimedDelivery[]> {
-    return claimed(
-      await q.query<ClaimedRow>(
-        `with ${dueRows("no key update")}
-       select ${claimedColumns("d.tries + 1", "coalesce(d.sequence, due.next_sequence)", options)}
-         from webhook_deliveries d, due, keys k
+    options: { traceparent?: boolean; after?: DueKey | undefined } = {},
+  ): Promise<{ deliveries: ClaimedDelivery[]; last: DueKey | undefined }> {
+    const { after } = options;
+    const rows = await q.query<ClaimedRow & { last_at: string; last_seq: number }>(
+      `with ${dueRows("no key update", after !== undefined)},
+            last as materialized (select next_attempt_at::text as at, seq from due order by next_attempt_at desc, seq desc limit 1)
+       select ${claimedColumns("d.tries + 1", "coalesce(d.sequence, due.next_sequence)", options)},
+              l.at as last_at, l.seq as last_seq
+         from webhook_deliveries d, due, keys k, last l
         where d.ctid = any(${SENT}) and d.ctid = due.tid and k.merchant_id = due.merchant_id`,
-        [limit],
-      ),
+      after ? [limit, after.at, after.seq] : [limit],
     );
+    const last = rows.length > 0 ? { at: rows[0]!.last_at, seq: rows[0]!.last_seq } : undefined;
+    return { deliveries: claimed(rows), last };
   },
 
   /**

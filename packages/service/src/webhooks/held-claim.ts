@@ -77,13 +77,14 @@ export class HeldClaim {
 
   /**
    * In the holding transaction: waits until every outcome is in or `holdMs` has passed, records
-   * the outcomes and leases the deliveries still in flight. Call `committed` once the
-   * transaction has committed, or `redo` if it failed.
+   * the outcomes and leases the deliveries still in flight (`onClosing` is called between the
+   * two). Call `committed` once the transaction has committed, or `redo` if it failed.
    */
-  async close(q: Queryable, holdMs: number): Promise<void> {
+  async close(q: Queryable, holdMs: number, onClosing?: () => void): Promise<void> {
     let timer: NodeJS.Timeout | undefined;
     await Promise.race([this.allInPromise, new Promise((resolve) => (timer = setTimeout(resolve, holdMs)))]);
     clearTimeout(timer);
+    onClosing?.();
     this.rest = this.deliveries.filter((d) => this.inFlight.has(d.id));
     // From here on, outcomes wait for the commit and go the leased way.
     if (this.rest.length > 0) this.handedOver = new Promise((resolve) => (this.handOver = resolve));

@@ -10,7 +10,7 @@ import { type Db, isDatabaseUnavailable } from "../db/client.js";
 import { isTransactionConflict, retriedTx, retryConflicts } from "../db/conflict.js";
 import type { Metrics } from "../metrics/metrics.js";
 import { type AttemptInput, attemptDelivery, createDeliveryAgent } from "./deliver.js";
-import { type ClaimedDelivery, type DeliveryOutcome, deliveryRepo } from "./delivery.repo.js";
+import { type ClaimedDelivery, type DueKey, type DeliveryOutcome, deliveryRepo } from "./delivery.repo.js";
 import { nextState } from "./retry-policy.js";
 import { OUTBOX_CHANNEL, type OutboxSignal } from "./outbox.js";
 import type { ResolveAll } from "./ssrf.js";
@@ -26,8 +26,22 @@ const MIN_CLAIM = 100;
 const RECORD_BATCH = 500;
 /** Claims run concurrently on separate connections (SKIP LOCKED keeps them apart): a claim is a round trip plus a write. */
 const CLAIMERS = 2;
-/** Held claims (held-claim.ts) open at once, each a transaction on a connection of its own. */
+/**
+ * Held claims (held-claim.ts) whose deliveries are being attempted at once, each a transaction on
+ * a connection of its own; and one more may be open while a held claim records its outcomes and
+ * commits. Waiting for that commit before the next claim left the worker with one claim's
+ * deliveries in flight, or none, for the length of a record and a claim (docs/benchmarks.md,
+ * 2026-11-29).
+ */
 const MAX_HELD = 2;
+const MAX_HELD_OPEN = MAX_HELD + 1;
+/**
+ * A held claim made while another is open starts after that claim's rows in the due index
+ * (`claimHeld`'s `after`) rather than stepping over them, one ordering check each; at least once
+ * per FROM_HEAD_MS a held claim starts from the head of the index again, for the rows the claims
+ * before it left behind (blocked then, or locked by another worker's claim).
+ */
+const FROM_HEAD_MS = 200;
 /** How long a held claim keeps its transaction open before it hands what is still in flight to a lease. */
 const HOLD_MS = 500;
 /**
@@ -35,7 +49,7 @@ const HOLD_MS = 500;
  * flush (one at a time) and its LISTEN, with two to spare — the size of the pool the service
  * opens for it.
  */
-export const WORKER_POOL_SIZE = CLAIMERS + MAX_HELD + 4;
+export const WORKER_POOL_SIZE = CLAIMERS + MAX_HELD_OPEN + 4;
 /** Outcomes finishing within this window are recorded in one transaction. */
 const FLUSH_DELAY_MS = 2;
 const STOP_GRACE_MS = 5_000;
@@ -77,8 +91,15 @@ export class DeliveryWorker {
   /** Claim loops running, and the room they have reserved for the rows they are claiming. */
   private claimers = 0;
   private reserved = 0;
-  /** Held claims whose transaction is open, and whether the last claim came back full. */
+  /**
+   * Held claims whose transaction is open, those of them recording their outcomes (closing), and
+   * whether the last claim came back full.
+   */
   private held = 0;
+  private closing = 0;
+  /** The newest open held claim's last row in the due index, and when a held claim last started from its head. */
+  private lastHeld: { key: DueKey; hold: object } | undefined;
+  private fromHeadAt = 0;
   private backlog = false;
   private again = false;
   private stopped = false;
@@ -181,13 +202,13 @@ export class DeliveryWorker {
 
   /**
    * How the next claim takes its rows (see WorkerOptions.holdClaims): held by lock, leased, or
-   * not yet — every held claim's transaction is open and one will end soon (at most HOLD_MS).
+   * not yet — as many held claims as may be are open, and one will end soon (at most HOLD_MS).
    */
   private claimKind(): "held" | "leased" | "wait" {
     const mode = this.options.holdClaims ?? "backlog";
     if (this.db.kind !== "postgres" || mode === "never" || (mode === "backlog" && !this.backlog))
       return "leased";
-    return this.held < MAX_HELD ? "held" : "wait";
+    return this.held - this.closing < MAX_HELD && this.held < MAX_HELD_OPEN ? "held" : "wait";
   }
 
   /**
@@ -200,9 +221,25 @@ export class DeliveryWorker {
       let hold: HeldClaim | undefined;
       this.db
         .tx(async (q) => {
-          hold = new HeldClaim(await deliveryRepo.claimHeld(q, room, { traceparent: tracingActive() }));
+          const now = performance.now();
+          const after = now - this.fromHeadAt < FROM_HEAD_MS ? this.lastHeld?.key : undefined;
+          if (!after) this.fromHeadAt = now;
+          const claimed = await deliveryRepo.claimHeld(q, room, { traceparent: tracingActive(), after });
+          hold = new HeldClaim(claimed.deliveries);
+          if (claimed.last) this.lastHeld = { key: claimed.last, hold };
           resolve({ batch: hold.deliveries, hold });
-          await hold.close(q, this.options.holdMs ?? HOLD_MS);
+          // Once its deliveries are in (or its time is up), it records and commits: the next
+          // claim need not wait for that.
+          let closing = false;
+          try {
+            await hold.close(q, this.options.holdMs ?? HOLD_MS, () => {
+              closing = true;
+              this.closing += 1;
+              this.wake();
+            });
+          } finally {
+            if (closing) this.closing -= 1;
+          }
         })
         .then(
           async () => {
@@ -225,6 +262,7 @@ export class DeliveryWorker {
         )
         .finally(() => {
           this.held -= 1;
+          if (this.lastHeld?.hold === hold) this.lastHeld = undefined;
           this.notifyIdle();
           // Its outcomes may have unblocked later deliveries, and its room is free (an empty one
           // changed nothing: waking then would claim again and again while nothing is due).
