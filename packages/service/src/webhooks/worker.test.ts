@@ -121,6 +121,70 @@ describe.each(STORES)("delivery workers on %s", (store) => {
     },
   );
 
+  it.runIf(store === "postgres")(
+    "a backlog of full held claims, some parents with many messages: each message once, each parent in order",
+    async () => {
+      // More than two claims' worth: held claims start after an open one's rows, and the rows
+      // they leave behind (a parent's later messages, blocked then) are claimed from the head.
+      receiver.requests.length = 0;
+      const prefix = `sess_backlog_${Date.now()}_`;
+      const parentOf = (i: number) => (i % 4 === 0 ? `${prefix}s${(i / 4) % 30}` : `${prefix}u${i}`);
+      const ids = await db.tx((q) =>
+        enqueueMany(
+          q,
+          Array.from({ length: 1200 }, (_, i) => ({
+            message: {
+              merchantId,
+              kind: "operation" as const,
+              eventType: "operation",
+              parentSessionId: parentOf(i),
+              body: JSON.stringify({ n: i }),
+            },
+            urls: [`${receiver.url}/backlog`],
+            config,
+          })),
+        ),
+      );
+      const signal = new OutboxSignal();
+      const workers = [0, 1].map(
+        () =>
+          new DeliveryWorker(db, {
+            allowPrivate: true,
+            metrics: createMetrics(),
+            signal,
+            holdClaims: "always",
+          }),
+      );
+      try {
+        await Promise.all(workers.map((w) => w.start()));
+        await receiver.waitFor(1200, { path: "/backlog", timeoutMs: 30_000 });
+      } finally {
+        await Promise.all(workers.map((w) => w.stop()));
+      }
+      const got = receiver.requests.filter((r) => r.path === "/backlog");
+      const seen = got.map((r) => String(r.headers["webhook-id"]));
+      expect(new Set(seen).size).toBe(1200);
+      expect([...seen].sort()).toEqual([...(ids as string[])].sort());
+      for (let p = 0; p < 30; p++) {
+        const parent = got.filter(
+          (r) => (r.json.n as number) % 4 === 0 && ((r.json.n as number) / 4) % 30 === p,
+        );
+        expect(parent.map((r) => r.json.n)).toEqual(Array.from({ length: 10 }, (_, k) => 4 * (p + 30 * k)));
+        for (let k = 1; k < parent.length; k++)
+          expect(parent[k]!.startedAt).toBeGreaterThanOrEqual(parent[k - 1]!.finishedAt!);
+        expect(parent.map((r) => Number(r.headers["svc-sequence"]))).toEqual(
+          Array.from({ length: 10 }, (_, k) => k + 1),
+        );
+      }
+      const [left] = await db.query<{ n: number }>(
+        `select count(*)::int as n from webhook_deliveries
+          where parent_session_id like $1 || '%' and (status <> 'succeeded' or tries <> 1)`,
+        [prefix],
+      );
+      expect(left!.n).toBe(0);
+    },
+  );
+
   /** A worker whose every claim is held (held-claim.ts). */
   const holdingWorker = (options: Partial<WorkerOptions> = {}) =>
     new DeliveryWorker(db, {
