@@ -12,17 +12,14 @@ import { newId } from "@svc/protocol";
 import type { Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { discrepanciesRepo } from "../../packages/service/src/gateways/discrepancies.repo.js";
-import {
-  sandboxSettingSecret,
-  signSandboxPayload,
-} from "../../packages/service/src/gateways/sandbox/signature.js";
 import { operationsRepo } from "../../packages/service/src/operations/operations.repo.js";
 import { launchBrowser } from "../support/browser.js";
 import { seedDemo } from "../support/dashboard.js";
+import { reportSandboxOperation } from "../support/gateway-notifications.js";
 import { api, apiKey, bearer, type TestMerchant } from "../support/merchant.js";
 import { paidParent } from "../support/payments.js";
 import { type Receiver, startReceiver } from "../support/receiver.js";
-import { GATEWAY_SECRET, type Stack, startStack } from "../support/stack.js";
+import { type Stack, startStack } from "../support/stack.js";
 import { expectedPayloadSignature, verifyWithStandardWebhooks } from "../support/webhooks.js";
 
 const axeSource = readFileSync(createRequire(import.meta.url).resolve("axe-core/axe.min.js"), "utf8");
@@ -332,31 +329,17 @@ describe("merchant dashboard in Chromium", () => {
 
   it("the discrepancies page and a payment with an open discrepancy have no axe violations, light and dark", async () => {
     const parent = await paidParent(stack, demo, "sandbox", { amount: "10.000" });
-    const [row] = await stack.db.query<{ pg_reference: string }>(
-      "select pg_reference from transactions where session_id = $1",
-      [parent.session_id],
-    );
-    const body = JSON.stringify({
-      type: "operation",
-      notification_id: `ntf_axe_${Date.now()}`,
-      created_at: new Date().toISOString(),
-      is_sandbox: true,
-      operation: "refund",
-      pg_reference: row!.pg_reference,
-      gateway_operation_id: `op_axe_${Date.now()}`,
-      amount: "25.000",
-      currency: "KWD",
-      pg_response: {},
-    });
-    const reported = await fetch(`${stack.url}/v1/gateways/${demo.pg.sandbox}/notifications`, {
-      method: "POST",
-      headers: {
-        "content-type": "application/json",
-        "sandbox-signature": signSandboxPayload(sandboxSettingSecret(GATEWAY_SECRET, demo.pg.sandbox), body),
+    const reported = await reportSandboxOperation(
+      stack,
+      demo.pg.sandbox,
+      parent.session_id,
+      "refund",
+      "25.000",
+      {
+        pgResponse: {},
       },
-      body,
-    });
-    expect(await reported.json()).toMatchObject({ outcome: "discrepancy" });
+    );
+    expect(reported.json).toMatchObject({ outcome: "discrepancy" });
     for (const colorScheme of ["light", "dark"] as const) {
       await page.emulateMedia({ colorScheme });
       for (const path of ["/dashboard/discrepancies", `/dashboard/payments/${parent.session_id}`]) {

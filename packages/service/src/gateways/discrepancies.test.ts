@@ -9,10 +9,10 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { signedIn } from "../../../../test/support/dashboard.js";
 import { api, apiKey, createMerchant, type TestMerchant } from "../../../../test/support/merchant.js";
 import { type ParentKind, paidParent } from "../../../../test/support/payments.js";
-import { GATEWAY_SECRET, type Stack, startStack } from "../../../../test/support/stack.js";
+import { reportSandboxOperation } from "../../../../test/support/gateway-notifications.js";
+import { type Stack, startStack } from "../../../../test/support/stack.js";
 import { STORES } from "../../../../test/support/stores.js";
 import { configureWebhooks } from "../../../../test/support/webhooks.js";
-import { SIGNATURE_HEADER, sandboxSettingSecret, signSandboxPayload } from "./sandbox/signature.js";
 
 describe.each(STORES)("gateway discrepancies on %s", (store) => {
   let stack: Stack;
@@ -29,43 +29,14 @@ describe.each(STORES)("gateway discrepancies on %s", (store) => {
   });
   afterAll(() => stack?.close());
 
-  const pgReferenceOf = async (sessionId: string) =>
-    (
-      await stack.db.query<{ pg_reference: string }>(
-        "select pg_reference from transactions where session_id = $1",
-        [sessionId],
-      )
-    )[0]!.pg_reference;
   /** A signed `operation` notification from the gateway's own dashboard. */
-  async function report(
+  const report = (
     pgCode: string,
     sessionId: string,
     operation: string,
     amount: string,
     options: { gatewayOperationId?: string; currency?: string } = {},
-  ) {
-    const body = JSON.stringify({
-      type: "operation",
-      notification_id: `ntf_${randomUUID()}`,
-      created_at: new Date().toISOString(),
-      is_sandbox: true,
-      operation,
-      pg_reference: await pgReferenceOf(sessionId),
-      gateway_operation_id: options.gatewayOperationId ?? `op_${randomUUID()}`,
-      amount,
-      currency: options.currency ?? "KWD",
-      pg_response: { result: "SUCCESS" },
-    });
-    const response = await fetch(`${stack.url}/v1/gateways/${pgCode}/notifications`, {
-      method: "POST",
-      headers: {
-        "content-type": "application/json",
-        [SIGNATURE_HEADER]: signSandboxPayload(sandboxSettingSecret(GATEWAY_SECRET, pgCode), body),
-      },
-      body,
-    });
-    return { status: response.status, json: (await response.json()) as Record<string, unknown> };
-  }
+  ) => reportSandboxOperation(stack, pgCode, sessionId, operation, amount, options);
   const payment = async (sessionId: string) =>
     (await api(stack, "GET", `/v1/payments/${sessionId}`, { auth: apiKey(m.privateKey) })).json;
   const messages = (sessionId: string) =>

@@ -10,6 +10,10 @@ import { randomUUID } from "node:crypto";
 import { newId } from "@svc/protocol";
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import { api, apiKey, createMerchant, type TestMerchant } from "../../../../test/support/merchant.js";
+import {
+  postSandboxNotification,
+  pgReferenceOf as referenceOf,
+} from "../../../../test/support/gateway-notifications.js";
 import { checkOperationDelivery } from "../../../../test/support/operation-payload.js";
 import { paidParent } from "../../../../test/support/payments.js";
 import { type Receiver, startReceiver } from "../../../../test/support/receiver.js";
@@ -22,7 +26,7 @@ import {
   verifyWithStandardWebhooks,
 } from "../../../../test/support/webhooks.js";
 import { operationsRepo } from "../operations/operations.repo.js";
-import { SIGNATURE_HEADER, sandboxSettingSecret, signSandboxPayload } from "./sandbox/signature.js";
+import { sandboxSettingSecret, signSandboxPayload } from "./sandbox/signature.js";
 
 const QUEUED_NEVER_MS = 10 * 60_000;
 const HOUR_MS = 3600_000;
@@ -51,24 +55,11 @@ describe.each(STORES)("gateway notifications on %s", (store) => {
     await configurePlugin(stack, m, "e_commerce", { webhook_url: null, enabled: true });
   });
 
-  async function pgReferenceOf(sessionId: string) {
-    const [row] = await stack.db.query<{ pg_reference: string }>(
-      "select pg_reference from transactions where session_id = $1",
-      [sessionId],
-    );
-    return row!.pg_reference;
-  }
+  const pgReferenceOf = (sessionId: string) => referenceOf(stack.db, sessionId);
+  /** Posts a notification with `signature` (none when undefined). */
   const notify = (pgCode: string, body: string, signature?: string) =>
-    fetch(`${stack.url}/v1/gateways/${pgCode}/notifications`, {
-      method: "POST",
-      headers: {
-        "content-type": "application/json",
-        ...(signature === undefined ? {} : { [SIGNATURE_HEADER]: signature }),
-      },
-      body,
-    });
-  const signed = (pgCode: string, body: string) =>
-    notify(pgCode, body, signSandboxPayload(sandboxSettingSecret(GATEWAY_SECRET, pgCode), body));
+    postSandboxNotification(stack, pgCode, body, signature ?? null);
+  const signed = (pgCode: string, body: string) => postSandboxNotification(stack, pgCode, body);
   const children = async (sessionId: string, merchant = m) =>
     (await api(stack, "GET", `/v1/payments/${sessionId}`, { auth: apiKey(merchant.privateKey) })).json
       .transactions;
