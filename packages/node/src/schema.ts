@@ -1010,6 +1010,23 @@ export interface components {
             /** @description Only when this change gave operations_webhook_url a new URL: how many deliveries still waiting for the old one (pending or retrying) go to the new one now */
             moved?: number;
         };
+        WebhookPlugin: {
+            /** @enum {string} */
+            type: "e_commerce" | "payment_request";
+            webhook_url: string | null;
+            enabled: boolean;
+            /** @description Only when this change gave webhook_url a new URL: how many deliveries still waiting for the old one (pending or retrying) go to the new one now */
+            moved?: number;
+        };
+        WebhookSecretRotated: {
+            /** @description The new signing secret (whsec_…), shown this once: svc signs with it from now on */
+            secret: string;
+            /**
+             * Format: date-time
+             * @description Until then the previous secret still signs each message too (a second signature)
+             */
+            previous_secret_expires_at: string;
+        };
         WebhookMessage: {
             id: string;
             kind: string;
@@ -1056,6 +1073,44 @@ export interface components {
             replayed: number;
             /** @description Deliveries left as they are: their endpoint is disabled or deleted now */
             skipped: number;
+        };
+        Discrepancy: {
+            id: string;
+            /**
+             * @description gateway_operation: an operation a gateway reported breaks a money rule (not applied); unknown_outcome: an operation svc sent whose outcome the gateway cannot be asked; late_payment: a payment taken after its attempt was closed
+             * @enum {string}
+             */
+            kind: "gateway_operation" | "unknown_outcome" | "late_payment";
+            /** @enum {string} */
+            status: "open" | "resolved";
+            /** @description The rule broken, e.g. amount_exceeds_refundable */
+            rule: string;
+            detail: string;
+            /** @description The payment (parent) */
+            session_id: string;
+            operation_session_id: string | null;
+            pg_code: string;
+            gateway_operation_id: string;
+            notification_id: string | null;
+            operation: string;
+            /** @description The operation's amount (decimal string in the currency's exponent) */
+            amount: string;
+            currency_code: string;
+            /** @description What the gateway said */
+            pg_response: {
+                [key: string]: unknown;
+            };
+            /** Format: date-time */
+            created_at: string;
+            resolution: {
+                note: string | null;
+                outcome: ("done" | "not_done") | null;
+                resolved_by: string | null;
+                resolved_at: string | null;
+            } | null;
+        };
+        DiscrepancyList: {
+            discrepancies: components["schemas"]["Discrepancy"][];
         };
         OverviewReport: {
             /** @enum {string} */
@@ -1828,12 +1883,14 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description Default Response */
+            /** @description Newest first */
             200: {
                 headers: {
                     [name: string]: unknown;
                 };
-                content?: never;
+                content: {
+                    "application/json": components["schemas"]["DiscrepancyList"];
+                };
             };
             401: components["responses"]["Error401"];
             403: components["responses"]["Error403"];
@@ -1852,12 +1909,14 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description Default Response */
+            /** @description The discrepancy */
             200: {
                 headers: {
                     [name: string]: unknown;
                 };
-                content?: never;
+                content: {
+                    "application/json": components["schemas"]["Discrepancy"];
+                };
             };
             401: components["responses"]["Error401"];
             403: components["responses"]["Error403"];
@@ -1889,12 +1948,14 @@ export interface operations {
             };
         };
         responses: {
-            /** @description Default Response */
+            /** @description The discrepancy as resolved */
             200: {
                 headers: {
                     [name: string]: unknown;
                 };
-                content?: never;
+                content: {
+                    "application/json": components["schemas"]["Discrepancy"];
+                };
             };
             400: components["responses"]["Error400"];
             401: components["responses"]["Error401"];
@@ -2007,12 +2068,14 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description Default Response */
+            /** @description The plugin's configuration */
             200: {
                 headers: {
                     [name: string]: unknown;
                 };
-                content?: never;
+                content: {
+                    "application/json": components["schemas"]["WebhookPlugin"];
+                };
             };
             401: components["responses"]["Error401"];
             403: components["responses"]["Error403"];
@@ -2040,12 +2103,14 @@ export interface operations {
             };
         };
         responses: {
-            /** @description Default Response */
+            /** @description The configuration as changed */
             200: {
                 headers: {
                     [name: string]: unknown;
                 };
-                content?: never;
+                content: {
+                    "application/json": components["schemas"]["WebhookPlugin"];
+                };
             };
             400: components["responses"]["Error400"];
             401: components["responses"]["Error401"];
@@ -2067,12 +2132,14 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description Default Response */
+            /** @description The new secret */
             200: {
                 headers: {
                     [name: string]: unknown;
                 };
-                content?: never;
+                content: {
+                    "application/json": components["schemas"]["WebhookSecretRotated"];
+                };
             };
             401: components["responses"]["Error401"];
             403: components["responses"]["Error403"];
@@ -2187,12 +2254,14 @@ export interface operations {
             };
         };
         responses: {
-            /** @description Default Response */
-            200: {
+            /** @description Queued again */
+            202: {
                 headers: {
                     [name: string]: unknown;
                 };
-                content?: never;
+                content: {
+                    "application/json": components["schemas"]["Replayed"];
+                };
             };
             400: components["responses"]["Error400"];
             401: components["responses"]["Error401"];

@@ -7,6 +7,7 @@
 import { Ajv2020 } from "ajv/dist/2020.js";
 import formats from "ajv-formats";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { reportSandboxOperation } from "../../../test/support/gateway-notifications.js";
 import { api, apiKey, createMerchant, type TestMerchant } from "../../../test/support/merchant.js";
 import { paidParent } from "../../../test/support/payments.js";
 import { type Receiver, startReceiver } from "../../../test/support/receiver.js";
@@ -141,9 +142,47 @@ describe.each(STORES)("the API's answers match the OpenAPI document on %s", (sto
     }
     expect(message.deliveries[0].attempts.length).toBeGreaterThan(0);
     await call("replayWebhookMessage", "POST", `/v1/webhooks/messages/${message.id}/replay`, {});
+    await call("replayWebhookDeliveries", "POST", "/v1/webhooks/replay", { status: "succeeded" });
     await call("deleteWebhookEndpoint", "DELETE", `/v1/webhooks/endpoints/${endpoint.id}`);
+    await call("getWebhookPlugin", "GET", "/v1/webhooks/plugins/e_commerce");
+    await call("updateWebhookPlugin", "PUT", "/v1/webhooks/plugins/e_commerce", {
+      webhook_url: `${receiver.url}/plugin`,
+      enabled: true,
+    });
+    const moved = await call("updateWebhookPlugin", "PUT", "/v1/webhooks/plugins/e_commerce", {
+      webhook_url: `${receiver.url}/plugin-new`,
+    });
+    expect(moved.moved).toBe(0);
+    const rotated = await call("rotateWebhookSecret", "POST", "/v1/webhooks/secret/rotate", {});
+    expect(rotated.secret).toMatch(/^whsec_/);
     const audit = await call("listAuditEvents", "GET", "/v1/audit-events?limit=1");
     expect(typeof audit.next_before).toBe("number");
+  });
+
+  it("discrepancies: the list, one, and its resolution", async () => {
+    const paid = await paidParent(stack, m, "sandbox", { amount: "10.000" });
+    // The gateway's own dashboard reports a refund of more than the payment.
+    const reported = await reportSandboxOperation(stack, m.pg.sandbox, paid.session_id, "refund", "50.000");
+    expect(reported.json).toMatchObject({ outcome: "discrepancy" });
+    const { discrepancies } = await call(
+      "listDiscrepancies",
+      "GET",
+      `/v1/discrepancies?session_id=${paid.session_id}`,
+    );
+    expect(discrepancies).toHaveLength(1);
+    await call("getDiscrepancy", "GET", `/v1/discrepancies/${discrepancies[0].id}`);
+    const resolved = await call(
+      "resolveDiscrepancy",
+      "POST",
+      `/v1/discrepancies/${discrepancies[0].id}/resolve`,
+      {
+        note: "refund reversed on the gateway",
+      },
+    );
+    expect(resolved.resolution).toMatchObject({
+      note: "refund reversed on the gateway",
+      resolved_by: "api key",
+    });
   });
 
   it("reached every documented answer", () => {

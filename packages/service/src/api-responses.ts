@@ -196,6 +196,26 @@ export const SCHEMAS = {
       }),
     ),
   }),
+  WebhookPlugin: obj({
+    type: stringEnum(TRANSACTION_TYPES),
+    webhook_url: nullable(Type.String({ description: "null: the plugin sends to no URL of its own" })),
+    enabled: Type.Boolean(),
+    moved: Type.Optional(
+      Type.Integer({
+        minimum: 0,
+        description:
+          "Only when this change gave webhook_url a new URL: how many deliveries still waiting for the old one (pending or retrying) go to the new one now",
+      }),
+    ),
+  }),
+  WebhookSecretRotated: obj({
+    secret: Type.String({
+      description: "The new signing secret (whsec_…), shown this once: svc signs with it from now on",
+    }),
+    previous_secret_expires_at: time(
+      "Until then the previous secret still signs each message too (a second signature)",
+    ),
+  }),
   WebhookMessage: obj({
     id: Type.String(),
     kind: Type.String(),
@@ -242,6 +262,35 @@ export const SCHEMAS = {
       description: "Deliveries left as they are: their endpoint is disabled or deleted now",
     }),
   }),
+  Discrepancy: obj({
+    id: Type.String(),
+    kind: stringEnum(["gateway_operation", "unknown_outcome", "late_payment"] as const, {
+      description:
+        "gateway_operation: an operation a gateway reported breaks a money rule (not applied); unknown_outcome: an operation svc sent whose outcome the gateway cannot be asked; late_payment: a payment taken after its attempt was closed",
+    }),
+    status: stringEnum(["open", "resolved"] as const),
+    rule: Type.String({ description: "The rule broken, e.g. amount_exceeds_refundable" }),
+    detail: Type.String(),
+    session_id: Type.String({ description: "The payment (parent)" }),
+    operation_session_id: nullable(Type.String({ description: "unknown_outcome: the operation svc sent" })),
+    pg_code: Type.String(),
+    gateway_operation_id: Type.String(),
+    notification_id: nullable(Type.String()),
+    operation: Type.String(),
+    amount: amount("The operation's amount"),
+    currency_code: Type.String(),
+    pg_response: anyObject("What the gateway said"),
+    created_at: time(),
+    resolution: nullable(
+      obj({
+        note: nullable(Type.String()),
+        outcome: nullable(stringEnum(["done", "not_done"] as const)),
+        resolved_by: nullable(Type.String({ description: 'The dashboard user, or "api key"' })),
+        resolved_at: nullable(time()),
+      }),
+    ),
+  }),
+  DiscrepancyList: obj({ discrepancies: Type.Array(ref("Discrepancy")) }),
   OverviewReport: obj({
     range: stringEnum(["today", "7d", "30d"] as const),
     since: time(),
@@ -335,6 +384,13 @@ export const RESPONSES: Readonly<Record<string, Readonly<Record<string, Answer>>
   sendEndpointTestWebhook: { "202": { description: "Queued", schema: "TestWebhookSent" } },
   getWebhookConfig: { "200": { description: "The general configuration", schema: "WebhookConfig" } },
   updateWebhookConfig: { "200": { description: "The configuration as changed", schema: "WebhookConfig" } },
+  getWebhookPlugin: { "200": { description: "The plugin's configuration", schema: "WebhookPlugin" } },
+  updateWebhookPlugin: { "200": { description: "The configuration as changed", schema: "WebhookPlugin" } },
+  rotateWebhookSecret: { "200": { description: "The new secret", schema: "WebhookSecretRotated" } },
+  replayWebhookDeliveries: { "202": { description: "Queued again", schema: "Replayed" } },
+  listDiscrepancies: { "200": { description: "Newest first", schema: "DiscrepancyList" } },
+  getDiscrepancy: { "200": { description: "The discrepancy", schema: "Discrepancy" } },
+  resolveDiscrepancy: { "200": { description: "The discrepancy as resolved", schema: "Discrepancy" } },
   listWebhookMessages: { "200": { description: "Newest first", schema: "WebhookMessageList" } },
   getWebhookMessage: {
     "200": { description: "The message, its deliveries and attempts", schema: "WebhookMessage" },
