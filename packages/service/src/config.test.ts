@@ -34,6 +34,16 @@ describe("loadConfig", () => {
       );
   });
 
+  it("SVC_GATEWAY_RETENTION_DAYS: 180 by default; 0 keeps everything; 7 to 3650 days; anything else is refused", () => {
+    expect(loadConfig({}).gatewayRetentionDays).toBe(180);
+    expect(loadConfig({ SVC_GATEWAY_RETENTION_DAYS: "0" }).gatewayRetentionDays).toBe(0);
+    expect(loadConfig({ SVC_GATEWAY_RETENTION_DAYS: "7" }).gatewayRetentionDays).toBe(7);
+    for (const junk of ["3", "3651", "half a year"])
+      expect(() => loadConfig({ SVC_GATEWAY_RETENTION_DAYS: junk })).toThrow(
+        `SVC_GATEWAY_RETENTION_DAYS must be 0 (keep everything) or a number of days between 7 and 3650, got "${junk}"`,
+      );
+  });
+
   it("SVC_TRUST_PROXY: off by default; true, a number of hops or proxy addresses; anything else is refused", () => {
     expect(loadConfig({}).trustProxy).toBe(false);
     expect(loadConfig({ SVC_TRUST_PROXY: "true" }).trustProxy).toBe(true);

@@ -93,6 +93,12 @@ export interface ServiceConfig {
    */
   webhookRetentionDays: number;
   /**
+   * What gateways posted and the ids of the notifications applied are deleted once older than
+   * this (gateways/retention.ts): 180 days, for reconciliation by hand, and far longer than any
+   * gateway retries a notification. SVC_GATEWAY_RETENTION_DAYS, 7–3650; 0 keeps them all.
+   */
+  gatewayRetentionDays: number;
+  /**
    * A reservation (`<operation>_pending`) older than this belongs to a request that died during
    * its gateway call; the reservation sweep asks the gateway again and settles it.
    */
@@ -256,6 +262,7 @@ export function loadConfig(env: Env = process.env, overrides: Partial<ServiceCon
       365 * 24 * 3600,
     ),
     webhookRetentionDays: retentionFrom(env, "SVC_WEBHOOK_RETENTION_DAYS", 90),
+    gatewayRetentionDays: retentionFrom(env, "SVC_GATEWAY_RETENTION_DAYS", 180),
     idempotencyTtlSeconds: 24 * 3600,
     idempotencyLeaseSeconds: intFrom(env, "SVC_IDEMPOTENCY_LEASE_SECONDS", 60, 1, 3600),
     gatewayTimeoutMs: intFrom(env, "SVC_GATEWAY_TIMEOUT_MS", CONFIG_DEFAULTS.gatewayTimeoutMs, 100, 120_000),

@@ -8,6 +8,7 @@ import type { FastifyInstance } from "fastify";
 import { buildApp } from "./app.js";
 import { purgeStaleSignInFailures } from "./auth/lockout.js";
 import { purgeOldWebhooks } from "./webhooks/retention.js";
+import { purgeOldGatewayRecords } from "./gateways/retention.js";
 import type { ServiceConfig } from "./config.js";
 import { type Db, openDb, openPostgres, openWhenReachable } from "./db/client.js";
 import { migrate } from "./db/migrate.js";
@@ -211,8 +212,8 @@ export async function startService(
   endpointSweep?.unref();
   // Rows that count nothing any more, deleted in the background so no table grows without bound:
   // idempotency keys past their time (the table keeps about a day), sign-in failure counters
-  // idle for a day, webhooks past their retention (docs/operations.md, "What svc keeps, and for
-  // how long").
+  // idle for a day, webhooks and gateways' posts past their retention (docs/operations.md, "What
+  // svc keeps, and for how long").
   const purged = (what: string, purge: () => Promise<number>) =>
     purge()
       .then((count) => {
@@ -227,6 +228,9 @@ export async function startService(
       ),
       purged("webhook messages past their retention", () =>
         purgeOldWebhooks(db, config.webhookRetentionDays),
+      ),
+      purged("gateway messages and notification ids past their retention", () =>
+        purgeOldGatewayRecords(db, config.gatewayRetentionDays),
       ),
     ]);
   void purgeStale();
