@@ -104,6 +104,13 @@ describe("merchant dashboard in Chromium", () => {
     await expect(page.getByRole("status").textContent()).resolves.toContain(
       "General webhook configuration saved",
     );
+    // The message has the focus: a screen reader reads it, the keyboard goes on from there.
+    const focused = await page.evaluate(() => ({
+      role: document.activeElement?.getAttribute("role"),
+      text: document.activeElement?.textContent,
+    }));
+    expect(focused.role).toBe("status");
+    expect(focused.text).toContain("General webhook configuration saved");
     expect(
       await page.getByLabel("Enable webhook notifications if transaction initiated from API").isChecked(),
     ).toBe(true);

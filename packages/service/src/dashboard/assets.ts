@@ -116,7 +116,8 @@ export const DASHBOARD_FAVICON = `<svg xmlns="http://www.w3.org/2000/svg" viewBo
  *    are not followed: one means the session ended (the dashboard sends a signed-out GET to
  *    sign-in), so the page reloads, which leads to sign-in and back here — the sign-in form is
  *    never put inside the region.
- * 4. Moves the focus to a refused form's error summary ([data-error-summary]).
+ * 4. Moves the focus to a refused form's error summary ([data-error-summary]), or else to the
+ *    message of what the last action did ([data-flash], FlashBox).
  * 5. A form with a choice of kind ([data-kind-select]) shows only the chosen kind's part
  *    ([data-kinds]); without the script every part shows and the server reads the chosen one.
  */
@@ -152,7 +153,7 @@ function poll(region) {
   }, 2000);
 }
 document.querySelectorAll("[data-poll]").forEach(poll);
-var summary = document.querySelector("[data-error-summary]");
+var summary = document.querySelector("[data-error-summary]") || document.querySelector("[data-flash]");
 if (summary) summary.focus();
 document.querySelectorAll("select[data-kind-select]").forEach(function (select) {
   var parts = select.form ? select.form.querySelectorAll("[data-kinds]") : [];

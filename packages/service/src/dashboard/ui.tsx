@@ -65,10 +65,20 @@ export function CsrfInput({ token }: { token: string | undefined }): VNode {
   return <input type="hidden" name={CSRF_FIELD} value={token ?? ""} />;
 }
 
+/**
+ * What the last action did, shown once on the page it led to. The page's script moves the focus
+ * to it (DASHBOARD_JS), so a screen reader reads it (a live region present when the page loads is
+ * not announced) and the keyboard goes on from there rather than from the top of the page.
+ */
 export function FlashBox({ flash }: { flash: Flash | null | undefined }): VNode | null {
   if (!flash) return null;
   return (
-    <div class={`notice ${flash.kind}`} role={flash.kind === "error" ? "alert" : "status"}>
+    <div
+      class={`notice ${flash.kind}`}
+      role={flash.kind === "error" ? "alert" : "status"}
+      tabIndex={-1}
+      data-flash
+    >
       {flash.text}
     </div>
   );
