@@ -24,7 +24,7 @@ import { retriedTx } from "../db/conflict.js";
 import { AppError, FieldErrors } from "../http/problem.js";
 import { type EndpointChange, type EndpointRow, endpointsRepo } from "./endpoints.repo.js";
 import { timestampUtc } from "./format.js";
-import { messagesRepo } from "./messages.repo.js";
+import { messagesRepo, type Moved } from "./messages.repo.js";
 import { EVENT_TYPES, FIRST_PAYLOAD_VERSION, type OutboxSignal } from "./outbox.js";
 import { publish, route } from "./publish.js";
 import { settingsRepo, type WebhookConfig } from "./settings.repo.js";
@@ -456,7 +456,7 @@ export function createEndpointsService(
       merchantId: string,
       id: string,
       input: EndpointInput,
-    ): Promise<EndpointView & { missed?: { since: string; failed: number }; moved?: number }> {
+    ): Promise<EndpointView & { missed?: { since: string; failed: number } } & Moved> {
       // Masked values sent back stand for the values stored (read here, before the change's
       // transaction: the worst a concurrent change can do is keep the value it replaced).
       const stored = input.headers && (await find(db, merchantId, id)).headers;

@@ -107,6 +107,14 @@ export function attemptsKeepTheirUrl(moved: string): string {
 }
 
 /**
+ * A change's answer when it gave an endpoint or a seed destination a new URL: how many deliveries
+ * still waiting for the old one (pending or retrying) go to the new one now (moveWaitingDeliveries).
+ */
+export interface Moved {
+  moved?: number;
+}
+
+/**
  * Sends waiting deliveries (pending or retrying) to a new URL `url` (endpointsRepo.moveWaiting,
  * moveSeedWaiting), in the caller's transaction: each takes the next sequence number of its
  * (parent, new URL) when it goes out there, its attempts so far keep the URL they went to

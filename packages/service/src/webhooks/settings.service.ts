@@ -9,21 +9,13 @@ import { newId, type TransactionType } from "@svc/protocol";
 import type { Db } from "../db/client.js";
 import { retriedTx } from "../db/conflict.js";
 import { FieldErrors } from "../http/problem.js";
-import { moveSeedWaiting } from "./messages.repo.js";
+import { type Moved, moveSeedWaiting } from "./messages.repo.js";
 import { MAX_RETRIES, MAX_RETRY_DELAY_SECONDS } from "./retry-policy.js";
 import { blockedLiteral } from "./ssrf.js";
 import { newWebhookSecret } from "./secrets.js";
 import { type PluginConfig, SECRET_OVERLAP_MS, settingsRepo, type WebhookConfig } from "./settings.repo.js";
 
 export type ConfigInput = Partial<WebhookConfig>;
-
-/**
- * A change's answer when it gave a seed destination a new URL: how many deliveries still waiting
- * for the old one (pending or retrying) go to the new one now (moveSeedWaiting, messages.repo.ts).
- */
-interface Moved {
-  moved?: number;
-}
 
 /**
  * Checks a destination URL; returns a message for the merchant, or undefined when it is fine.
