@@ -229,13 +229,13 @@ export class DeliveryWorker {
           if (claimed.last) this.lastHeld = { key: claimed.last, hold };
           resolve({ batch: hold.deliveries, hold });
           // Once its deliveries are in (or its time is up), it records and commits: the next
-          // claim need not wait for that.
+          // claim need not wait for that. (An empty one wakes no one, as below.)
           let closing = false;
           try {
             await hold.close(q, this.options.holdMs ?? HOLD_MS, () => {
               closing = true;
               this.closing += 1;
-              this.wake();
+              if (hold!.deliveries.length > 0) this.wake();
             });
           } finally {
             if (closing) this.closing -= 1;
