@@ -14,7 +14,7 @@ import { checkLiteralHost, createGuardedLookup, type ResolveAll } from "./ssrf.j
 /** Only this much of a response is kept on the attempt record. */
 export const RESPONSE_KEEP_BYTES = 2048;
 /** Sockets kept per destination origin: enough for thousands of deliveries per second. */
-const CONNECTIONS_PER_ORIGIN = 64;
+export const CONNECTIONS_PER_ORIGIN = 64;
 const KEEP_ALIVE_MS = 30_000;
 
 export interface AttemptOutcome {

@@ -7,7 +7,7 @@ import { beforeAll, describe, expect, it } from "vitest";
 import { explain, type PlanNode, planNodes, seqScanned } from "../../../../test/support/plans.js";
 import { STORES, testDb } from "../../../../test/support/stores.js";
 import type { Db, Queryable } from "../db/client.js";
-import { type ClaimedDelivery, type DeliveryOutcome, deliveryRepo } from "./delivery.repo.js";
+import { type ClaimedDelivery, type DeliveryOutcome, deliveryRepo, originOf } from "./delivery.repo.js";
 import { endpointsRepo } from "./endpoints.repo.js";
 import { enqueue, enqueueMany } from "./outbox.js";
 import { DEFAULT_RETRY_SCHEDULE_SECONDS } from "./retry-policy.js";
@@ -645,6 +645,42 @@ describe.each(STORES)("delivery SQL on %s", (store) => {
     await db.query("delete from webhook_deliveries where url = $1", [afterUrl]);
   });
 
+  it("a claim leaves out the deliveries to the origins it is told are stalled", async () => {
+    const stalledUrl = `http://127.0.0.1:7/stalled_${store}`;
+    const freeUrl = `http://127.0.0.2:7/free_${store}`;
+    for (const at of [stalledUrl, freeUrl])
+      await db.tx((q) =>
+        enqueue(
+          q,
+          {
+            merchantId,
+            kind: "operation",
+            eventType: "operation",
+            parentSessionId: `sess_${at}`,
+            body: "{}",
+          },
+          [at],
+          config,
+        ),
+      );
+    const ours = (claimed: ClaimedDelivery[]) =>
+      claimed.filter((d) => d.url === stalledUrl || d.url === freeUrl).map((d) => d.url);
+    class Rollback extends Error {}
+    await db
+      .tx(async (q) => {
+        const held = await deliveryRepo.claimHeld(q, 500, { stalled: [originOf(stalledUrl)] });
+        expect(ours(held.deliveries)).toEqual([freeUrl]);
+        throw new Rollback();
+      })
+      .catch((error: unknown) => {
+        if (!(error instanceof Rollback)) throw error;
+      });
+    expect(ours(await deliveryRepo.claim(db, 500, { stalled: ["127.0.0.1:7"] }))).toEqual([freeUrl]);
+    // Not stalled any more: the next claim takes it.
+    expect(ours(await deliveryRepo.claim(db, 500))).toEqual([stalledUrl]);
+    await db.query("delete from webhook_deliveries where url = any($1)", [[stalledUrl, freeUrl]]);
+  });
+
   it("without a retry, recording is one statement: all of it or none of it", async () => {
     await enqueueOne(`sess_repo_one_${Date.now()}`);
     const [d] = await mine(db);
@@ -758,6 +794,8 @@ describe.each(STORES)("delivery SQL on %s", (store) => {
       await deliveryRepo.claimHeld(explain, 500);
       // A held claim made after another's rows starts there in the due index.
       await deliveryRepo.claimHeld(explain, 500, { after: { at: new Date().toISOString(), seq: 1 } });
+      // A claim that leaves a stalled origin out.
+      await deliveryRepo.claim(explain, 500, { stalled: ["127.0.0.1:9"] });
       // A full batch of outcomes, one of them a retry (so the push-back statement runs too).
       const ids = await db.query<Parameters<typeof outcome>[0]>(
         `select id, ctid::text as tid, message_id, parent_session_id, url, seq, tries from webhook_deliveries
@@ -769,7 +807,7 @@ describe.each(STORES)("delivery SQL on %s", (store) => {
         outcome(ids[499]!, "retrying"),
       ]);
     });
-    expect(plans).toHaveLength(5);
+    expect(plans).toHaveLength(6);
     for (const plan of plans) {
       expect(seqScanned(plan)).not.toContain("webhook_deliveries");
     }

@@ -87,6 +87,12 @@ export const RETRY_SCHEDULE_COLUMN = `coalesce(d.retry_schedule_seconds, '{${DEF
 export const BODY_COLUMN = `coalesce(d.body, (select f.body from webhook_deliveries f
                                                where f.message_id = d.message_id and f.position = 1))`;
 
+/**
+ * A URL's origin as the claim tells origins apart: its authority (`host:port`, the third part
+ * split on "/"), as SQL's `split_part(url, '/', 3)` reads it (the worker's stalled origins).
+ */
+export const originOf = (url: string): string => url.split("/")[2] ?? "";
+
 /** A place in the due index (next_attempt_at as PostgreSQL writes it, seq). */
 export interface DueKey {
   at: string;
@@ -126,9 +132,12 @@ export interface DeliveryOutcome {
  * The `due` CTE of a claim: the ctids of up to `$1` due deliveries, locked (`for <lock> skip
  * locked`), each with its next sequence number, its merchant and its place in the due index;
  * then the `keys` CTE (SIGNING_KEYS). See `claim` for why it is shaped so. `after`: only the due
- * rows after `($2, $3)` in the due index (a held claim's `after`).
+ * rows after `($2, $3)` in the due index (a held claim's `after`). `stalled`: the number of the
+ * parameter listing origins (originOf) whose rows are left out (the worker's stalled origins), a
+ * filter on the scanned row before its ordering check; undefined when there are none (the
+ * statement without it, as almost always).
  */
-function dueRows(lock: "update" | "no key update", after = false): string {
+function dueRows(lock: "update" | "no key update", after: boolean, stalled: number | undefined): string {
   return `due as (
          select c.ctid as tid, o.next_sequence, c.merchant_id, ${ENDPOINT_STATE} as endpoint_state,
                 c.next_attempt_at, c.seq
@@ -142,7 +151,7 @@ function dueRows(lock: "update" | "no key update", after = false): string {
           where c.status in ('pending', 'retrying') and c.next_attempt_at <= now()
             and (c.lease_until is null or c.lease_until < now()) and o.earlier = 0${
               after ? "\n            and (c.next_attempt_at, c.seq) > ($2::timestamptz, $3::int8)" : ""
-            }
+            }${stalled ? `\n            and split_part(c.url, '/', 3) <> all($${stalled}::text[])` : ""}
           order by c.next_attempt_at, c.seq
           limit $1
           for ${lock} of c skip locked),
@@ -304,11 +313,11 @@ export const deliveryRepo = {
   async claim(
     q: Queryable,
     limit: number,
-    options: { traceparent?: boolean } = {},
+    options: { traceparent?: boolean; stalled?: readonly string[] } = {},
   ): Promise<ClaimedDelivery[]> {
     return claimed(
       await q.query<ClaimedRow>(
-        `with ${dueRows("update")}
+        `with ${dueRows("update", false, options.stalled?.length ? 2 : undefined)}
        update webhook_deliveries d
           set lease_until = now() + make_interval(secs => d.timeout_seconds + ${LEASE_MARGIN_SECONDS}),
               tries = d.tries + 1, updated_at = now(),
@@ -316,7 +325,7 @@ export const deliveryRepo = {
          from due, keys k
         where d.ctid = any(${SENT}) and d.ctid = due.tid and k.merchant_id = due.merchant_id
        returning ${claimedColumns("d.tries", "d.sequence", options)}`,
-        [limit],
+        options.stalled?.length ? [limit, options.stalled] : [limit],
       ),
     );
   },
@@ -332,17 +341,18 @@ export const deliveryRepo = {
   async claimHeld(
     q: Queryable,
     limit: number,
-    options: { traceparent?: boolean; after?: DueKey | undefined } = {},
+    options: { traceparent?: boolean; after?: DueKey | undefined; stalled?: readonly string[] } = {},
   ): Promise<{ deliveries: ClaimedDelivery[]; last: DueKey | undefined }> {
     const { after } = options;
+    const stalled = options.stalled?.length ? [options.stalled] : [];
     const rows = await q.query<ClaimedRow & { last_at: string; last_seq: number }>(
-      `with ${dueRows("no key update", after !== undefined)},
+      `with ${dueRows("no key update", after !== undefined, stalled.length === 0 ? undefined : after ? 4 : 2)},
             last as materialized (select next_attempt_at::text as at, seq from due order by next_attempt_at desc, seq desc limit 1)
        select ${claimedColumns("d.tries + 1", "coalesce(d.sequence, due.next_sequence)", options)},
               l.at as last_at, l.seq as last_seq
          from webhook_deliveries d, due, keys k, last l
         where d.ctid = any(${SENT}) and d.ctid = due.tid and k.merchant_id = due.merchant_id`,
-      after ? [limit, after.at, after.seq] : [limit],
+      after ? [limit, after.at, after.seq, ...stalled] : [limit, ...stalled],
     );
     const last = rows.length > 0 ? { at: rows[0]!.last_at, seq: rows[0]!.last_seq } : undefined;
     return { deliveries: claimed(rows), last };

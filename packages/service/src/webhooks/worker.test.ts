@@ -185,7 +185,55 @@ describe.each(STORES)("delivery workers on %s", (store) => {
     },
   );
 
-  /** A worker whose every claim is held (held-claim.ts). */
+  it("a destination that hangs holds back another origin's webhooks for about a second, not for its attempts' timeout", async () => {
+    // Merchant A's endpoint answers nothing: 1,100 of its webhooks fill the worker's room and the
+    // 64 sockets to its origin. Merchant B's, at another origin, go out while A's still hang.
+    const slow = await startReceiver();
+    const other = await seedOutboxMerchant(db, "mer_other", SECRET);
+    let release: () => void = () => {};
+    const released = new Promise<void>((resolve) => (release = resolve));
+    slow.respond = () => ({ status: 200, until: released });
+    const hanging = { timeout_seconds: 20, retry_schedule_seconds: [60] };
+    const item = (m: string, url: string, i: number, c: typeof config) => ({
+      message: {
+        merchantId: m,
+        kind: "operation" as const,
+        eventType: "operation" as const,
+        parentSessionId: `sess_stall_${store}_${m}_${i}`,
+        body: JSON.stringify({ n: i }),
+      },
+      urls: [url],
+      config: c,
+    });
+    await enqueueMany(
+      db,
+      Array.from({ length: 1100 }, (_, i) => item(merchantId, `${slow.url}/hang`, i, hanging)),
+    );
+    const worker = new DeliveryWorker(db, { allowPrivate: true, metrics: createMetrics() });
+    try {
+      await worker.start();
+      await slow.waitFor(64, { timeoutMs: 10_000 });
+      receiver.requests.length = 0;
+      await enqueueMany(
+        db,
+        Array.from({ length: 5 }, (_, i) => item(other, `${receiver.url}/unstalled`, i, config)),
+      );
+      await receiver.waitFor(5, { path: "/unstalled", timeoutMs: 15_000 });
+      // None of A's attempts has ended: B's did not wait for their timeout.
+      expect(slow.requests.filter((r) => r.finishedAt !== undefined)).toEqual([]);
+      expect(slow.requests.length).toBe(64);
+    } finally {
+      release();
+      await db.query(
+        "update webhook_deliveries set status = 'failed' where url = $1 and status <> 'succeeded'",
+        [`${slow.url}/hang`],
+      );
+      await worker.stop();
+      await slow.close();
+    }
+  });
+
+  /** A worker whose every claim is held (held-claim.ts). */ /** A worker whose every claim is held (held-claim.ts). */
   const holdingWorker = (options: Partial<WorkerOptions> = {}) =>
     new DeliveryWorker(db, {
       allowPrivate: true,

@@ -9,8 +9,19 @@ import { CONFIG_DEFAULTS } from "../config.js";
 import { type Db, isDatabaseUnavailable } from "../db/client.js";
 import { isTransactionConflict, retriedTx, retryConflicts } from "../db/conflict.js";
 import type { Metrics } from "../metrics/metrics.js";
-import { type AttemptInput, attemptDelivery, createDeliveryAgent } from "./deliver.js";
-import { type ClaimedDelivery, type DueKey, type DeliveryOutcome, deliveryRepo } from "./delivery.repo.js";
+import {
+  type AttemptInput,
+  attemptDelivery,
+  CONNECTIONS_PER_ORIGIN,
+  createDeliveryAgent,
+} from "./deliver.js";
+import {
+  type ClaimedDelivery,
+  type DueKey,
+  type DeliveryOutcome,
+  deliveryRepo,
+  originOf,
+} from "./delivery.repo.js";
 import { nextState } from "./retry-policy.js";
 import { OUTBOX_CHANNEL, type OutboxSignal } from "./outbox.js";
 import type { ResolveAll } from "./ssrf.js";
@@ -42,6 +53,16 @@ const MAX_HELD_OPEN = MAX_HELD + 1;
  * before it left behind (blocked then, or locked by another worker's claim).
  */
 const FROM_HEAD_MS = 200;
+/**
+ * An origin (a URL's authority) is stalled while it has at least as many attempts in flight as
+ * the agent opens sockets to it and none of them has finished for STALLED_MS: the attempts beyond
+ * its sockets only wait in the agent's queue. A stalled origin's attempts do not count against
+ * the worker's room, and its deliveries are left out of the claims until one finishes, so a
+ * destination that hangs holds back no one else's webhooks for longer than STALLED_MS plus a
+ * wake (the fallback poll); before, they waited for its attempts' timeout (up to 30 s), wave
+ * after wave while its backlog lasted.
+ */
+const STALLED_MS = 1_000;
 /** How long a held claim keeps its transaction open before it hands what is still in flight to a lease. */
 const HOLD_MS = 500;
 /**
@@ -100,6 +121,8 @@ export class DeliveryWorker {
   /** The newest open held claim's last row in the due index, and when a held claim last started from its head. */
   private lastHeld: { key: DueKey; hold: object } | undefined;
   private fromHeadAt = 0;
+  /** Attempts in flight per origin (`originOf`), and when one of them last finished (or the first began). */
+  private readonly origins = new Map<string, { inFlight: number; lastDoneAt: number }>();
   private backlog = false;
   private again = false;
   private stopped = false;
@@ -155,7 +178,24 @@ export class DeliveryWorker {
 
   /** Room for a claim worth its query: MIN_CLAIM free places, or nothing in flight at all. */
   private hasRoom(): boolean {
-    return this.inFlight + this.reserved === 0 || MAX_IN_FLIGHT - this.inFlight - this.reserved >= MIN_CLAIM;
+    const busy = this.busy();
+    return busy + this.reserved === 0 || MAX_IN_FLIGHT - busy - this.reserved >= MIN_CLAIM;
+  }
+
+  /** The stalled origins now (see STALLED_MS). */
+  private stalled(): string[] {
+    const now = performance.now();
+    const stalled: string[] = [];
+    for (const [origin, o] of this.origins)
+      if (o.inFlight >= CONNECTIONS_PER_ORIGIN && now - o.lastDoneAt > STALLED_MS) stalled.push(origin);
+    return stalled;
+  }
+
+  /** Attempts in flight that count against the room: all but those of stalled origins. */
+  private busy(): number {
+    let busy = this.inFlight;
+    for (const origin of this.stalled()) busy -= this.origins.get(origin)!.inFlight;
+    return busy;
   }
 
   private readonly startClaimLoop = (): Promise<void> => this.claimLoop();
@@ -167,7 +207,8 @@ export class DeliveryWorker {
         this.again = false;
         // Busy: finishing attempts wake us again; claiming one row at a time would cost a query each.
         if (!this.hasRoom()) break;
-        const room = Math.min(CLAIM_BATCH, MAX_IN_FLIGHT - this.inFlight - this.reserved);
+        const room = Math.min(CLAIM_BATCH, MAX_IN_FLIGHT - this.busy() - this.reserved);
+        const stalled = this.stalled();
         const how = this.claimKind();
         // A backlog waits for a held claim to end (which wakes us) rather than lease its rows.
         if (how === "wait") break;
@@ -175,8 +216,8 @@ export class DeliveryWorker {
         let batch: ClaimedDelivery[];
         let hold: HeldClaim | undefined;
         try {
-          if (how === "held") ({ batch, hold } = await this.claimHeld(room));
-          else batch = await deliveryRepo.claim(this.db, room, { traceparent: tracingActive() });
+          if (how === "held") ({ batch, hold } = await this.claimHeld(room, stalled));
+          else batch = await deliveryRepo.claim(this.db, room, { traceparent: tracingActive(), stalled });
         } finally {
           this.reserved -= room;
         }
@@ -189,6 +230,10 @@ export class DeliveryWorker {
         }
         for (const delivery of batch) {
           this.inFlight += 1;
+          const origin = originOf(delivery.url);
+          const o = this.origins.get(origin);
+          if (o) o.inFlight += 1;
+          else this.origins.set(origin, { inFlight: 1, lastDoneAt: performance.now() });
           void this.attempt(delivery, hold);
         }
       }
@@ -215,7 +260,7 @@ export class DeliveryWorker {
    * Claims in a transaction of its own that stays open while the claimed deliveries are
    * attempted (held-claim.ts); resolves with the batch as soon as it is claimed.
    */
-  private claimHeld(room: number): Promise<{ batch: ClaimedDelivery[]; hold: HeldClaim }> {
+  private claimHeld(room: number, stalled: string[]): Promise<{ batch: ClaimedDelivery[]; hold: HeldClaim }> {
     this.held += 1;
     return new Promise((resolve, reject) => {
       let hold: HeldClaim | undefined;
@@ -224,7 +269,11 @@ export class DeliveryWorker {
           const now = performance.now();
           const after = now - this.fromHeadAt < FROM_HEAD_MS ? this.lastHeld?.key : undefined;
           if (!after) this.fromHeadAt = now;
-          const claimed = await deliveryRepo.claimHeld(q, room, { traceparent: tracingActive(), after });
+          const claimed = await deliveryRepo.claimHeld(q, room, {
+            traceparent: tracingActive(),
+            after,
+            stalled,
+          });
           hold = new HeldClaim(claimed.deliveries);
           if (claimed.last) this.lastHeld = { key: claimed.last, hold };
           resolve({ batch: hold.deliveries, hold });
@@ -288,6 +337,11 @@ export class DeliveryWorker {
     const outcome = tracingActive()
       ? await tracedAttempt(delivery, () => attemptDelivery(this.agent, input))
       : await attemptDelivery(this.agent, input);
+    const origin = this.origins.get(originOf(delivery.url));
+    if (origin) {
+      origin.lastDoneAt = performance.now();
+      if (--origin.inFlight === 0) this.origins.delete(originOf(delivery.url));
+    }
     const next = nextState(delivery, outcome, new Date(), this.options.random);
     this.options.metrics.recordAttempt(next.status, outcome.latencyMs);
     const recorded: DeliveryOutcome = {
