@@ -13,6 +13,8 @@ export interface Metrics {
   recordAttempt(outcome: AttemptOutcomeLabel, latencyMs: number): void;
   /** Endpoints this process disabled because every delivery to them failed for the configured period. */
   recordEndpointsDisabled(count: number): void;
+  /** An origin this process's worker found stalled (webhooks/worker.ts, STALLED_MS). */
+  recordOriginStalled(): void;
   /** The process-local part of the exposition (counters and histogram). */
   render(): string;
 }
@@ -27,9 +29,13 @@ export function createMetrics(): Metrics {
   let count = 0;
   let sumSeconds = 0;
   let endpointsDisabled = 0;
+  let originsStalled = 0;
   return {
     recordEndpointsDisabled(n) {
       endpointsDisabled += n;
+    },
+    recordOriginStalled() {
+      originsStalled += 1;
     },
     recordAttempt(outcome, latencyMs) {
       outcomes.set(outcome, (outcomes.get(outcome) ?? 0) + 1);
@@ -56,6 +62,9 @@ export function createMetrics(): Metrics {
         "# HELP svc_webhook_endpoints_disabled_total Endpoints this process disabled after every delivery to them failed for the configured period.",
         "# TYPE svc_webhook_endpoints_disabled_total counter",
         `svc_webhook_endpoints_disabled_total ${endpointsDisabled}`,
+        "# HELP svc_webhook_origins_stalled_total Times this process found a destination origin stalled (every socket to it hanging) and left it out of its claims.",
+        "# TYPE svc_webhook_origins_stalled_total counter",
+        `svc_webhook_origins_stalled_total ${originsStalled}`,
       ];
       return `${lines.join("\n")}\n`;
     },

@@ -209,7 +209,8 @@ describe.each(STORES)("delivery workers on %s", (store) => {
       db,
       Array.from({ length: 1100 }, (_, i) => item(merchantId, `${slow.url}/hang`, i, hanging)),
     );
-    const worker = new DeliveryWorker(db, { allowPrivate: true, metrics: createMetrics() });
+    const metrics = createMetrics();
+    const worker = new DeliveryWorker(db, { allowPrivate: true, metrics });
     try {
       await worker.start();
       await slow.waitFor(64, { timeoutMs: 10_000 });
@@ -222,6 +223,8 @@ describe.each(STORES)("delivery workers on %s", (store) => {
       // None of A's attempts has ended: B's did not wait for their timeout.
       expect(slow.requests.filter((r) => r.finishedAt !== undefined)).toEqual([]);
       expect(slow.requests.length).toBe(64);
+      // Counted once, however many claims left it out.
+      expect(metrics.render()).toContain("svc_webhook_origins_stalled_total 1\n");
     } finally {
       release();
       await db.query(

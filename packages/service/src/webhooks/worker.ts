@@ -122,7 +122,7 @@ export class DeliveryWorker {
   private lastHeld: { key: DueKey; hold: object } | undefined;
   private fromHeadAt = 0;
   /** Attempts in flight per origin (`originOf`), and when one of them last finished (or the first began). */
-  private readonly origins = new Map<string, { inFlight: number; lastDoneAt: number }>();
+  private readonly origins = new Map<string, { inFlight: number; lastDoneAt: number; stalled?: boolean }>();
   private backlog = false;
   private again = false;
   private stopped = false;
@@ -182,12 +182,16 @@ export class DeliveryWorker {
     return busy + this.reserved === 0 || MAX_IN_FLIGHT - busy - this.reserved >= MIN_CLAIM;
   }
 
-  /** The stalled origins now (see STALLED_MS). */
+  /** The stalled origins now (see STALLED_MS); each one newly stalled is counted in the metrics. */
   private stalled(): string[] {
     const now = performance.now();
     const stalled: string[] = [];
     for (const [origin, o] of this.origins)
-      if (o.inFlight >= CONNECTIONS_PER_ORIGIN && now - o.lastDoneAt > STALLED_MS) stalled.push(origin);
+      if (o.inFlight >= CONNECTIONS_PER_ORIGIN && now - o.lastDoneAt > STALLED_MS) {
+        stalled.push(origin);
+        if (!o.stalled) this.options.metrics.recordOriginStalled();
+        o.stalled = true;
+      }
     return stalled;
   }
 
@@ -340,6 +344,7 @@ export class DeliveryWorker {
     const origin = this.origins.get(originOf(delivery.url));
     if (origin) {
       origin.lastDoneAt = performance.now();
+      origin.stalled = false;
       if (--origin.inFlight === 0) this.origins.delete(originOf(delivery.url));
     }
     const next = nextState(delivery, outcome, new Date(), this.options.random);
