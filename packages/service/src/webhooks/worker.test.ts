@@ -214,6 +214,20 @@ describe.each(STORES)("delivery workers on %s", (store) => {
     try {
       await worker.start();
       await slow.waitFor(64, { timeoutMs: 10_000 });
+      // The worker's room is full of A's attempts (leased once their claims' holds end) before B's
+      // webhooks are committed: without the rule, B's wait for A's timeout.
+      await expect
+        .poll(
+          async () =>
+            (
+              await db.query<{ n: number }>(
+                "select count(*)::int as n from webhook_deliveries where url = $1 and lease_until is not null",
+                [`${slow.url}/hang`],
+              )
+            )[0]!.n,
+          { timeout: 10_000 },
+        )
+        .toBeGreaterThanOrEqual(1000);
       receiver.requests.length = 0;
       await enqueueMany(
         db,
