@@ -51,11 +51,17 @@ export async function reportSandboxOperation(
   sessionId: string,
   operation: string,
   amount: string,
-  options: { gatewayOperationId?: string; currency?: string; pgResponse?: Record<string, unknown> } = {},
+  options: {
+    gatewayOperationId?: string;
+    /** The notification's id (default: a new one): a gateway's resend repeats it. */
+    notificationId?: string;
+    currency?: string;
+    pgResponse?: Record<string, unknown>;
+  } = {},
 ): Promise<{ status: number; json: Record<string, unknown> }> {
   const body = JSON.stringify({
     type: "operation",
-    notification_id: `ntf_${randomUUID()}`,
+    notification_id: options.notificationId ?? `ntf_${randomUUID()}`,
     created_at: new Date().toISOString(),
     is_sandbox: true,
     operation,

@@ -102,27 +102,28 @@ describe.each(STORES)("gateway retention on %s", (store) => {
 
   it("a notification repeated after its id is gone still has one effect", async () => {
     const paid = await paidParent(stack, m, "sandbox", { amount: "10.000" });
-    const gatewayOperationId = `op_${randomUUID()}`;
-    const first = await reportSandboxOperation(stack, m.pg.sandbox, paid.session_id, "refund", "1.000", {
-      gatewayOperationId,
-    });
+    // The gateway resends the very same notification (its id and its operation) after svc has
+    // purged its record of that id.
+    const sent = { gatewayOperationId: `op_${randomUUID()}`, notificationId: `ntf_${randomUUID()}` };
+    const first = await reportSandboxOperation(stack, m.pg.sandbox, paid.session_id, "refund", "1.000", sent);
     expect(first.json).toMatchObject({ outcome: "applied" });
     await stack.db.query(
       "update gateway_notifications set received_at = now() - make_interval(days => $1) where pg_code = $2",
       [DAYS + 1, m.pg.sandbox],
     );
     await purgeOldGatewayRecords(stack.db, DAYS);
-    const [left] = await stack.db.query<{ n: number }>(
-      "select count(*)::int as n from gateway_notifications where pg_code = $1",
-      [m.pg.sandbox],
-    );
-    expect(left!.n).toBe(0);
-    // The gateway sends the same operation again (a new notification id, as after a purge the
-    // old one is unknown too): it is recorded already.
-    const again = await reportSandboxOperation(stack, m.pg.sandbox, paid.session_id, "refund", "1.000", {
-      gatewayOperationId,
-    });
+    const known = async () =>
+      (
+        await stack.db.query<{ n: number }>(
+          "select count(*)::int as n from gateway_notifications where pg_code = $1 and notification_id = $2",
+          [m.pg.sandbox, sent.notificationId],
+        )
+      )[0]!.n;
+    expect(await known()).toBe(0);
+    // Its id is unknown now, so it is read again: its operation is recorded already.
+    const again = await reportSandboxOperation(stack, m.pg.sandbox, paid.session_id, "refund", "1.000", sent);
     expect(again.json).toMatchObject({ outcome: "duplicate" });
+    expect(await known()).toBe(1);
     const payment = (
       await api(stack, "GET", `/v1/payments/${paid.session_id}`, { auth: apiKey(m.privateKey) })
     ).json;
