@@ -121,7 +121,10 @@ export class DeliveryWorker {
   /** The newest open held claim's last row in the due index, and when a held claim last started from its head. */
   private lastHeld: { key: DueKey; hold: object } | undefined;
   private fromHeadAt = 0;
-  /** Attempts in flight per origin (`originOf`), and when one of them last finished (or the first began). */
+  /**
+   * Attempts in flight per origin (`originOf`), when one of them last finished (or the first
+   * began), and whether a claim has left it out since (`leaveOut`: counted once per stall).
+   */
   private readonly origins = new Map<string, { inFlight: number; lastDoneAt: number; stalled?: boolean }>();
   private backlog = false;
   private again = false;
@@ -177,29 +180,34 @@ export class DeliveryWorker {
     !this.stopped && !this.backlog && this.hasRoom() && this.claimKind() !== "wait";
 
   /** Room for a claim worth its query: MIN_CLAIM free places, or nothing in flight at all. */
-  private hasRoom(): boolean {
-    const busy = this.busy();
+  private hasRoom(stalled: readonly string[] = this.stalled()): boolean {
+    const busy = this.busy(stalled);
     return busy + this.reserved === 0 || MAX_IN_FLIGHT - busy - this.reserved >= MIN_CLAIM;
   }
 
-  /** The stalled origins now (see STALLED_MS); each one newly stalled is counted in the metrics. */
+  /** The stalled origins now (see STALLED_MS). */
   private stalled(): string[] {
     const now = performance.now();
     const stalled: string[] = [];
     for (const [origin, o] of this.origins)
-      if (o.inFlight >= CONNECTIONS_PER_ORIGIN && now - o.lastDoneAt > STALLED_MS) {
-        stalled.push(origin);
-        if (!o.stalled) this.options.metrics.recordOriginStalled();
-        o.stalled = true;
-      }
+      if (o.inFlight >= CONNECTIONS_PER_ORIGIN && now - o.lastDoneAt > STALLED_MS) stalled.push(origin);
     return stalled;
   }
 
-  /** Attempts in flight that count against the room: all but those of stalled origins. */
-  private busy(): number {
+  /** Attempts in flight that count against the room: all but those of the `stalled` origins. */
+  private busy(stalled: readonly string[]): number {
     let busy = this.inFlight;
-    for (const origin of this.stalled()) busy -= this.origins.get(origin)!.inFlight;
+    for (const origin of stalled) busy -= this.origins.get(origin)!.inFlight;
     return busy;
+  }
+
+  /** Counts in the metrics each origin a claim leaves out, once per stall (an attempt's end clears it). */
+  private leaveOut(stalled: readonly string[]): void {
+    for (const origin of stalled) {
+      const o = this.origins.get(origin)!;
+      if (!o.stalled) this.options.metrics.recordOriginStalled();
+      o.stalled = true;
+    }
   }
 
   private readonly startClaimLoop = (): Promise<void> => this.claimLoop();
@@ -210,12 +218,13 @@ export class DeliveryWorker {
       while (this.again && !this.stopped) {
         this.again = false;
         // Busy: finishing attempts wake us again; claiming one row at a time would cost a query each.
-        if (!this.hasRoom()) break;
-        const room = Math.min(CLAIM_BATCH, MAX_IN_FLIGHT - this.busy() - this.reserved);
         const stalled = this.stalled();
+        if (!this.hasRoom(stalled)) break;
+        const room = Math.min(CLAIM_BATCH, MAX_IN_FLIGHT - this.busy(stalled) - this.reserved);
         const how = this.claimKind();
         // A backlog waits for a held claim to end (which wakes us) rather than lease its rows.
         if (how === "wait") break;
+        this.leaveOut(stalled);
         this.reserved += room;
         let batch: ClaimedDelivery[];
         let hold: HeldClaim | undefined;
