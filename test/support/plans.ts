@@ -6,6 +6,7 @@ export interface PlanNode {
   "Relation Name"?: string;
   "Index Name"?: string;
   "Index Cond"?: string;
+  "TID Cond"?: string;
   Plans?: PlanNode[];
 }
 

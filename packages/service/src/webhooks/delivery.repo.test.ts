@@ -645,6 +645,124 @@ describe.each(STORES)("delivery SQL on %s", (store) => {
     await db.query("delete from webhook_deliveries where url = $1", [afterUrl]);
   });
 
+  it("recordHeld writes what record writes for held outcomes, its first successes by a plain update", async () => {
+    // Two groups of the same five cases, claimed held and recorded in the holding transaction:
+    // one by `record`, the other by `recordHeld`. Their rows and attempt logs must be the same.
+    const cases = ["plain", "no body", "second try", "retrying", "failed"] as const;
+    const at = new Date("2026-11-29T09:45:25.552Z");
+    const body = 'he said "ok" \\ {a,b} NULL\n üñï 😀';
+    const outcomeOf = (d: ClaimedDelivery, kind: (typeof cases)[number]): DeliveryOutcome => {
+      const held = { held: true, sequence: d.sequence, attemptedAt: at, latencyMs: 7 };
+      if (kind === "plain") return outcome(d, "succeeded", { ...held, responseBody: body, statusCode: 200 });
+      if (kind === "no body")
+        return outcome(d, "succeeded", { ...held, responseBody: null, statusCode: 204 });
+      if (kind === "second try") return outcome(d, "succeeded", { ...held, responseBody: "again" });
+      if (kind === "retrying")
+        return outcome(d, "retrying", { ...held, nextAttemptAt: new Date("2099-01-01T00:00:00Z") });
+      return outcome(d, "failed", { ...held, statusCode: 410, error: "HTTP 410 Gone" });
+    };
+    const group = async (name: "record" | "recordHeld") => {
+      const groupUrl = `http://127.0.0.1:9/held_${name}_${store}`;
+      const messages = new Map<string, (typeof cases)[number]>();
+      const add = async (kind: (typeof cases)[number]) => {
+        const id = await db.tx((q) =>
+          enqueue(
+            q,
+            {
+              merchantId,
+              kind: "operation",
+              eventType: "operation",
+              parentSessionId: `sess_held_${name}_${store}_${kind}`,
+              body: "{}",
+            },
+            [groupUrl],
+            config,
+          ),
+        );
+        messages.set(id!, kind);
+      };
+      // "second try": its first attempt failed and it is due again now, so its claim has one to keep.
+      await add("second try");
+      const [retried] = (await deliveryRepo.claim(db, 500)).filter((d) => d.url === groupUrl);
+      await db.tx((q) =>
+        deliveryRepo.record(q, [
+          outcome(retried!, "retrying", { nextAttemptAt: new Date(Date.now() - 1000) }),
+        ]),
+      );
+      for (const kind of cases) if (kind !== "second try") await add(kind);
+      await db.tx(async (q) => {
+        const claimed = (await deliveryRepo.claimHeld(q, 500)).deliveries.filter((d) => d.url === groupUrl);
+        expect(claimed).toHaveLength(cases.length);
+        const outcomes = claimed.map((d) => outcomeOf(d, messages.get(d.message_id)!));
+        expect(outcomes.find((o) => o.responseBody === "again")!.keptAttempt).toBe(true);
+        if (name === "record") await deliveryRepo.record(q, outcomes, { health: false });
+        else await deliveryRepo.recordHeld(q, outcomes);
+      });
+      const rows = await db.query<Record<string, unknown> & { message_id: string }>(
+        `select message_id, status, tries, sequence, case when status = 'retrying' then next_attempt_at end as next_at, lease_until, last_status_code, last_error,
+                completed_at is not null as completed, last_attempt_at, last_attempt_status_code,
+                last_attempt_latency_ms, last_attempt_error, last_attempt_response_body,
+                (select coalesce(json_agg(json_build_object('code', a.status_code, 'error', a.error,
+                                                            'body', a.response_body) order by a.attempted_at), '[]')
+                   from webhook_attempts a where a.delivery_id = d.id) as log
+           from webhook_deliveries d where url = $1`,
+        [groupUrl],
+      );
+      return Object.fromEntries(rows.map(({ message_id, ...row }) => [messages.get(message_id)!, row]));
+    };
+    const byRecord = await group("record");
+    const byRecordHeld = await group("recordHeld");
+    expect(byRecordHeld).toEqual(byRecord);
+    expect(byRecordHeld.plain).toMatchObject({
+      status: "succeeded",
+      tries: 1,
+      sequence: 1,
+      last_attempt_at: at,
+      last_attempt_status_code: 200,
+      last_attempt_latency_ms: 7,
+      last_attempt_response_body: body,
+      lease_until: null,
+      completed: true,
+      log: [],
+    });
+    expect(byRecordHeld["no body"]).toMatchObject({
+      last_status_code: 204,
+      last_attempt_response_body: null,
+    });
+    expect(byRecordHeld["second try"]).toMatchObject({ status: "succeeded", tries: 2, log: [{ code: 500 }] });
+  });
+
+  it("recordHeld updates every row it is given or throws, and its transaction writes nothing", async () => {
+    const heldUrl = `http://127.0.0.1:9/held_gone_${store}`;
+    await db.tx((q) =>
+      enqueue(
+        q,
+        {
+          merchantId,
+          kind: "operation",
+          eventType: "operation",
+          parentSessionId: `sess_gone_${store}`,
+          body: "{}",
+        },
+        [heldUrl],
+        config,
+      ),
+    );
+    const attempt = db.tx(async (q) => {
+      const [d] = (await deliveryRepo.claimHeld(q, 500)).deliveries.filter((x) => x.url === heldUrl);
+      const real = outcome(d!, "succeeded", { held: true, sequence: d!.sequence });
+      // A row version that is not there (as if another transaction had written the row).
+      await deliveryRepo.recordHeld(q, [real, { ...real, id: `${real.id}_x`, tid: "(999999,1)" }]);
+    });
+    await expect(attempt).rejects.toThrow("1 of 2 held rows updated");
+    const [row] = await db.query<{ status: string; tries: number }>(
+      "select status, tries from webhook_deliveries where url = $1",
+      [heldUrl],
+    );
+    expect(row).toEqual({ status: "pending", tries: 0 });
+    await db.query("delete from webhook_deliveries where url = $1", [heldUrl]);
+  });
+
   it("a claim leaves out the deliveries to the origins it is told are stalled", async () => {
     const stalledUrl = `http://127.0.0.1:7/stalled_${store}`;
     const freeUrl = `http://127.0.0.2:7/free_${store}`;
@@ -806,12 +924,27 @@ describe.each(STORES)("delivery SQL on %s", (store) => {
         ...ids.slice(0, 499).map((d) => outcome(d, "succeeded")),
         outcome(ids[499]!, "retrying"),
       ]);
+      // A held claim's first successes: one TID probe per row. (Explained, not run: it finds no
+      // row updated, and says so.)
+      const held = await db.query<Parameters<typeof outcome>[0]>(
+        `select id, ctid::text as tid, message_id, parent_session_id, url, seq, tries from webhook_deliveries
+          where id = any($1) order by seq`,
+        [Array.from({ length: 500 }, (_, i) => `dlv_old_${15501 + i}`)],
+      );
+      await expect(
+        deliveryRepo.recordHeld(
+          explain,
+          held.map((d) => outcome(d, "succeeded", { held: true, sequence: 1 })),
+        ),
+      ).rejects.toThrow("0 of 500 held rows updated");
     });
-    expect(plans).toHaveLength(6);
+    expect(plans).toHaveLength(7);
     for (const plan of plans) {
       expect(seqScanned(plan)).not.toContain("webhook_deliveries");
     }
     const due = planNodes(plans[2]!).find((n) => n["Index Name"] === "webhook_deliveries_due");
     expect(due?.["Index Cond"]).toMatch(/ROW\(next_attempt_at, seq\) > ROW\(/);
+    const probe = planNodes(plans[6]!).find((n) => n["Node Type"] === "Tid Scan");
+    expect(probe?.["TID Cond"]).toMatch(/^\((ctid = r.tid|r.tid = ctid)\)$/);
   });
 });

@@ -477,6 +477,25 @@ export const deliveryRepo = {
   },
 
   /**
+   * Records a held claim's outcomes in the transaction that holds their row locks (HeldClaim's
+   * close), as `record` would, endpoint health left out. Its common outcome — a first try that
+   * succeeded — takes a plain update: no other transaction can have written a row this one holds
+   * locked, so `record`'s guards (tries, ids, status) cannot fail; the delivery has no earlier
+   * attempt to move to the log; and each row is reached by its ctid with one TID probe, with no
+   * JSON to read. A 500-row batch took 4.8 ms where `record` took 7.5 (2026-11-29,
+   * docs/benchmarks.md). Each row must be updated: if one were not, recordHeld throws, the
+   * transaction is undone, and the claim's outcomes are recorded again outside it, by `record`
+   * (HeldClaim's redo). The other outcomes go through `record`.
+   */
+  async recordHeld(q: Queryable, outcomes: DeliveryOutcome[]): Promise<void> {
+    const plain: DeliveryOutcome[] = [];
+    const rest: DeliveryOutcome[] = [];
+    for (const o of outcomes) (o.status === "succeeded" && !o.keptAttempt ? plain : rest).push(o);
+    if (plain.length > 0) await recordSucceeded(q, plain);
+    await this.record(q, rest, { health: false });
+  },
+
+  /**
    * Moves the endpoints' health by these outcomes (part of `record` unless it is told not to). A
    * held claim records it after its transaction commits, not in it: two held claims updating
    * the same endpoints in different orders could deadlock.
@@ -517,4 +536,53 @@ async function recordEndpointHealth(q: Queryable, outcomes: DeliveryOutcome[]): 
       outcomes.map((o) => o.error ?? (o.statusCode ? `HTTP ${o.statusCode}` : "failed")),
     ],
   );
+}
+
+/** An array literal's element for a text (quoted, `"` and `\` escaped; NULL for null). */
+const textElement = (text: string | null): string =>
+  text === null ? "NULL" : `"${text.replace(/["\\]/g, "\\$&")}"`;
+
+/**
+ * recordHeld's plain update of first tries that succeeded (see there). The columns go as array
+ * literals built here (pg would build each element by concatenation, as the comment in `record`
+ * says), read by `unnest`; each row is reached by `ctid = r.tid`, a TID probe per row (with
+ * `ctid = any(…)` as well, 0.8 ms more per 500 rows). Like `record`'s, its generic plan reads a
+ * nearly empty table whole, until the table's first analyse re-plans it.
+ */
+async function recordSucceeded(q: Queryable, outcomes: DeliveryOutcome[]): Promise<void> {
+  let tids = "{";
+  let sequences = "{";
+  let at = "{";
+  let codes = "{";
+  let latencies = "{";
+  let bodies = "{";
+  for (let i = 0; i < outcomes.length; i++) {
+    const o = outcomes[i]!;
+    const c = i === 0 ? "" : ",";
+    tids += `${c}"${o.tid}"`;
+    sequences += c + (o.sequence ?? "NULL");
+    at += c + o.attemptedAt.getTime();
+    codes += c + (o.statusCode ?? "NULL");
+    latencies += c + o.latencyMs;
+    bodies += c + textElement(o.responseBody);
+  }
+  const [row] = await q.query<{ n: number }>(
+    `with updated as (
+       update webhook_deliveries d
+          set status = 'succeeded', lease_until = null, last_status_code = r.code, last_error = null, updated_at = now(),
+              completed_at = now(), last_attempt_at = to_timestamp(r.at_ms / 1000), last_attempt_status_code = r.code,
+              last_attempt_latency_ms = r.latency_ms, last_attempt_error = null, last_attempt_response_body = r.body,
+              tries = d.tries + 1, sequence = coalesce(d.sequence, r.sequence)
+         from unnest($1::tid[], $2::int8[], $3::float8[], $4::int4[], $5::int4[], $6::text[])
+              as r(tid, sequence, at_ms, code, latency_ms, body)
+        where d.ctid = r.tid
+       returning 1)
+     select count(*)::int as n from updated`,
+    [`${tids}}`, `${sequences}}`, `${at}}`, `${codes}}`, `${latencies}}`, `${bodies}}`],
+  );
+  const updated = row?.n ?? 0;
+  if (updated !== outcomes.length)
+    throw new Error(
+      `recordHeld: ${updated} of ${outcomes.length} held rows updated; recorded again outside the hold`,
+    );
 }

@@ -89,7 +89,7 @@ export class HeldClaim {
     // From here on, outcomes wait for the commit and go the leased way.
     if (this.rest.length > 0) this.handedOver = new Promise((resolve) => (this.handOver = resolve));
     this.recorded = this.outcomes.splice(0);
-    await deliveryRepo.record(q, this.recorded, { health: false });
+    await deliveryRepo.recordHeld(q, this.recorded);
     this.leasedTids = await this.lease(q);
   }
 
