@@ -250,7 +250,7 @@ describe.each(STORES)("delivery workers on %s", (store) => {
     }
   });
 
-  /** A worker whose every claim is held (held-claim.ts). */ /** A worker whose every claim is held (held-claim.ts). */
+  /** A worker whose every claim is held (held-claim.ts). */
   const holdingWorker = (options: Partial<WorkerOptions> = {}) =>
     new DeliveryWorker(db, {
       allowPrivate: true,

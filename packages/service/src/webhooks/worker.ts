@@ -350,11 +350,12 @@ export class DeliveryWorker {
     const outcome = tracingActive()
       ? await tracedAttempt(delivery, () => attemptDelivery(this.agent, input))
       : await attemptDelivery(this.agent, input);
-    const origin = this.origins.get(originOf(delivery.url));
+    const key = originOf(delivery.url);
+    const origin = this.origins.get(key);
     if (origin) {
       origin.lastDoneAt = performance.now();
       origin.stalled = false;
-      if (--origin.inFlight === 0) this.origins.delete(originOf(delivery.url));
+      if (--origin.inFlight === 0) this.origins.delete(key);
     }
     const next = nextState(delivery, outcome, new Date(), this.options.random);
     this.options.metrics.recordAttempt(next.status, outcome.latencyMs);
