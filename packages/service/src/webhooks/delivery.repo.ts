@@ -546,7 +546,7 @@ const textElement = (text: string | null): string =>
  * recordHeld's plain update of first tries that succeeded (see there). The columns go as array
  * literals built here (pg would build each element by concatenation, as the comment in `record`
  * says), read by `unnest`; each row is reached by `ctid = r.tid`, a TID probe per row (with
- * `ctid = any(…)` as well, 0.8 ms more per 500 rows). Like `record`'s, its generic plan reads a
+ * `ctid = any(…)` as well, 0.7–0.8 ms more per 500 rows). Like `record`'s, its generic plan reads a
  * nearly empty table whole, until the table's first analyse re-plans it.
  */
 async function recordSucceeded(q: Queryable, outcomes: DeliveryOutcome[]): Promise<void> {
