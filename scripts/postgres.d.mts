@@ -15,5 +15,8 @@ export function startPostgres(
   start(): void;
   /** Fault tests: every server process is stopped (SIGSTOP); sockets stay open. */
   freeze(): void;
+  /** The server's processes now, the postmaster first (pids as pgrep prints them). */
+  pids(): string[];
+  /** Every server process continues (SIGCONT); one that exited meanwhile is skipped. */
   thaw(): void;
 }>;

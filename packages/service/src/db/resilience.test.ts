@@ -8,6 +8,7 @@
  * /healthz 200, then serves again as soon as the server is back; and the delivery worker keeps
  * the outcome of an attempt made while the server was down and records it when it is back.
  */
+import { readFileSync } from "node:fs";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { findPgBin, startPostgres } from "../../../../scripts/postgres.mjs";
 import {
@@ -51,6 +52,17 @@ async function eventually<T>(fn: () => Promise<T>, timeoutMs: number): Promise<{
       if (Date.now() - start > timeoutMs) throw error;
       await new Promise((resolve) => setTimeout(resolve, 100));
     }
+  }
+}
+
+/** A process's state letter from /proc (`T`: stopped); undefined when it is gone. */
+function stateOf(pid: string): string | undefined {
+  try {
+    // The command name is in parentheses and may hold spaces; the state follows it.
+    const stat = readFileSync(`/proc/${pid}/stat`, "utf8");
+    return stat.slice(stat.lastIndexOf(")") + 2, stat.lastIndexOf(")") + 3);
+  } catch {
+    return undefined;
   }
 }
 
@@ -134,6 +146,29 @@ describe.runIf(bin)("PostgreSQL failures", () => {
     }
     const back = await eventually(() => db.notify("svc_resilience"), 8_000);
     expect(back.ms).toBeLessThan(8_000);
+  });
+
+  it("a freeze lifts from every server process, even after a backend died while the server was stopped", async () => {
+    // A backend that exits during a freeze stays a zombie until the postmaster, thawed first,
+    // reaps it; thawing it next once threw (ESRCH) and left the other backends stopped for the
+    // rest of the file. Three rounds: the reaping races the thaw's loop.
+    for (let round = 0; round < 3; round++) {
+      const { value: rows } = await eventually(
+        () => db.query<{ pid: number }>("select pg_backend_pid() as pid"),
+        8_000,
+      );
+      cluster.freeze();
+      try {
+        process.kill(rows[0]!.pid, "SIGKILL");
+        expect(() => cluster.thaw()).not.toThrow();
+      } finally {
+        cluster.thaw(); // whatever happened above, the rest of the file needs a running server
+      }
+      const stopped = cluster.pids().filter((pid) => stateOf(pid) === "T");
+      expect(stopped).toEqual([]);
+      // The postmaster restarts its backends after one was killed; the pool reconnects.
+      await eventually(() => db.query("select 1"), 8_000);
+    }
   });
 
   it("errors that are the statement's own are not taken for an unavailable database", async () => {
