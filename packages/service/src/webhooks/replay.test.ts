@@ -196,18 +196,22 @@ describe.each(STORES)("webhook replay on %s", (store) => {
       .reverse();
     expect(got.map((r) => r.headers["webhook-id"])).toEqual(ids);
     // A message replayed after the endpoint moved again goes to where it is then, the general URL
-    // where it was.
-    await api(stack, "PATCH", `/v1/webhooks/endpoints/${id}`, {
+    // where it was. Both outcomes are recorded first: a delivery received at /new whose outcome is
+    // not written yet is still waiting, and the move would send it to /newer too (as documented
+    // in moveWaitingDeliveries; once the second message's went there before the replay's).
+    for (const messageId of ids)
+      await expect
+        .poll(
+          async () =>
+            (await api(stack, "GET", `/v1/webhooks/messages/${messageId}`, { auth: auth() })).json.status,
+          { timeout: 10_000 },
+        )
+        .toBe("succeeded");
+    const moved = await api(stack, "PATCH", `/v1/webhooks/endpoints/${id}`, {
       auth: auth(),
       body: { url: `${receiver.url}/newer` },
     });
-    await expect
-      .poll(
-        async () =>
-          (await api(stack, "GET", `/v1/webhooks/messages/${ids[0]}`, { auth: auth() })).json.status,
-        { timeout: 10_000 },
-      )
-      .toBe("succeeded");
+    expect(moved.json.moved).toBe(0);
     const message = (await api(stack, "GET", `/v1/webhooks/messages/${ids[0]}`, { auth: auth() })).json;
     const toHook = (message.deliveries as { url: string }[]).filter((d) => d.url.endsWith("/hook")).length;
     const hooks = receiver.requests.filter((r) => r.path === "/hook").length;
