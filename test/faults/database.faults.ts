@@ -329,6 +329,10 @@ describe.runIf(bin)(
       const audit = auditOperationWebhooks(received, children);
       const ms = (value: number | undefined, from: number) =>
         value === undefined ? "none" : `${value - from} ms`;
+      // How many leases the outages left to no one the worker took back (not after their 31 s).
+      const leasesReleased = await fetch(`${worker.url}/metrics`)
+        .then(async (r) => /svc_webhook_leases_released_total (\d+)/.exec(await r.text())?.[1] ?? "?")
+        .catch(() => "?");
       console.log(
         [
           `faults: setup ${setupMs} ms; client ran ${stopAt - t0} ms (${warmUpRefunds} refunds in the warm-up), its last keys answered ${clientDoneAt - stopAt} ms after it stopped`,
@@ -338,7 +342,7 @@ describe.runIf(bin)(
           `faults: first refund by the restarted api-1 ${ms(restartServed, restartedAt)} after it was ready (restart took ${restartedAt - killAt} ms)`,
           `faults: longest request sent during the crash ${longestIn(crashAt, restartingAt)} ms, during the freeze ${longestIn(freezeAt, thawAt)} ms; ${overdue.crash!.length} + ${overdue.freeze!.length} waited past the database timeouts (${DB_WAIT_BOUND_MS} ms)`,
           `faults: first refund ${ms(freezeRecovered, thawAt)} after PostgreSQL thawed (ready again: ${readyAgain(thawAt).join(", ")})`,
-          `faults: ${children.length} refunds; ${audit.received} operation webhooks received, ${audit.distinct} distinct, ${audit.received - audit.distinct} at-least-once repeats; settled ${settled === undefined ? "NOT " : ""}within ${(settled ?? Date.now()) - clientDoneAt} ms of the client's end`,
+          `faults: ${children.length} refunds; ${audit.received} operation webhooks received, ${audit.distinct} distinct, ${audit.received - audit.distinct} at-least-once repeats; settled ${settled === undefined ? "NOT " : ""}within ${(settled ?? Date.now()) - clientDoneAt} ms of the client's end; the worker took back ${leasesReleased} leases after the outages`,
           `faults: wall time ${Date.now() - began} ms`,
         ].join("\n"),
       );

@@ -433,5 +433,138 @@ describe.runIf(bin)("PostgreSQL failures", () => {
       );
       expect(row).toEqual({ status: "pending", attempted: false });
     });
+
+    /** The delivery of message `id`: its status, tries and whether it is leased now. */
+    const leaseOf = async (id: string) => {
+      const [row] = await db.query<{ status: string; tries: number; leased: boolean }>(
+        `select status, tries, coalesce(lease_until > now(), false) as leased
+           from webhook_deliveries where message_id = $1`,
+        [id],
+      );
+      return row;
+    };
+    const released = (metrics: ReturnType<typeof createMetrics>) =>
+      /svc_webhook_leases_released_total (\d+)/.exec(metrics.render())?.[1];
+
+    it("a claim that ran after the worker gave up on it (the server stopped answering) is taken back when the server answers, not after its lease", async () => {
+      receiver.requests.length = 0;
+      const metrics = createMetrics();
+      const errors: unknown[] = [];
+      const worker = new DeliveryWorker(db, {
+        allowPrivate: true,
+        metrics,
+        holdClaims: "never",
+        fallbackPollMs: 600_000,
+        onError: (error) => errors.push(error),
+      });
+      await worker.start();
+      try {
+        // Due in a second: the worker's wake on its commit finds nothing to claim yet.
+        const id = await db.tx(async (q) => {
+          const messageId = await enqueue(
+            q,
+            {
+              merchantId,
+              kind: "operation",
+              eventType: "operation",
+              parentSessionId: "sess_lost_claim",
+              body: "{}",
+            },
+            [`${receiver.url}/lost-claim`],
+            { timeout_seconds: 30, retry_schedule_seconds: [1] },
+          );
+          await q.query(
+            "update webhook_deliveries set next_attempt_at = now() + interval '1 second' where message_id = $1",
+            [messageId],
+          );
+          return messageId!;
+        });
+        await new Promise((resolve) => setTimeout(resolve, 1_200));
+        cluster.freeze();
+        try {
+          // The worker claims (as its fallback timer would) and gives up when no answer comes.
+          worker.wake();
+          await eventually(async () => {
+            if (!errors.some(isDatabaseUnavailable)) throw new Error("the claim has not failed yet");
+          }, 8_000);
+        } finally {
+          cluster.thaw();
+        }
+        // The server runs the claim it was sent: the delivery is leased (60 s), to no one.
+        const lost = await eventually(async () => {
+          const row = await leaseOf(id);
+          if (!row?.leased) throw new Error("the claim has not run yet");
+          return row;
+        }, 8_000);
+        expect(lost.value).toEqual({ status: "pending", tries: 1, leased: true });
+        expect(receiver.requests).toHaveLength(0);
+        // The worker's next claim (its timer's) takes the lease back first, and sends it.
+        worker.wake();
+        await receiver.waitFor(1, { path: "/lost-claim", timeoutMs: 8_000 });
+        await eventually(async () => {
+          if ((await leaseOf(id))?.status !== "succeeded") throw new Error("not recorded yet");
+        }, 5_000);
+        await worker.idle();
+        expect(receiver.requests.filter((r) => r.headers["webhook-id"] === id)).toHaveLength(1);
+        expect(released(metrics)).toBe("1");
+        expect(errors.every(isDatabaseUnavailable)).toBe(true);
+      } finally {
+        await worker.stop();
+      }
+    });
+
+    it("a lease on disk whose outcome was lost in a crash is taken back when the server is back, not after its lease", async () => {
+      receiver.requests.length = 0;
+      // The worker commits without waiting for the disk. With the WAL writer asleep for 10 s, an
+      // outcome committed just before the crash is lost, as in production when the crash comes
+      // within wal_writer_delay of it; the checkpoint puts the claim (its lease) on disk first.
+      await db.query("alter system set wal_writer_delay = '10s'");
+      await db.query("select pg_reload_conf()");
+      let release: () => void = () => {};
+      const answered = new Promise<void>((resolve) => (release = resolve));
+      receiver.respond = (_, n) => (n === 0 ? { status: 200, until: answered } : { status: 200 });
+      const metrics = createMetrics();
+      const errors: unknown[] = [];
+      const worker = new DeliveryWorker(db, {
+        allowPrivate: true,
+        metrics,
+        holdClaims: "never",
+        fallbackPollMs: 600_000,
+        onError: (error) => errors.push(error),
+      });
+      const id = (await enqueueTo("sess_lost_outcome", "/lost-outcome"))!;
+      try {
+        await worker.start();
+        await receiver.waitFor(1, { path: "/lost-outcome" });
+        await db.query("checkpoint");
+        release();
+        await eventually(async () => {
+          if ((await leaseOf(id))?.status !== "succeeded") throw new Error("not recorded yet");
+        }, 5_000);
+        cluster.crash();
+        cluster.start();
+        const restartedAt = Date.now();
+        // The worker's LISTEN comes back, and it takes back the lease of the delivery it no
+        // longer attempts: sent again (the same webhook-id) long before the lease (60 s) ends.
+        const sent = await receiver
+          .waitFor(2, { path: "/lost-outcome", timeoutMs: 10_000 })
+          .catch(async () => {
+            throw new Error(`not sent again; the delivery is now ${JSON.stringify(await leaseOf(id))}`);
+          });
+        expect(sent.map((r) => r.headers["webhook-id"])).toEqual([id, id]);
+        expect(sent[1]!.receivedAt - restartedAt).toBeLessThan(10_000);
+        await eventually(async () => {
+          if ((await leaseOf(id))?.status !== "succeeded") throw new Error("not recorded yet");
+        }, 5_000);
+        // The first outcome was lost, its claim's try was not: two tries.
+        expect(await leaseOf(id)).toEqual({ status: "succeeded", tries: 2, leased: false });
+        expect(released(metrics)).toBe("1");
+      } finally {
+        await worker.stop();
+        receiver.respond = () => ({ status: 200, body: "ok" });
+        await eventually(() => db.query("alter system reset wal_writer_delay"), 5_000);
+        await db.query("select pg_reload_conf()");
+      }
+    });
   });
 });

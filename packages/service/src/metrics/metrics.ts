@@ -15,6 +15,11 @@ export interface Metrics {
   recordEndpointsDisabled(count: number): void;
   /** An origin this process's worker found stalled (webhooks/worker.ts, STALLED_MS). */
   recordOriginStalled(): void;
+  /**
+   * Deliveries this process's worker took back after a database outage: leased by it and not
+   * being attempted, their claim's answer or their outcome lost (deliveryRepo.releaseOwnLeases).
+   */
+  recordLeasesReleased(count: number): void;
   /** The process-local part of the exposition (counters and histogram). */
   render(): string;
 }
@@ -30,7 +35,11 @@ export function createMetrics(): Metrics {
   let sumSeconds = 0;
   let endpointsDisabled = 0;
   let originsStalled = 0;
+  let leasesReleased = 0;
   return {
+    recordLeasesReleased(n) {
+      leasesReleased += n;
+    },
     recordEndpointsDisabled(n) {
       endpointsDisabled += n;
     },
@@ -65,6 +74,9 @@ export function createMetrics(): Metrics {
         "# HELP svc_webhook_origins_stalled_total Times this process found a destination origin stalled (every socket to it hanging) and left it out of its claims.",
         "# TYPE svc_webhook_origins_stalled_total counter",
         `svc_webhook_origins_stalled_total ${originsStalled}`,
+        "# HELP svc_webhook_leases_released_total Deliveries this process's worker took back after a database outage: leased by it, not being attempted (their claim's answer or their outcome was lost), due again at once instead of when the lease runs out.",
+        "# TYPE svc_webhook_leases_released_total counter",
+        `svc_webhook_leases_released_total ${leasesReleased}`,
       ];
       return `${lines.join("\n")}\n`;
     },

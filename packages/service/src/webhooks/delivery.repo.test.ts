@@ -799,6 +799,75 @@ describe.each(STORES)("delivery SQL on %s", (store) => {
     await db.query("delete from webhook_deliveries where url = any($1)", [[stalledUrl, freeUrl]]);
   });
 
+  it("a lease carries its worker's token; releaseOwnLeases ends that worker's leases on deliveries it is not attempting, and no one else's", async () => {
+    const at = `http://127.0.0.1:8/lease_${store}`;
+    /** One message to `at`, claimed at once with `token` (or held, then leased with it); its delivery. */
+    const claimedWith = async (name: string, token: number, how: "leased" | "held" = "leased") => {
+      await db.tx((q) =>
+        enqueue(
+          q,
+          {
+            merchantId,
+            kind: "operation",
+            eventType: "operation",
+            parentSessionId: `sess_${name}`,
+            body: "{}",
+          },
+          [at],
+          config,
+        ),
+      );
+      if (how === "leased") {
+        const claimed = await deliveryRepo.claim(db, 500, { leaseToken: token });
+        return claimed.find((d) => d.url === at && d.parent_session_id === `sess_${name}`)!;
+      }
+      return db.tx(async (q) => {
+        const { deliveries } = await deliveryRepo.claimHeld(q, 500);
+        const held = deliveries.find((d) => d.url === at && d.parent_session_id === `sess_${name}`)!;
+        await deliveryRepo.lease(q, [held], token);
+        return held;
+      });
+    };
+    const lost = await claimedWith(`lost_${store}`, 111);
+    const others = await claimedWith(`others_${store}`, 222);
+    const attempting = await claimedWith(`attempting_${store}`, 111);
+    const handedOver = await claimedWith(`handed_${store}`, 111, "held");
+    const done = await claimedWith(`done_${store}`, 111);
+    await deliveryRepo.record(db, [outcome(done, "succeeded")]);
+    const leases = async () =>
+      Object.fromEntries(
+        (
+          await db.query<{ id: string; token: number | null; seconds: number | null }>(
+            `select id, (extract(microseconds from lease_until)::int8 % 1000000)::int4 as token,
+                    extract(epoch from lease_until - now())::float8 as seconds
+               from webhook_deliveries where url = $1`,
+            [at],
+          )
+        ).map((r) => [r.id, r.token === null ? null : { token: r.token, seconds: r.seconds }]),
+      );
+    const before = await leases();
+    expect(before[lost.id]!.token).toBe(111);
+    expect(before[others.id]!.token).toBe(222);
+    expect(before[handedOver.id]!.token).toBe(111);
+    expect(before[done.id]).toBeNull();
+    // At least the timeout (5 s) plus the margin (30 s), in whole seconds plus the token.
+    for (const d of [lost, others, attempting, handedOver]) {
+      expect(before[d.id]!.seconds).toBeGreaterThan(34);
+      expect(before[d.id]!.seconds).toBeLessThan(37);
+    }
+    // Worker 111 still attempts one of them: the others it wrote are due again; 222's stays.
+    expect(await deliveryRepo.releaseOwnLeases(db, 111, [attempting.id])).toBeGreaterThanOrEqual(2);
+    const after = await leases();
+    expect(after[lost.id]).toBeNull();
+    expect(after[handedOver.id]).toBeNull();
+    expect(after[attempting.id]!.token).toBe(111);
+    expect(after[others.id]!.token).toBe(222);
+    const again = (await deliveryRepo.claim(db, 500, { leaseToken: 7 })).filter((d) => d.url === at);
+    expect(again.map((d) => d.id).sort()).toEqual([lost.id, handedOver.id].sort());
+    await expect(deliveryRepo.claim(db, 500, { leaseToken: 1_000_000 })).rejects.toThrow(RangeError);
+    await db.query("delete from webhook_deliveries where url = $1", [at]);
+  });
+
   it("without a retry, recording is one statement: all of it or none of it", async () => {
     await enqueueOne(`sess_repo_one_${Date.now()}`);
     const [d] = await mine(db);
@@ -937,8 +1006,10 @@ describe.each(STORES)("delivery SQL on %s", (store) => {
           held.map((d) => outcome(d, "succeeded", { held: true, sequence: 1 })),
         ),
       ).rejects.toThrow("0 of 500 held rows updated");
+      // A worker taking its leases back after an outage: the due rows only.
+      await deliveryRepo.releaseOwnLeases(explain, 1, ["dlv_old_15001"]);
     });
-    expect(plans).toHaveLength(7);
+    expect(plans).toHaveLength(8);
     for (const plan of plans) {
       expect(seqScanned(plan)).not.toContain("webhook_deliveries");
     }

@@ -15,6 +15,28 @@ import { storableText } from "../db/json.js";
 /** Extra lease beyond the attempt's timeout before another worker may take the delivery over. */
 export const LEASE_MARGIN_SECONDS = 30;
 
+/**
+ * The lease a claim writes (as `lease_until`): at least the attempt's timeout plus
+ * LEASE_MARGIN_SECONDS from now, in whole seconds, then the claiming worker's token (0–999,999)
+ * as its microseconds. The token says which worker wrote a lease: after a database outage a
+ * worker takes back the leases it wrote for deliveries it is not attempting
+ * (`releaseOwnLeases`). `token` is the number of the parameter that carries it.
+ */
+function leaseUntil(token: number): string {
+  return `date_trunc('second', now()) + make_interval(secs => d.timeout_seconds + ${LEASE_MARGIN_SECONDS + 1})
+                            + $${token}::int4 * interval '1 microsecond'`;
+}
+
+/** The token a lease carries (leaseUntil), read back from `lease_until`. */
+const LEASE_TOKEN = `(extract(microseconds from d.lease_until)::int8 % 1000000)`;
+
+/** Checks a worker's lease token: an integer from 0 to 999,999. */
+function checkLeaseToken(token: number): number {
+  if (!Number.isInteger(token) || token < 0 || token > 999_999)
+    throw new RangeError(`lease token ${token}: an integer from 0 to 999999`);
+  return token;
+}
+
 export interface ClaimedDelivery {
   id: string;
   message_id: string;
@@ -313,19 +335,20 @@ export const deliveryRepo = {
   async claim(
     q: Queryable,
     limit: number,
-    options: { traceparent?: boolean; stalled?: readonly string[] } = {},
+    options: { traceparent?: boolean; stalled?: readonly string[]; leaseToken?: number } = {},
   ): Promise<ClaimedDelivery[]> {
+    const token = checkLeaseToken(options.leaseToken ?? 0);
     return claimed(
       await q.query<ClaimedRow>(
-        `with ${dueRows("update", false, options.stalled?.length ? 2 : undefined)}
+        `with ${dueRows("update", false, options.stalled?.length ? 3 : undefined)}
        update webhook_deliveries d
-          set lease_until = now() + make_interval(secs => d.timeout_seconds + ${LEASE_MARGIN_SECONDS}),
+          set lease_until = ${leaseUntil(2)},
               tries = d.tries + 1, updated_at = now(),
               sequence = coalesce(d.sequence, due.next_sequence)
          from due, keys k
         where d.ctid = any(${SENT}) and d.ctid = due.tid and k.merchant_id = due.merchant_id
        returning ${claimedColumns("d.tries", "d.sequence", options)}`,
-        options.stalled?.length ? [limit, options.stalled] : [limit],
+        options.stalled?.length ? [limit, token, options.stalled] : [limit, token],
       ),
     );
   },
@@ -366,17 +389,45 @@ export const deliveryRepo = {
   async lease(
     q: Queryable,
     held: Pick<ClaimedDelivery, "tid" | "sequence">[],
+    leaseToken = 0,
   ): Promise<{ id: string; tid: string }[]> {
     if (held.length === 0) return [];
     return q.query<{ id: string; tid: string }>(
       `update webhook_deliveries d
-          set lease_until = now() + make_interval(secs => d.timeout_seconds + ${LEASE_MARGIN_SECONDS}),
+          set lease_until = ${leaseUntil(3)},
               tries = d.tries + 1, updated_at = now(), sequence = coalesce(d.sequence, h.sequence)
          from unnest($1::tid[], $2::int8[]) as h(tid, sequence)
         where d.ctid = any($1::tid[]) and d.ctid = h.tid
        returning d.id, d.ctid::text as tid`,
-      [held.map((h) => h.tid), held.map((h) => h.sequence)],
+      [held.map((h) => h.tid), held.map((h) => h.sequence), checkLeaseToken(leaseToken)],
     );
+  },
+
+  /**
+   * After a database outage: ends the leases that carry the worker's `token` (leaseUntil) on
+   * deliveries it is not attempting, so they are due again now instead of when the lease runs
+   * out. `attempting` lists the worker's deliveries whose attempt is in flight or whose outcome
+   * it keeps to record. What it finds is one of two things, both of which the outage made:
+   * - a claim whose commit reached the database while its answer was lost (a statement sent to a
+   *   server that stopped answering runs when it answers again, after the worker gave up on it):
+   *   its deliveries were never attempted;
+   * - a claim that was on disk when the database crashed, while its outcome, committed without
+   *   waiting for the disk, was not: its delivery was attempted and is sent again (at least
+   *   once, the same webhook-id).
+   * Through the due index, as a claim reads it (a leased row is due: its claim found it so).
+   * Returns how many it released.
+   */
+  async releaseOwnLeases(q: Queryable, token: number, attempting: readonly string[]): Promise<number> {
+    const [row] = await q.query<{ released: number }>(
+      `with released as (
+         update webhook_deliveries d set lease_until = null, updated_at = now()
+          where d.status in ('pending', 'retrying') and d.next_attempt_at <= now()
+            and d.lease_until > now() and ${LEASE_TOKEN} = $1 and d.id <> all($2::text[])
+         returning 1)
+       select count(*)::int4 as released from released`,
+      [checkLeaseToken(token), attempting],
+    );
+    return row?.released ?? 0;
   },
 
   /**

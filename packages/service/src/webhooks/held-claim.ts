@@ -41,7 +41,11 @@ export class HeldClaim {
   private allIn: () => void = () => {};
   private readonly allInPromise: Promise<void>;
 
-  constructor(readonly deliveries: ClaimedDelivery[]) {
+  /** `leaseToken`: the worker's, written into the leases of the deliveries handed over (deliveryRepo.lease). */
+  constructor(
+    readonly deliveries: ClaimedDelivery[],
+    private readonly leaseToken = 0,
+  ) {
     for (const d of deliveries) this.inFlight.add(d.id);
     this.allInPromise = new Promise((resolve) => (this.allIn = resolve));
     if (this.inFlight.size === 0) this.allIn();
@@ -52,7 +56,8 @@ export class HeldClaim {
    * has ended, the outcome to record: as a leased one's (at its leased row version), or, if the
    * hold failed and no lease could be written, as a held one's at the row version the claim
    * found. Undefined again if its row had moved on before the lease (a commit whose answer was
-   * lost had written it already: its lease runs out and it is tried again).
+   * lost had written it already: that lease carries the worker's token, and the worker takes it
+   * back once the database answers — DeliveryWorker's releaseAfterOutage — so it is tried again).
    */
   async finished(outcome: DeliveryOutcome): Promise<DeliveryOutcome | undefined> {
     // The outcome is this delivery's own (made by the worker for this call): it is marked, not
@@ -94,7 +99,7 @@ export class HeldClaim {
   }
 
   private async lease(q: Queryable): Promise<Map<string, string>> {
-    const leased = await deliveryRepo.lease(q, this.rest);
+    const leased = await deliveryRepo.lease(q, this.rest, this.leaseToken);
     return new Map(leased.map((row) => [row.id, row.tid]));
   }
 

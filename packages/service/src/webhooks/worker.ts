@@ -4,6 +4,7 @@
  * concurrently (up to MAX_IN_FLIGHT), and records outcomes in batches. A slow fallback timer
  * picks up retries that come due and leases that expired; it is not in the hot path.
  */
+import { randomInt } from "node:crypto";
 import type { Agent } from "undici";
 import { CONFIG_DEFAULTS } from "../config.js";
 import { type Db, isDatabaseUnavailable } from "../db/client.js";
@@ -82,6 +83,13 @@ const STOP_GRACE_MS = 5_000;
 const KEEP_RETRY_MIN_MS = 100;
 const KEEP_RETRY_MAX_MS = 5_000;
 const KEEP_MAX = 10_000;
+/**
+ * After a database outage the worker takes back the leases it wrote for deliveries it is not
+ * attempting (deliveryRepo.releaseOwnLeases) as soon as the database answers, and once more
+ * RELEASE_AGAIN_MS later: a claim sent to a server that stopped answering runs when it answers
+ * again, which may be just after the first release.
+ */
+const RELEASE_AGAIN_MS = 5_000;
 
 export interface WorkerOptions {
   allowPrivate: boolean;
@@ -133,6 +141,17 @@ export class DeliveryWorker {
   private closed = false;
   private flushing: Promise<void> | undefined;
   private readonly outcomes: DeliveryOutcome[] = [];
+  /**
+   * This worker's mark on the leases it writes (deliveryRepo's leaseUntil): random, so two
+   * workers' marks differ but for one chance in a million (then a release after an outage may
+   * also take back the other's lease, and that delivery may be sent twice: at least once).
+   */
+  private readonly leaseToken = randomInt(1_000_000);
+  /** The deliveries claimed whose attempt is in flight (their leases are not released). */
+  private readonly attempting = new Set<string>();
+  /** Releases still to make after an outage (releaseAfterOutage), and when the next may run. */
+  private releasesDue = 0;
+  private nextReleaseAt = 0;
   private timer: NodeJS.Timeout | undefined;
   private unlisten: (() => Promise<void>) | undefined;
   private detach: (() => void) | undefined;
@@ -150,7 +169,7 @@ export class DeliveryWorker {
 
   async start(): Promise<void> {
     // Messages committed while the LISTEN connection was lost: the claim on reconnect finds them.
-    this.unlisten = await this.db.listen(OUTBOX_CHANNEL, this.wake, this.wake);
+    this.unlisten = await this.db.listen(OUTBOX_CHANNEL, this.wake, this.lostListen);
     this.options.signal?.on("committed", this.wake);
     this.detach = this.options.signal?.attachWorker(this.takesAtOnce);
     this.timer = setInterval(this.wake, this.options.fallbackPollMs ?? CONFIG_DEFAULTS.webhookPollMs);
@@ -210,6 +229,40 @@ export class DeliveryWorker {
     }
   }
 
+  /** The database was unavailable: release this worker's stale leases once it answers, and again later. */
+  private markOutage(): void {
+    this.releasesDue = 2;
+    this.nextReleaseAt = 0;
+  }
+
+  /** The LISTEN connection was lost and is back: the database may have restarted meanwhile. */
+  private readonly lostListen = (): void => {
+    this.markOutage();
+    this.wake();
+  };
+
+  /**
+   * After an outage, once the database answers: takes back this worker's leases on deliveries it
+   * is not attempting (deliveryRepo.releaseOwnLeases), so they are due at once rather than when
+   * their leases run out (the attempt's timeout plus LEASE_MARGIN_SECONDS). Only while nothing
+   * else of this worker writes leases or outcomes (no other claim, held claim or flush), as a
+   * claim or outcome written meanwhile would be released with them; otherwise a later pass of
+   * the claim loop does it. Outcomes kept to record are not released either.
+   */
+  private async releaseAfterOutage(): Promise<void> {
+    if (this.releasesDue === 0 || performance.now() < this.nextReleaseAt) return;
+    if (this.claimers !== 1 || this.held > 0 || this.flushing) return;
+    const busy = [...this.attempting];
+    for (const o of this.outcomes) busy.push(o.id);
+    const released = await deliveryRepo.releaseOwnLeases(this.db, this.leaseToken, busy);
+    if (released > 0) this.options.metrics.recordLeasesReleased(released);
+    this.releasesDue -= 1;
+    if (this.releasesDue > 0) {
+      this.nextReleaseAt = performance.now() + RELEASE_AGAIN_MS;
+      setTimeout(this.wake, RELEASE_AGAIN_MS).unref();
+    }
+  }
+
   private readonly startClaimLoop = (): Promise<void> => this.claimLoop();
 
   private async claimLoop(): Promise<void> {
@@ -217,6 +270,7 @@ export class DeliveryWorker {
     try {
       while (this.again && !this.stopped) {
         this.again = false;
+        await this.releaseAfterOutage();
         // Busy: finishing attempts wake us again; claiming one row at a time would cost a query each.
         const stalled = this.stalled();
         if (!this.hasRoom(stalled)) break;
@@ -230,7 +284,12 @@ export class DeliveryWorker {
         let hold: HeldClaim | undefined;
         try {
           if (how === "held") ({ batch, hold } = await this.claimHeld(room, stalled));
-          else batch = await deliveryRepo.claim(this.db, room, { traceparent: tracingActive(), stalled });
+          else
+            batch = await deliveryRepo.claim(this.db, room, {
+              traceparent: tracingActive(),
+              stalled,
+              leaseToken: this.leaseToken,
+            });
         } finally {
           this.reserved -= room;
         }
@@ -243,6 +302,7 @@ export class DeliveryWorker {
         }
         for (const delivery of batch) {
           this.inFlight += 1;
+          this.attempting.add(delivery.id);
           const origin = originOf(delivery.url);
           const o = this.origins.get(origin);
           if (o) o.inFlight += 1;
@@ -251,6 +311,7 @@ export class DeliveryWorker {
         }
       }
     } catch (error) {
+      if (isDatabaseUnavailable(error)) this.markOutage();
       this.options.onError?.(error);
     } finally {
       this.claimers -= 1;
@@ -287,7 +348,7 @@ export class DeliveryWorker {
             after,
             stalled,
           });
-          hold = new HeldClaim(claimed.deliveries);
+          hold = new HeldClaim(claimed.deliveries, this.leaseToken);
           if (claimed.last) this.lastHeld = { key: claimed.last, hold };
           resolve({ batch: hold.deliveries, hold });
           // Once its deliveries are in (or its time is up), it records and commits: the next
@@ -312,6 +373,7 @@ export class DeliveryWorker {
           },
           async (error: unknown) => {
             if (!hold) return reject(error);
+            if (isDatabaseUnavailable(error)) this.markOutage();
             // A deadlock's undoing is routine (PostgreSQL picked this transaction to break it).
             if (!isTransactionConflict(error)) this.options.onError?.(error);
             // Nothing of it was written (undone, or lost with its connection or the database):
@@ -385,6 +447,8 @@ export class DeliveryWorker {
     // A held delivery's outcome is recorded in its claim's transaction, or handed back (leased).
     const toRecord = hold ? await hold.finished(recorded) : recorded;
     this.inFlight -= 1;
+    // From here its outcome is in `outcomes` (or the hold's, or not to be recorded).
+    this.attempting.delete(delivery.id);
     if (toRecord) {
       this.outcomes.push(toRecord);
       this.flush();
@@ -410,6 +474,7 @@ export class DeliveryWorker {
             waitMs = 0;
           } catch (error) {
             if (!isDatabaseUnavailable(error)) throw error;
+            this.markOutage();
             this.options.onError?.(error);
             this.keep(batch, "front");
             waitMs = Math.min(Math.max(waitMs * 2, KEEP_RETRY_MIN_MS), KEEP_RETRY_MAX_MS);
@@ -452,6 +517,7 @@ export class DeliveryWorker {
       await this.recordOutcomes(outcomes);
     } catch (error) {
       if (!isDatabaseUnavailable(error)) throw error;
+      this.markOutage();
       this.options.onError?.(error);
       this.keep(outcomes, "back");
       this.flush();
