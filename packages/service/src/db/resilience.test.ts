@@ -330,10 +330,14 @@ describe.runIf(bin)("PostgreSQL failures", () => {
           { timeout_seconds: 30, retry_schedule_seconds: [1] },
         ),
       );
-    const workerFor = (holdClaims: WorkerOptions["holdClaims"], errors: unknown[]) =>
+    const workerFor = (
+      holdClaims: WorkerOptions["holdClaims"],
+      errors: unknown[],
+      metrics = createMetrics(),
+    ) =>
       new DeliveryWorker(db, {
         allowPrivate: true,
-        metrics: createMetrics(),
+        metrics,
         holdClaims,
         holdMs: 60_000,
         fallbackPollMs: 600_000,
@@ -450,13 +454,7 @@ describe.runIf(bin)("PostgreSQL failures", () => {
       receiver.requests.length = 0;
       const metrics = createMetrics();
       const errors: unknown[] = [];
-      const worker = new DeliveryWorker(db, {
-        allowPrivate: true,
-        metrics,
-        holdClaims: "never",
-        fallbackPollMs: 600_000,
-        onError: (error) => errors.push(error),
-      });
+      const worker = workerFor("never", errors, metrics);
       await worker.start();
       try {
         // Due in a second: the worker's wake on its commit finds nothing to claim yet.
@@ -525,13 +523,7 @@ describe.runIf(bin)("PostgreSQL failures", () => {
       receiver.respond = (_, n) => (n === 0 ? { status: 200, until: answered } : { status: 200 });
       const metrics = createMetrics();
       const errors: unknown[] = [];
-      const worker = new DeliveryWorker(db, {
-        allowPrivate: true,
-        metrics,
-        holdClaims: "never",
-        fallbackPollMs: 600_000,
-        onError: (error) => errors.push(error),
-      });
+      const worker = workerFor("never", errors, metrics);
       const id = (await enqueueTo("sess_lost_outcome", "/lost-outcome"))!;
       try {
         await worker.start();
