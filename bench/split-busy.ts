@@ -10,13 +10,20 @@
  *   HOLD=always … (svc's worker holds every claim by its row locks: WorkerOptions.holdClaims)
  *   WAITS=1 … (what the backends wait on, sampled from pg_stat_activity every ~2 ms; the
  *             sampler's own query costs ~0.2 ms, on both sides alike)
+ *   TAIL=1 … (svc's rounds: where the slowest 1 % of messages spent their time — commit → the
+ *            worker's first wake after it → its claim → receipt — which claims they came in,
+ *            and the bench process's event-loop delay and garbage collections)
+ *   NOBUSY=1 … (no busy core: the bench's "producer process + NOTIFY" setup)
  *
  * The first round is often far out for svc (its worker just started: cold). docs/benchmarks.md,
- * "Issue 25: split with a busy core, measured part by part", has what it found.
+ * "Issue 25: split with a busy core, measured part by part" and "Issue 25: where the split
+ * setups' slowest messages wait", have what it found.
  */
+import { monitorEventLoopDelay, PerformanceObserver } from "node:perf_hooks";
 import type { Db } from "../packages/service/src/db/client.js";
 import { createMetrics } from "../packages/service/src/metrics/metrics.js";
 import { OutboxSignal } from "../packages/service/src/webhooks/outbox.js";
+import { deliveryRepo } from "../packages/service/src/webhooks/delivery.repo.js";
 import { DeliveryWorker } from "../packages/service/src/webhooks/worker.js";
 import { seedOutboxMerchant } from "../test/support/outbox-merchant.js";
 import {
@@ -30,12 +37,92 @@ import {
 } from "./delivery.bench.js";
 import { BaselineOutbox } from "./support/baseline-outbox.js";
 import type { ProduceReport } from "./support/produce.js";
-import { startBenchReceiver } from "./support/receiver.js";
+import { type BenchReceiver, startBenchReceiver, wallMs } from "./support/receiver.js";
 import { benchStores } from "./support/stores.js";
 
 const ROUNDS = Number(process.env.ROUNDS ?? 5);
 /** How svc's worker claims (WorkerOptions.holdClaims); unset: as in production. */
 const HOLD = process.env.HOLD as "backlog" | "always" | "never" | undefined;
+
+/**
+ * TAIL=1: records when each claim of svc's worker started and ended (which messages it took),
+ * when the worker was woken, when each message arrived, and the process's event-loop delay and
+ * garbage collections; `report` prints where the slowest 1 % of the round's messages waited.
+ */
+function tailTracer(receiver: BenchReceiver) {
+  const claimOf = new Map<string, [number, number]>();
+  const claims: [number, number, number][] = [];
+  const wakes: number[] = [];
+  const receipts = new Map<string, number>();
+  const claim = deliveryRepo.claim;
+  deliveryRepo.claim = async (...args: Parameters<typeof claim>) => {
+    const start = wallMs();
+    const rows = await claim(...args);
+    const end = wallMs();
+    for (const d of rows) claimOf.set(d.message_id, [start, end]);
+    claims.push([start, end, rows.length]);
+    return rows;
+  };
+  const drain = receiver.drain;
+  receiver.drain = async () => {
+    const got = await drain();
+    for (const [id, at] of got) receipts.set(id, at);
+    return got;
+  };
+  const loop = monitorEventLoopDelay({ resolution: 1 });
+  loop.enable();
+  const gcs: number[] = [];
+  const gc = new PerformanceObserver((list) => {
+    for (const e of list.getEntries()) gcs.push(e.duration);
+  });
+  gc.observe({ entryTypes: ["gc"] });
+  const ms = (x: number) => x.toFixed(1);
+  return {
+    /** Wraps the worker's wake so each one is timed (before start(): LISTEN takes it then). */
+    watch(worker: DeliveryWorker): void {
+      const w = worker as unknown as { wake: () => void };
+      const wake = w.wake;
+      w.wake = () => {
+        wakes.push(wallMs());
+        wake();
+      };
+    },
+    report({ commits }: ProduceReport): string {
+      deliveryRepo.claim = claim;
+      receiver.drain = drain;
+      loop.disable();
+      gc.disconnect();
+      const rows = commits
+        .filter(([id]) => receipts.has(id) && claimOf.has(id))
+        .map(([id, , committed]) => {
+          const [start, end] = claimOf.get(id)!;
+          const woken = wakes.find((t) => t >= committed) ?? start;
+          return {
+            id,
+            start,
+            total: receipts.get(id)! - committed,
+            wake: woken - committed,
+            claim: end - woken,
+            after: receipts.get(id)! - end,
+          };
+        })
+        .sort((a, b) => b.total - a.total);
+      const slowest = rows.slice(0, Math.ceil(rows.length / 100));
+      const mean = (xs: typeof rows, k: "total" | "wake" | "claim" | "after") =>
+        ms(xs.reduce((sum, x) => sum + x[k], 0) / Math.max(1, xs.length));
+      const byClaim = new Map<number, number>();
+      for (const r of slowest) byClaim.set(r.start, (byClaim.get(r.start) ?? 0) + 1);
+      const spans = claims.map(([start, end]) => end - start).sort((a, b) => a - b);
+      const parts = (xs: typeof rows) =>
+        `${mean(xs, "total")} ms = wake ${mean(xs, "wake")} + wake → claim returned ${mean(xs, "claim")} + claim returned → receipt ${mean(xs, "after")}`;
+      return [
+        `  slowest 1 % (${slowest.length}): ${parts(slowest)}; every message: ${parts(rows)}`,
+        `  the slowest came in ${byClaim.size} claims (${[...byClaim.values()].sort((a, b) => b - a).join(", ")}); claims ${claims.length}: p50 ${ms(percentile(spans, 50))}, p99 ${ms(percentile(spans, 99))}, max ${ms(spans.at(-1) ?? 0)} ms`,
+        `  event-loop delay p99 ${ms(loop.percentile(99) / 1e6)}, max ${ms(loop.max / 1e6)} ms; ${gcs.length} garbage collections, ${ms(gcs.reduce((a, b) => a + b, 0))} ms in all, the longest ${ms(Math.max(0, ...gcs))} ms`,
+      ].join("\n");
+    },
+  };
+}
 
 /** Send → commit p50 / p99: how long the producer waited for its commits. */
 function sendToCommit({ commits }: ProduceReport): string {
@@ -118,13 +205,15 @@ async function main(): Promise<void> {
             })
           : undefined;
       let stopBaseline: (() => Promise<void>) | undefined;
+      const tail = worker && process.env.TAIL ? tailTracer(receiver) : undefined;
+      if (worker) tail?.watch(worker);
       if (worker) await worker.start();
       else {
         await baseline.warmUp();
         stopBaseline = baseline.start();
       }
       await statements(db, pss);
-      busy = busyCore();
+      busy = process.env.NOBUSY ? undefined : busyCore();
       const waits = process.env.WAITS ? sampleWaits(db) : undefined;
       const report = await produceElsewhere(
         store.url(db)!,
@@ -134,10 +223,11 @@ async function main(): Promise<void> {
       );
       const latency = await latencies(receiver, report);
       const waited = await waits?.();
-      busy.stop();
+      busy?.stop();
       busy = undefined;
       await (worker ? worker.stop() : stopBaseline!());
       console.log(`round ${n}, ${who}: ${describe(latency)}, ${sendToCommit(report)}`);
+      if (tail) console.log(tail.report(report));
       if (waited) console.log(`  waits: ${waited}`);
       if (pss) console.log(`  statements:${await statements(db, pss)}`);
       return latency;
