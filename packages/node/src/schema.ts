@@ -1071,7 +1071,7 @@ export interface components {
         Replayed: {
             /** @description Deliveries queued again */
             replayed: number;
-            /** @description Deliveries left as they are: their endpoint is disabled or deleted now */
+            /** @description Deliveries left as they are: their endpoint is disabled or deleted now, or another delivery of their message goes to the same URL */
             skipped: number;
         };
         Discrepancy: {

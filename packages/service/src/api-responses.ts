@@ -259,7 +259,8 @@ export const SCHEMAS = {
     replayed: Type.Integer({ minimum: 0, description: "Deliveries queued again" }),
     skipped: Type.Integer({
       minimum: 0,
-      description: "Deliveries left as they are: their endpoint is disabled or deleted now",
+      description:
+        "Deliveries left as they are: their endpoint is disabled or deleted now, or another delivery of their message goes to the same URL",
     }),
   }),
   Discrepancy: obj({

@@ -303,8 +303,8 @@ describe.skipIf(!STORES.includes("postgres"))("transactions undone by a deadlock
       await other.query("select 1 from webhook_deliveries where message_id = $1 for update", [second]);
       const replaying = messages.replayMany(replayer, { status: "failed" });
       // …the replay holds the other and waits for it…
-      // (Found by its update's name: pg_stat_activity keeps a statement's first 1 KB only.)
-      await blockedOn("replayed as (");
+      // (Found by its first CTE's name: pg_stat_activity keeps a statement's first 1 KB only.)
+      await blockedOn("candidates as (");
       // …and the writer asks for the replay's: the replay is undone, and runs again.
       await other.query("select 1 from webhook_deliveries where message_id = $1 for update", [first]);
       await other.query("commit");

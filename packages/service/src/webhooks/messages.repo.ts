@@ -310,7 +310,9 @@ export const messagesRepo = {
    * it is and counted in `skipped`: a disabled endpoint gets nothing, a deleted one is gone. A
    * delivery to a `svc listen` endpoint goes back to its stream (the worker would have posted it
    * to the endpoint's `svc-cli://` name). The endpoints it reads are share-locked, so an endpoint
-   * being disabled or deleted meanwhile waits for this replay, then ends what it queued.
+   * being disabled or deleted meanwhile waits for this replay, then ends what it queued. A
+   * message goes to a URL once: a delivery that would go where another of its message's
+   * deliveries goes too is skipped (counted in `skipped`; see `twice` below).
    */
   async replay(
     q: Queryable,
@@ -345,13 +347,34 @@ export const messagesRepo = {
     // is cleared from its row (OLD_URL_ANSWER). The update checks the status again: a delivery
     // another replay queued meanwhile (a new row version) is left to that one, and then is not in
     // `replayed`, so its attempts are not moved twice.
+    //
+    // A message goes to a URL once (as moveWaitingDeliveries has it): a delivery that would go
+    // where another of its message's deliveries already goes — one sent or on its way there
+    // (`pending`, `retrying`, `stream`, `succeeded`) and not replayed now, or another replayed
+    // there now — is skipped (`twice`). An endpoint moved to a URL its message had a delivery to
+    // already, or two destinations at one URL, would otherwise have it twice. Among replayed ones,
+    // the one staying at its URL goes first, then the lower id. `dests` reads the replayed
+    // messages' deliveries through the message index.
     const [row] = await q.query<{ replayed: number; skipped: number; messages: string[] }>(
       `with live as (select e.id, e.kind, e.url from webhook_endpoints e where e.merchant_id = $1 and e.enabled for share),
-       target as (
-         select d.ctid as tid, d.id, coalesce(l.url, d.url) as url, l.kind is not distinct from 'cli' as to_stream,
+       candidates as (
+         select d.ctid as tid, d.id, d.message_id, coalesce(l.url, d.url) as url, l.kind is not distinct from 'cli' as to_stream,
                 coalesce(l.url, d.url) <> d.url as moved, d.url as prior_url
            from webhook_deliveries d left join live l on l.id = d.endpoint_id
           where ${where.join(" and ")} and (d.endpoint_id is null or l.id is not null)),
+       dests as (
+         select o.id, o.message_id, coalesce(c.url, o.url) as url, c.id is not null as replaying,
+                coalesce(c.moved, false) as moved
+           from webhook_deliveries o left join candidates c on c.id = o.id
+          where o.message_id = any(array(select message_id from candidates))
+            and (c.id is not null or o.status in ('pending', 'retrying', 'stream', 'succeeded'))),
+       twice as (
+         select id from (
+           select id, replaying,
+                  row_number() over (partition by message_id, url order by replaying, moved, id) as n
+             from dests) r
+          where r.n > 1 and r.replaying),
+       target as (select * from candidates c where c.id not in (select id from twice)),
        replayed as (
          update webhook_deliveries d
             set status = case when t.to_stream then 'stream' else 'pending' end, url = t.url,
@@ -365,9 +388,10 @@ export const messagesRepo = {
        ${attemptsKeepTheirUrl("(select id, tid from replayed where moved)")}
        select (select count(*) from replayed)::int as replayed,
               array(select distinct message_id from replayed) as messages,
-              (select count(*) from webhook_deliveries d
-                where ${where.join(" and ")} and d.endpoint_id is not null
-                  and d.endpoint_id not in (select id from live))::int as skipped`,
+              ((select count(*) from webhook_deliveries d
+                 where ${where.join(" and ")} and d.endpoint_id is not null
+                   and d.endpoint_id not in (select id from live))
+               + (select count(*) from twice))::int as skipped`,
       params,
     );
     await resign(q, merchantId, row!.messages);

@@ -384,6 +384,19 @@ describe.each(STORES)("webhook replay on %s", (store) => {
       (r) => r.path === "/hook" && r.headers["webhook-id"] === messageId,
     );
     expect(atHook).toHaveLength(1);
+    // Replayed, by its endpoint or by its message, it still goes to /hook once: the ended
+    // delivery would go where its endpoint is now, beside the message's own delivery there.
+    const byEndpoint = await api(stack, "POST", `/v1/webhooks/endpoints/${id}/replay`, { auth: auth() });
+    expect(byEndpoint.json.replayed).toBe(0);
+    const byMessage = await api(stack, "POST", `/v1/webhooks/messages/${messageId}/replay`, { auth: auth() });
+    expect(byMessage.json).toEqual({ replayed: 1, skipped: 1 });
+    await receiver.waitFor(receiver.requests.filter((r) => r.path === "/hook").length + 1, { path: "/hook" });
+    await new Promise((r) => setTimeout(r, 300));
+    const sent = receiver.requests.filter((r) => r.path === "/hook" && r.headers["webhook-id"] === messageId);
+    expect(sent).toHaveLength(2);
+    expect(await endpointDelivery(sessionId, id, (d) => d.status === "failed")).toMatchObject({
+      id: waiting.id,
+    });
     await api(stack, "DELETE", `/v1/webhooks/endpoints/${id}`, { auth: auth() });
   });
 
@@ -426,7 +439,7 @@ describe.each(STORES)("webhook replay on %s", (store) => {
           async () =>
             (
               await stack.db.query<{ n: number }>(
-                "select count(*)::int as n from pg_stat_activity where wait_event_type = 'Lock' and query like '%replayed as%'",
+                "select count(*)::int as n from pg_stat_activity where wait_event_type = 'Lock' and query like 'with live as%'",
               )
             )[0]!.n,
           { timeout: 10_000, interval: 20 },

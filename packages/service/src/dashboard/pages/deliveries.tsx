@@ -90,12 +90,14 @@ const WORDS = {
     many_one: "1 failed delivery is queued again.",
     many: "{n} failed deliveries are queued again.",
     many_none: "There are no failed deliveries to replay.",
-    skipped_one: "1 destination is left out: an endpoint disabled or deleted since.",
-    skipped_many: "{n} destinations are left out: endpoints disabled or deleted since.",
+    skipped_one:
+      "1 destination is left out: its endpoint is disabled or deleted now, or the message goes to its URL already.",
+    skipped_many:
+      "{n} destinations are left out: their endpoints are disabled or deleted now, or the message goes to their URLs already.",
     only_skipped:
-      "Message {id} is not queued again: it went only to endpoints that are disabled or deleted now. Enable the endpoint, or send the message to a current destination.",
+      "Message {id} is not queued again: its endpoints are disabled or deleted now, or it goes to their URLs already. Enable the endpoint, or send the message to a current destination.",
     many_only_skipped:
-      "No failed delivery is queued again: each of them ({n}) went to an endpoint that is disabled or deleted now.",
+      "No failed delivery is queued again: each of them ({n}) went to an endpoint that is disabled or deleted now, or its message goes to that URL already.",
   },
   ar: {
     title: "سجل التسليم",
@@ -162,12 +164,13 @@ const WORDS = {
     many_one: "أُعيدت عملية تسليم فاشلة واحدة إلى الانتظار.",
     many: "أُعيدت عمليات تسليم فاشلة إلى الانتظار (العدد: {n}).",
     many_none: "لا عمليات تسليم فاشلة لإعادة إرسالها.",
-    skipped_one: "استُثنيت وجهة واحدة: نقطة عُطِّلت أو حُذفت منذ ذلك الحين.",
-    skipped_many: "استُثنيت وجهات (العدد: {n}): نقاط عُطِّلت أو حُذفت منذ ذلك الحين.",
+    skipped_one: "استُثنيت وجهة واحدة: نقطتها معطّلة أو محذوفة الآن، أو أن الرسالة تُرسل إلى عنوانها أصلًا.",
+    skipped_many:
+      "استُثنيت وجهات (العدد: {n}): نقاطها معطّلة أو محذوفة الآن، أو أن الرسالة تُرسل إلى عناوينها أصلًا.",
     only_skipped:
-      "لم تُعَد الرسالة {id} إلى الانتظار: أُرسلت فقط إلى نقاط معطّلة أو محذوفة الآن. فعّل النقطة، أو أرسل الرسالة إلى وجهة حالية.",
+      "لم تُعَد الرسالة {id} إلى الانتظار: نقاطها معطّلة أو محذوفة الآن، أو أنها تُرسل إلى عناوينها أصلًا. فعّل النقطة، أو أرسل الرسالة إلى وجهة حالية.",
     many_only_skipped:
-      "لم تُعَد أي عملية تسليم فاشلة إلى الانتظار: كلها (العدد: {n}) كانت لنقاط معطّلة أو محذوفة الآن.",
+      "لم تُعَد أي عملية تسليم فاشلة إلى الانتظار: كلها (العدد: {n}) كانت لنقاط معطّلة أو محذوفة الآن، أو أن رسالتها تُرسل إلى ذلك العنوان أصلًا.",
   },
 } satisfies Record<DashboardLanguage, Record<string, string>>;
 
