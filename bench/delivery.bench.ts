@@ -397,41 +397,74 @@ async function postgresRound(
         busy.stop();
       }
     };
-    // SVC_ROLE=all (the default): producer and worker in one process, woken in-process.
-    const svc = await latencies(receiver, await produceHere(db, merchantId, url, signal));
-    // SVC_ROLE=api + SVC_ROLE=worker: the producer in its own process, the worker woken by NOTIFY.
-    const split = await latencies(receiver, await produceElsewhere(store.url(db)!, merchantId, url));
-    const svcBusy = await withBusyCore(async () =>
-      latencies(receiver, await produceHere(db, merchantId, url, signal)),
-    );
-    const splitBusy = await withBusyCore(async () =>
-      latencies(receiver, await produceElsewhere(store.url(db)!, merchantId, url)),
-    );
-    const svcTx = await latencies(receiver, await produceHere(db, merchantId, url, signal, true));
-    await worker.stop();
-    await baseline.warmUp();
-    const stopBaseline = baseline.start();
-    const baselineHere = async (prefix: string) =>
-      produceBaseline(baseline, {
-        url,
-        body: BODY,
-        perSecond: OFFERED_PER_SECOND,
-        seconds: OFFERED_SECONDS,
-        prefix: `${prefix}_${round}_`,
-      });
-    const base = await latencies(receiver, await baselineHere("base_load"));
-    const baseSplit = await latencies(
-      receiver,
-      await produceElsewhere(store.url(db)!, merchantId, url, `base_split_${round}_`),
-    );
-    const baseBusy = await withBusyCore(async () => latencies(receiver, await baselineHere("base_busy")));
-    const baseSplitBusy = await withBusyCore(async () =>
-      latencies(
-        receiver,
-        await produceElsewhere(store.url(db)!, merchantId, url, `base_split_busy_${round}_`),
-      ),
-    );
-    await stopBaseline();
+    // Each side's latency windows start from the same state: the drains' dead rows vacuumed and
+    // their pages checkpointed, so neither side's windows take the other's (or its own drain's)
+    // autovacuum and the full-page images after it. The side whose windows go first alternates
+    // per round, as the drains do: until 2026-11-29 svc's always went first, right after the
+    // drains, and the autovacuums of the round's 60,000 drained rows (8-13 s each, logged with
+    // log_autovacuum_min_duration) fell in svc's windows, never in the baseline's.
+    const settle = async () => {
+      await db.query("vacuum (analyze)");
+      await db.query("checkpoint");
+    };
+    const svcWindows = async () => {
+      await settle();
+      // SVC_ROLE=all (the default): producer and worker in one process, woken in-process.
+      const svc = await latencies(receiver, await produceHere(db, merchantId, url, signal));
+      // SVC_ROLE=api + SVC_ROLE=worker: the producer in its own process, the worker woken by NOTIFY.
+      const split = await latencies(receiver, await produceElsewhere(store.url(db)!, merchantId, url));
+      const svcBusy = await withBusyCore(async () =>
+        latencies(receiver, await produceHere(db, merchantId, url, signal)),
+      );
+      const splitBusy = await withBusyCore(async () =>
+        latencies(receiver, await produceElsewhere(store.url(db)!, merchantId, url)),
+      );
+      const svcTx = await latencies(receiver, await produceHere(db, merchantId, url, signal, true));
+      return { svc, split, svcBusy, splitBusy, svcTx };
+    };
+    const baselineWindows = async () => {
+      await settle();
+      await baseline.warmUp();
+      const stopBaseline = baseline.start();
+      try {
+        const baselineHere = async (prefix: string) =>
+          produceBaseline(baseline, {
+            url,
+            body: BODY,
+            perSecond: OFFERED_PER_SECOND,
+            seconds: OFFERED_SECONDS,
+            prefix: `${prefix}_${round}_`,
+          });
+        const base = await latencies(receiver, await baselineHere("base_load"));
+        const baseSplit = await latencies(
+          receiver,
+          await produceElsewhere(store.url(db)!, merchantId, url, `base_split_${round}_`),
+        );
+        const baseBusy = await withBusyCore(async () => latencies(receiver, await baselineHere("base_busy")));
+        const baseSplitBusy = await withBusyCore(async () =>
+          latencies(
+            receiver,
+            await produceElsewhere(store.url(db)!, merchantId, url, `base_split_busy_${round}_`),
+          ),
+        );
+        return { base, baseSplit, baseBusy, baseSplitBusy };
+      } finally {
+        await stopBaseline();
+      }
+    };
+    let svcSide: Awaited<ReturnType<typeof svcWindows>>;
+    let baseSide: Awaited<ReturnType<typeof baselineWindows>>;
+    if (round % 2 === 1) {
+      svcSide = await svcWindows();
+      await worker.stop();
+      baseSide = await baselineWindows();
+    } else {
+      baseSide = await baselineWindows();
+      svcSide = await svcWindows();
+      await worker.stop();
+    }
+    const { svc, split, svcBusy, splitBusy, svcTx } = svcSide;
+    const { base, baseSplit, baseBusy, baseSplitBusy } = baseSide;
     for (const [label, l] of [
       ["svc, one process", svc],
       ["svc, producer process + NOTIFY", split],
