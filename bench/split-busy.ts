@@ -1,7 +1,8 @@
 /**
  * A diagnostic, not a benchmark (`npm run bench` does not run it): the delivery bench's setup
  * "producer process + NOTIFY, busy core" alone, svc and the baseline outbox alternated for
- * `ROUNDS` rounds (default 5) on one durable cluster, each round printed with the producer's
+ * `ROUNDS` rounds (default 5) on one durable cluster (the side going first alternating, each
+ * after a vacuum and a checkpoint), each round printed with the producer's
  * send → commit beside the bench's latencies, and what PostgreSQL did meanwhile:
  *
  *   SVC_BENCH_STORES=postgres npx tsx bench/split-busy.ts
@@ -14,11 +15,13 @@
  *            worker's first wake after it → its claim → receipt — which claims they came in,
  *            and the bench process's event-loop delay and garbage collections)
  *   NOBUSY=1 … (no busy core: the bench's "producer process + NOTIFY" setup)
+ *   ALLOC=1 … (what each side's worker process allocates a message, and where: sampled)
  *
  * The first round is often far out for svc (its worker just started: cold). docs/benchmarks.md,
  * "Issue 25: split with a busy core, measured part by part" and "Issue 25: where the split
  * setups' slowest messages wait", have what it found.
  */
+import inspector from "node:inspector";
 import { monitorEventLoopDelay, PerformanceObserver } from "node:perf_hooks";
 import type { Db } from "../packages/service/src/db/client.js";
 import { createMetrics } from "../packages/service/src/metrics/metrics.js";
@@ -39,6 +42,49 @@ import { BaselineOutbox } from "./support/baseline-outbox.js";
 import type { ProduceReport } from "./support/produce.js";
 import { type BenchReceiver, startBenchReceiver, wallMs } from "./support/receiver.js";
 import { benchStores } from "./support/stores.js";
+
+/**
+ * ALLOC=1: samples what each side's round allocates in this process (V8's sampling heap
+ * profiler, every 32 KB on average, collected objects included) and prints the functions that
+ * allocated most, by bytes a message.
+ */
+async function sampleAllocations(): Promise<(messages: number) => Promise<string>> {
+  const session = new inspector.Session();
+  session.connect();
+  const post = (method: string, params?: object) =>
+    new Promise<unknown>((resolve, reject) =>
+      session.post(method, params, (error, result) => (error ? reject(error) : resolve(result))),
+    );
+  await post("HeapProfiler.startSampling", {
+    samplingInterval: 32_768,
+    includeObjectsCollectedByMajorGC: true,
+    includeObjectsCollectedByMinorGC: true,
+  });
+  return async (messages) => {
+    interface Node {
+      callFrame: { functionName: string; url: string; lineNumber: number };
+      selfSize: number;
+      children: Node[];
+    }
+    const { profile } = (await post("HeapProfiler.stopSampling")) as { profile: { head: Node } };
+    session.disconnect();
+    const bySite = new Map<string, number>();
+    let total = 0;
+    const walk = (node: Node) => {
+      const f = node.callFrame;
+      const site = `${f.functionName || "(anonymous)"} ${f.url.replace(/^.*\/(node_modules|packages)\//, "")}:${f.lineNumber + 1}`;
+      bySite.set(site, (bySite.get(site) ?? 0) + node.selfSize);
+      total += node.selfSize;
+      for (const child of node.children) walk(child);
+    };
+    walk(profile.head);
+    const top = [...bySite].sort((a, b) => b[1] - a[1]).slice(0, 25);
+    return [
+      `  allocated ${Math.round(total / messages)} B a message (sampled), by function:`,
+      ...top.map(([site, bytes]) => `    ${String(Math.round(bytes / messages)).padStart(6)} B  ${site}`),
+    ].join("\n");
+  };
+}
 
 const ROUNDS = Number(process.env.ROUNDS ?? 5);
 /** How svc's worker claims (WorkerOptions.holdClaims); unset: as in production. */
@@ -207,6 +253,10 @@ async function main(): Promise<void> {
       let stopBaseline: (() => Promise<void>) | undefined;
       const tail = worker && process.env.TAIL ? tailTracer(receiver) : undefined;
       if (worker) tail?.watch(worker);
+      // Each side starts from the same state, as in the delivery bench: the last round's dead
+      // rows vacuumed and its pages checkpointed.
+      await db.query("vacuum (analyze)");
+      await db.query("checkpoint");
       if (worker) await worker.start();
       else {
         await baseline.warmUp();
@@ -215,6 +265,7 @@ async function main(): Promise<void> {
       await statements(db, pss);
       busy = process.env.NOBUSY ? undefined : busyCore();
       const waits = process.env.WAITS ? sampleWaits(db) : undefined;
+      const allocations = process.env.ALLOC ? await sampleAllocations() : undefined;
       const report = await produceElsewhere(
         store.url(db)!,
         merchantId,
@@ -222,19 +273,24 @@ async function main(): Promise<void> {
         who === "baseline" ? `base_split_busy_${n}_` : undefined,
       );
       const latency = await latencies(receiver, report);
+      const allocated = await allocations?.(report.commits.length);
       const waited = await waits?.();
       busy?.stop();
       busy = undefined;
       await (worker ? worker.stop() : stopBaseline!());
       console.log(`round ${n}, ${who}: ${describe(latency)}, ${sendToCommit(report)}`);
       if (tail) console.log(tail.report(report));
+      if (allocated) console.log(allocated);
       if (waited) console.log(`  waits: ${waited}`);
       if (pss) console.log(`  statements:${await statements(db, pss)}`);
       return latency;
     };
     for (let n = 1; n <= ROUNDS; n++) {
-      const svc = await round("svc", n);
-      const base = await round("baseline", n);
+      // The side going first alternates per round, as in the delivery bench.
+      const first = n % 2 === 1 ? "svc" : "baseline";
+      const one = await round(first, n);
+      const other = await round(first === "svc" ? "baseline" : "svc", n);
+      const [svc, base] = first === "svc" ? [one, other] : [other, one];
       console.log(
         `round ${n}: send → receipt p99 ${(svc.sendP99 / base.sendP99).toFixed(2)}× the baseline's`,
       );
