@@ -401,8 +401,9 @@ async function postgresRound(
     // their pages checkpointed, so neither side's windows take the other's (or its own drain's)
     // autovacuum and the full-page images after it. The side whose windows go first alternates
     // per round, as the drains do: until 2026-11-29 svc's always went first, right after the
-    // drains, and the autovacuums of the round's 60,000 drained rows (8-13 s each, logged with
-    // log_autovacuum_min_duration) fell in svc's windows, never in the baseline's.
+    // drains, and the autovacuums of the round's 60,000 drained rows (8–13 s each, logged with
+    // log_autovacuum_min_duration) ran in svc's windows (docs/benchmarks.md, "Issue 25: the
+    // latency windows' order").
     const settle = async () => {
       await db.query("vacuum (analyze)");
       await db.query("checkpoint");
