@@ -62,27 +62,58 @@ async function sampleAllocations(): Promise<(messages: number) => Promise<string
   });
   return async (messages) => {
     interface Node {
-      callFrame: { functionName: string; url: string; lineNumber: number };
+      callFrame: {
+        functionName: string;
+        scriptId: string;
+        url: string;
+        lineNumber: number;
+        columnNumber: number;
+      };
       selfSize: number;
       children: Node[];
     }
     const { profile } = (await post("HeapProfiler.stopSampling")) as { profile: { head: Node } };
-    session.disconnect();
-    const bySite = new Map<string, number>();
+    const bySite = new Map<string, { bytes: number; frame: Node["callFrame"] }>();
     let total = 0;
     const walk = (node: Node) => {
       const f = node.callFrame;
-      const site = `${f.functionName || "(anonymous)"} ${f.url.replace(/^.*\/(node_modules|packages)\//, "")}:${f.lineNumber + 1}`;
-      bySite.set(site, (bySite.get(site) ?? 0) + node.selfSize);
+      const key = `${f.scriptId}:${f.lineNumber}:${f.columnNumber}`;
+      const site = bySite.get(key) ?? { bytes: 0, frame: f };
+      site.bytes += node.selfSize;
+      bySite.set(key, site);
       total += node.selfSize;
       for (const child of node.children) walk(child);
     };
     walk(profile.head);
-    const top = [...bySite].sort((a, b) => b[1] - a[1]).slice(0, 25);
-    return [
-      `  allocated ${Math.round(total / messages)} B a message (sampled), by function:`,
-      ...top.map(([site, bytes]) => `    ${String(Math.round(bytes / messages)).padStart(6)} B  ${site}`),
-    ].join("\n");
+    const top = [...bySite.values()].sort((a, b) => b.bytes - a.bytes).slice(0, 25);
+    // svc's own files run as tsx transpiled them (whitespace minified: one line), so a line
+    // number says nothing there: the start of the function's code is shown instead.
+    await post("Debugger.enable");
+    const sources = new Map<string, string[]>();
+    const codeAt = async (f: Node["callFrame"]) => {
+      if (!f.url.includes("/packages/") || f.url.includes("/node_modules/")) return "";
+      let lines = sources.get(f.scriptId);
+      if (!lines) {
+        const { scriptSource } = (await post("Debugger.getScriptSource", { scriptId: f.scriptId })) as {
+          scriptSource: string;
+        };
+        lines = scriptSource.split("\n");
+        sources.set(f.scriptId, lines);
+      }
+      return `  ${(lines[f.lineNumber] ?? "").slice(f.columnNumber, f.columnNumber + 70)}`;
+    };
+    const rows: string[] = [];
+    for (const { bytes, frame: f } of top) {
+      const where = `${f.url.replace(/^.*\/(node_modules|packages)\//, "")}:${f.lineNumber + 1}`;
+      rows.push(
+        `    ${String(Math.round(bytes / messages)).padStart(6)} B  ${f.functionName || "(anonymous)"} ${where}${await codeAt(f)}`,
+      );
+    }
+    await post("Debugger.disable");
+    session.disconnect();
+    return [`  allocated ${Math.round(total / messages)} B a message (sampled), by function:`, ...rows].join(
+      "\n",
+    );
   };
 }
 
