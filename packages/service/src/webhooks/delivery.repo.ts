@@ -30,6 +30,22 @@ function leaseUntil(token: number): string {
 /** The token a lease carries (leaseUntil), read back from `lease_until`. */
 const LEASE_TOKEN = `(extract(microseconds from d.lease_until)::int8 % 1000000)`;
 
+/** `lease`'s statement (built once: see claimTexts). */
+const LEASE_HELD = `update webhook_deliveries d
+          set lease_until = ${leaseUntil(3)},
+              tries = d.tries + 1, updated_at = now(), sequence = coalesce(d.sequence, h.sequence)
+         from unnest($1::tid[], $2::int8[]) as h(tid, sequence)
+        where d.ctid = any($1::tid[]) and d.ctid = h.tid
+       returning d.id, d.ctid::text as tid`;
+
+/** `releaseOwnLeases`' statement (built once: see claimTexts). */
+const RELEASE_OWN_LEASES = `with released as (
+         update webhook_deliveries d set lease_until = null, updated_at = now()
+          where d.status in ('pending', 'retrying') and d.next_attempt_at <= now()
+            and d.lease_until > now() and ${LEASE_TOKEN} = $1 and d.id <> all($2::text[])
+         returning 1)
+       select count(*)::int4 as released from released`;
+
 /** Checks a worker's lease token: an integer from 0 to 999,999. */
 function checkLeaseToken(token: number): number {
   if (!Number.isInteger(token) || token < 0 || token > 999_999)
@@ -220,6 +236,16 @@ const STRAYS = `strays as (
 const SENT = `array(select tid from due where coalesce(endpoint_state, 'ok') = 'ok')`;
 
 /**
+ * The claims' statement texts, built once per variant (which options they were given) and then
+ * reused. A text built from its parts on every call is a new string each time, which the Db's
+ * prepared-statement lookup (a Map keyed by the text) flattens and hashes again: at 1,000
+ * messages/s, a claim a message or so, that was about 4 KB allocated a message in the worker's
+ * process, most of what the Db wrapper allocated (docs/benchmarks.md, 2026-11-29).
+ */
+const claimTexts: (string | undefined)[] = [];
+const claimHeldTexts: (string | undefined)[] = [];
+
+/**
  * The `keys` CTE of a claim: each claimed merchant's signing secrets now, newest first, read once
  * per merchant rather than once per row (a batch is mostly one merchant's: per row, this look-up
  * was ~30 % of a 500-row claim's execution, 2026-11-27). `materialized`: inlined, the planner
@@ -338,19 +364,18 @@ export const deliveryRepo = {
     options: { traceparent?: boolean; stalled?: readonly string[]; leaseToken?: number } = {},
   ): Promise<ClaimedDelivery[]> {
     const token = checkLeaseToken(options.leaseToken ?? 0);
-    return claimed(
-      await q.query<ClaimedRow>(
-        `with ${dueRows("update", false, options.stalled?.length ? 3 : undefined)}
+    const stalled = options.stalled?.length ? options.stalled : undefined;
+    const traceparent = options.traceparent === true;
+    const sql = (claimTexts[(stalled ? 1 : 0) | (traceparent ? 2 : 0)] ??=
+      `with ${dueRows("update", false, stalled ? 3 : undefined)}
        update webhook_deliveries d
           set lease_until = ${leaseUntil(2)},
               tries = d.tries + 1, updated_at = now(),
               sequence = coalesce(d.sequence, due.next_sequence)
          from due, keys k
         where d.ctid = any(${SENT}) and d.ctid = due.tid and k.merchant_id = due.merchant_id
-       returning ${claimedColumns("d.tries", "d.sequence", options)}`,
-        options.stalled?.length ? [limit, token, options.stalled] : [limit, token],
-      ),
-    );
+       returning ${claimedColumns("d.tries", "d.sequence", { traceparent })}`);
+    return claimed(await q.query<ClaimedRow>(sql, stalled ? [limit, token, stalled] : [limit, token]));
   },
 
   /**
@@ -368,13 +393,17 @@ export const deliveryRepo = {
   ): Promise<{ deliveries: ClaimedDelivery[]; last: DueKey | undefined }> {
     const { after } = options;
     const stalled = options.stalled?.length ? [options.stalled] : [];
-    const rows = await q.query<ClaimedRow & { last_at: string; last_seq: number }>(
+    const traceparent = options.traceparent === true;
+    const variant = (after ? 1 : 0) | (stalled.length > 0 ? 2 : 0) | (traceparent ? 4 : 0);
+    const sql = (claimHeldTexts[variant] ??=
       `with ${dueRows("no key update", after !== undefined, stalled.length === 0 ? undefined : after ? 4 : 2)},
             last as materialized (select next_attempt_at::text as at, seq from due order by next_attempt_at desc, seq desc limit 1)
-       select ${claimedColumns("d.tries + 1", "coalesce(d.sequence, due.next_sequence)", options)},
+       select ${claimedColumns("d.tries + 1", "coalesce(d.sequence, due.next_sequence)", { traceparent })},
               l.at as last_at, l.seq as last_seq
          from webhook_deliveries d, due, keys k, last l
-        where d.ctid = any(${SENT}) and d.ctid = due.tid and k.merchant_id = due.merchant_id`,
+        where d.ctid = any(${SENT}) and d.ctid = due.tid and k.merchant_id = due.merchant_id`);
+    const rows = await q.query<ClaimedRow & { last_at: string; last_seq: number }>(
+      sql,
       after ? [limit, after.at, after.seq, ...stalled] : [limit, ...stalled],
     );
     const last = rows.length > 0 ? { at: rows[0]!.last_at, seq: rows[0]!.last_seq } : undefined;
@@ -392,15 +421,11 @@ export const deliveryRepo = {
     leaseToken = 0,
   ): Promise<{ id: string; tid: string }[]> {
     if (held.length === 0) return [];
-    return q.query<{ id: string; tid: string }>(
-      `update webhook_deliveries d
-          set lease_until = ${leaseUntil(3)},
-              tries = d.tries + 1, updated_at = now(), sequence = coalesce(d.sequence, h.sequence)
-         from unnest($1::tid[], $2::int8[]) as h(tid, sequence)
-        where d.ctid = any($1::tid[]) and d.ctid = h.tid
-       returning d.id, d.ctid::text as tid`,
-      [held.map((h) => h.tid), held.map((h) => h.sequence), checkLeaseToken(leaseToken)],
-    );
+    return q.query<{ id: string; tid: string }>(LEASE_HELD, [
+      held.map((h) => h.tid),
+      held.map((h) => h.sequence),
+      checkLeaseToken(leaseToken),
+    ]);
   },
 
   /**
@@ -418,15 +443,10 @@ export const deliveryRepo = {
    * Returns how many it released.
    */
   async releaseOwnLeases(q: Queryable, token: number, attempting: readonly string[]): Promise<number> {
-    const [row] = await q.query<{ released: number }>(
-      `with released as (
-         update webhook_deliveries d set lease_until = null, updated_at = now()
-          where d.status in ('pending', 'retrying') and d.next_attempt_at <= now()
-            and d.lease_until > now() and ${LEASE_TOKEN} = $1 and d.id <> all($2::text[])
-         returning 1)
-       select count(*)::int4 as released from released`,
-      [checkLeaseToken(token), attempting],
-    );
+    const [row] = await q.query<{ released: number }>(RELEASE_OWN_LEASES, [
+      checkLeaseToken(token),
+      attempting,
+    ]);
     return row?.released ?? 0;
   },
 
