@@ -216,6 +216,9 @@ export interface ChildFinish {
   operatedAt: Date;
 }
 
+/** finishManyReporting's statement texts, by the text of their insert (see there). */
+const reportingTexts = new Map<string, string>();
+
 const FINISH_CHILDREN = `update operations o
     set state = v.state, pg_response = v.pg_response, operated_at = v.operated_at, updated_at = now()
    from unnest($1::text[], $2::text[], $3::jsonb[], $4::timestamptz[], $5::text[]) with ordinality
@@ -392,10 +395,14 @@ export const operationsRepo = {
   ): Promise<{ finished: boolean[]; messageIds: (string | undefined)[] }> {
     const finish = finishParams(items);
     const insert = enqueueFragment(messages, finish.length, "select i from finished");
-    const rows = await q.query<{ i: number }>(
-      `with finished as (${FINISH_CHILDREN}), reported as (${insert.sql}) select i from finished`,
-      [...finish, ...insert.params],
-    );
+    // Built once per insert text (itself built once: enqueueFragment), not on every call.
+    let sql = reportingTexts.get(insert.sql);
+    if (sql === undefined)
+      reportingTexts.set(
+        insert.sql,
+        (sql = `with finished as (${FINISH_CHILDREN}), reported as (${insert.sql}) select i from finished`),
+      );
+    const rows = await q.query<{ i: number }>(sql, [...finish, ...insert.params]);
     const finished = new Set(rows.map((row) => row.i));
     return {
       finished: items.map((_, i) => finished.has(i + 1)),

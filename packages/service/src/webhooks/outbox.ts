@@ -187,7 +187,17 @@ const ENQUEUE_ONE = `insert into webhook_deliveries (${COLUMNS})
 // Many messages in one statement (a batch of operations): a row per delivery, in the order given.
 // Its parameters are numbered from `$<at + 1>`; with `kept`, a row is written only if its item's
 // owner (the parameter after the 18 columns) is among what `kept` selects (see enqueueFragment).
-const enqueueSql = (at: number, kept?: string) => {
+// Each text is built once per (at, kept) and then reused (the same string object): a statement
+// text built on every call is a new string each time, which the Db's prepared-statement lookup
+// flattens and hashes again (see delivery.repo's claimTexts).
+const enqueueTexts = new Map<string, string>();
+const enqueueSql = (at: number, kept?: string): string => {
+  const key = `${at} ${kept ?? ""}`;
+  let text = enqueueTexts.get(key);
+  if (text === undefined) enqueueTexts.set(key, (text = buildEnqueueSql(at, kept)));
+  return text;
+};
+const buildEnqueueSql = (at: number, kept?: string) => {
   const $ = (n: number) => `$${at + n}`;
   return `insert into webhook_deliveries (${COLUMNS})
   select d.id, d.message_id, d.position, d.merchant_id, d.kind, d.event_type, d.parent_session_id, d.child_session_id,
