@@ -2,7 +2,7 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { freshPostgresUrl, STORES } from "../../../../test/support/stores.js";
 import { readdirSync, readFileSync, readlinkSync } from "node:fs";
-import { type Db, KEEPALIVE_IDLE_MS, openPostgres, type Queryable } from "./client.js";
+import { type Db, KEEPALIVE_IDLE_MS, openPostgres, type Queryable, statementText } from "./client.js";
 
 describe.runIf(STORES.includes("postgres"))("prepared statements on postgres", () => {
   let url: string;
@@ -170,3 +170,18 @@ function connectionsTo(port: number): { inode: string; timer: number; dueInMs: n
       return { inode: cols[9]!, timer: parseInt(kind!, 16), dueInMs: parseInt(when!, 16) * 10 };
     });
 }
+
+describe("statementText", () => {
+  it("builds a key's text once and hands the same text out after; another key builds its own", () => {
+    let builds = 0;
+    const build = (part: string) => () => {
+      builds += 1;
+      return `select ${part} from (select 1 as x) t`;
+    };
+    const first = statementText("client.test one", build("x"));
+    expect(statementText("client.test one", build("ignored"))).toBe(first);
+    expect(builds).toBe(1);
+    expect(statementText("client.test two", build("x + 1"))).toBe("select x + 1 from (select 1 as x) t");
+    expect(builds).toBe(2);
+  });
+});

@@ -101,6 +101,20 @@ class PreparedNames {
 }
 
 /**
+ * A statement text built from parts (variants of one statement), built once per `key` and then
+ * handed out as the same string. A text built on every call is a new string each time, which
+ * PreparedNames' lookup (a Map keyed by the text) flattens into a copy and hashes again: for the
+ * delivery worker's claim, built per call, that was about 4 KB allocated a message at 1,000
+ * messages/s (docs/benchmarks.md, 2026-11-29). `key` names the statement and its variant.
+ */
+export function statementText(key: string, build: () => string): string {
+  let text = statementTexts.get(key);
+  if (text === undefined) statementTexts.set(key, (text = build()));
+  return text;
+}
+const statementTexts = new Map<string, string>();
+
+/**
  * PostgreSQL refuses a prepared statement whose result columns changed since it was prepared
  * (a migration added a column to a `select *` table while this process ran).
  */

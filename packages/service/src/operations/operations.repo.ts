@@ -2,7 +2,7 @@
 import type { GatewayKind, Operation } from "@svc/protocol";
 import type { GatewayConnection } from "../gateways/connection.js";
 import type { TransactionRow } from "../payments/transactions.repo.js";
-import type { Queryable } from "../db/client.js";
+import { type Queryable, statementText } from "../db/client.js";
 import { enqueueFragment, type OwnedEnqueue } from "../webhooks/outbox.js";
 import type { PgResponse } from "../gateways/adapter.js";
 import type { IdempotencyClaim } from "../http/idempotency.js";
@@ -216,9 +216,6 @@ export interface ChildFinish {
   operatedAt: Date;
 }
 
-/** finishManyReporting's statement texts, by the text of their insert (see there). */
-const reportingTexts = new Map<string, string>();
-
 const FINISH_CHILDREN = `update operations o
     set state = v.state, pg_response = v.pg_response, operated_at = v.operated_at, updated_at = now()
    from unnest($1::text[], $2::text[], $3::jsonb[], $4::timestamptz[], $5::text[]) with ordinality
@@ -395,13 +392,11 @@ export const operationsRepo = {
   ): Promise<{ finished: boolean[]; messageIds: (string | undefined)[] }> {
     const finish = finishParams(items);
     const insert = enqueueFragment(messages, finish.length, "select i from finished");
-    // Built once per insert text (itself built once: enqueueFragment), not on every call.
-    let sql = reportingTexts.get(insert.sql);
-    if (sql === undefined)
-      reportingTexts.set(
-        insert.sql,
-        (sql = `with finished as (${FINISH_CHILDREN}), reported as (${insert.sql}) select i from finished`),
-      );
+    // Built once per shape (statementText); the insert's parameters start after the finish's.
+    const sql = statementText(
+      `finishManyReporting ${finish.length}`,
+      () => `with finished as (${FINISH_CHILDREN}), reported as (${insert.sql}) select i from finished`,
+    );
     const rows = await q.query<{ i: number }>(sql, [...finish, ...insert.params]);
     const finished = new Set(rows.map((row) => row.i));
     return {

@@ -6,7 +6,7 @@
  * same parent is still pending or retrying — claimed ones stay `pending` until their outcome is
  * recorded, so a queued notice always reaches a URL before its final result.
  */
-import type { Queryable } from "../db/client.js";
+import { type Queryable, statementText } from "../db/client.js";
 import { FIRST_PAYLOAD_VERSION } from "./outbox.js";
 import { DEFAULT_RETRY_SCHEDULE_SECONDS } from "./retry-policy.js";
 import { secretsInForce } from "./secrets.js";
@@ -30,7 +30,7 @@ function leaseUntil(token: number): string {
 /** The token a lease carries (leaseUntil), read back from `lease_until`. */
 const LEASE_TOKEN = `(extract(microseconds from d.lease_until)::int8 % 1000000)`;
 
-/** `lease`'s statement (built once: see claimTexts). */
+/** `lease`'s statement. */
 const LEASE_HELD = `update webhook_deliveries d
           set lease_until = ${leaseUntil(3)},
               tries = d.tries + 1, updated_at = now(), sequence = coalesce(d.sequence, h.sequence)
@@ -38,7 +38,7 @@ const LEASE_HELD = `update webhook_deliveries d
         where d.ctid = any($1::tid[]) and d.ctid = h.tid
        returning d.id, d.ctid::text as tid`;
 
-/** `releaseOwnLeases`' statement (built once: see claimTexts). */
+/** `releaseOwnLeases`' statement. */
 const RELEASE_OWN_LEASES = `with released as (
          update webhook_deliveries d set lease_until = null, updated_at = now()
           where d.status in ('pending', 'retrying') and d.next_attempt_at <= now()
@@ -236,16 +236,6 @@ const STRAYS = `strays as (
 const SENT = `array(select tid from due where coalesce(endpoint_state, 'ok') = 'ok')`;
 
 /**
- * The claims' statement texts, built once per variant (which options they were given) and then
- * reused. A text built from its parts on every call is a new string each time, which the Db's
- * prepared-statement lookup (a Map keyed by the text) flattens and hashes again: at 1,000
- * messages/s, a claim a message or so, that was about 4 KB allocated a message in the worker's
- * process, most of what the Db wrapper allocated (docs/benchmarks.md, 2026-11-29).
- */
-const claimTexts: (string | undefined)[] = [];
-const claimHeldTexts: (string | undefined)[] = [];
-
-/**
  * The `keys` CTE of a claim: each claimed merchant's signing secrets now, newest first, read once
  * per merchant rather than once per row (a batch is mostly one merchant's: per row, this look-up
  * was ~30 % of a 500-row claim's execution, 2026-11-27). `materialized`: inlined, the planner
@@ -366,15 +356,19 @@ export const deliveryRepo = {
     const token = checkLeaseToken(options.leaseToken ?? 0);
     const stalled = options.stalled?.length ? options.stalled : undefined;
     const traceparent = options.traceparent === true;
-    const sql = (claimTexts[(stalled ? 1 : 0) | (traceparent ? 2 : 0)] ??=
-      `with ${dueRows("update", false, stalled ? 3 : undefined)}
+    // Built once per variant (statementText): a claim runs about once a message at 1,000/s.
+    const sql = statementText(
+      `claim ${stalled ? 1 : 0}${traceparent ? 1 : 0}`,
+      () =>
+        `with ${dueRows("update", false, stalled ? 3 : undefined)}
        update webhook_deliveries d
           set lease_until = ${leaseUntil(2)},
               tries = d.tries + 1, updated_at = now(),
               sequence = coalesce(d.sequence, due.next_sequence)
          from due, keys k
         where d.ctid = any(${SENT}) and d.ctid = due.tid and k.merchant_id = due.merchant_id
-       returning ${claimedColumns("d.tries", "d.sequence", { traceparent })}`);
+       returning ${claimedColumns("d.tries", "d.sequence", { traceparent })}`,
+    );
     return claimed(await q.query<ClaimedRow>(sql, stalled ? [limit, token, stalled] : [limit, token]));
   },
 
@@ -394,14 +388,17 @@ export const deliveryRepo = {
     const { after } = options;
     const stalled = options.stalled?.length ? [options.stalled] : [];
     const traceparent = options.traceparent === true;
-    const variant = (after ? 1 : 0) | (stalled.length > 0 ? 2 : 0) | (traceparent ? 4 : 0);
-    const sql = (claimHeldTexts[variant] ??=
-      `with ${dueRows("no key update", after !== undefined, stalled.length === 0 ? undefined : after ? 4 : 2)},
+    const variant = `${after ? 1 : 0}${stalled.length > 0 ? 1 : 0}${traceparent ? 1 : 0}`;
+    const sql = statementText(
+      `claimHeld ${variant}`,
+      () =>
+        `with ${dueRows("no key update", after !== undefined, stalled.length === 0 ? undefined : after ? 4 : 2)},
             last as materialized (select next_attempt_at::text as at, seq from due order by next_attempt_at desc, seq desc limit 1)
        select ${claimedColumns("d.tries + 1", "coalesce(d.sequence, due.next_sequence)", { traceparent })},
               l.at as last_at, l.seq as last_seq
          from webhook_deliveries d, due, keys k, last l
-        where d.ctid = any(${SENT}) and d.ctid = due.tid and k.merchant_id = due.merchant_id`);
+        where d.ctid = any(${SENT}) and d.ctid = due.tid and k.merchant_id = due.merchant_id`,
+    );
     const rows = await q.query<ClaimedRow & { last_at: string; last_seq: number }>(
       sql,
       after ? [limit, after.at, after.seq, ...stalled] : [limit, ...stalled],

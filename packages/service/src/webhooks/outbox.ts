@@ -13,7 +13,7 @@
 import { EventEmitter } from "node:events";
 import { newId } from "@svc/protocol";
 import { PAYLOAD_VERSIONS, type PayloadVersion } from "@svc/webhooks/sign";
-import type { Db, Queryable } from "../db/client.js";
+import { type Db, type Queryable, statementText } from "../db/client.js";
 import { activeTraceparent } from "../telemetry/trace-context.js";
 import { DEFAULT_RETRY_SCHEDULE_SECONDS } from "./retry-policy.js";
 import type { WebhookConfig } from "./settings.repo.js";
@@ -187,16 +187,9 @@ const ENQUEUE_ONE = `insert into webhook_deliveries (${COLUMNS})
 // Many messages in one statement (a batch of operations): a row per delivery, in the order given.
 // Its parameters are numbered from `$<at + 1>`; with `kept`, a row is written only if its item's
 // owner (the parameter after the 18 columns) is among what `kept` selects (see enqueueFragment).
-// Each text is built once per (at, kept) and then reused (the same string object): a statement
-// text built on every call is a new string each time, which the Db's prepared-statement lookup
-// flattens and hashes again (see delivery.repo's claimTexts).
-const enqueueTexts = new Map<string, string>();
-const enqueueSql = (at: number, kept?: string): string => {
-  const key = `${at} ${kept ?? ""}`;
-  let text = enqueueTexts.get(key);
-  if (text === undefined) enqueueTexts.set(key, (text = buildEnqueueSql(at, kept)));
-  return text;
-};
+// Built once per (at, kept): statementText.
+const enqueueSql = (at: number, kept?: string): string =>
+  statementText(`enqueue ${at} ${kept ?? ""}`, () => buildEnqueueSql(at, kept));
 const buildEnqueueSql = (at: number, kept?: string) => {
   const $ = (n: number) => `$${at + n}`;
   return `insert into webhook_deliveries (${COLUMNS})
