@@ -38,7 +38,7 @@ const POSTGRES_ROUNDS = 3;
 export const SECRET = "whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw";
 
 /** A realistic operation webhook body (~750 bytes). */
-const BODY = JSON.stringify({
+export const BODY = JSON.stringify({
   amount: "2.500",
   initiator: { id: 42, first_name: "Ada", last_name: "Admin", username: "ada", email: "ada@example.com" },
   is_sandbox: true,
@@ -121,7 +121,7 @@ async function onLanes(count: number, lanes: number, one: (n: number) => Promise
 }
 
 /** Commits `count` messages (each for its own parent) while no worker runs. */
-async function prefill(db: Db, merchantId: string, count: number, url: string, round: number): Promise<void> {
+export async function prefill(db: Db, merchantId: string, count: number, url: string, round: number): Promise<void> {
   const prefix = `bench_${round}_`;
   await db.query(
     `insert into webhook_deliveries (id, message_id, merchant_id, kind, event_type, parent_session_id, body, url, status,
