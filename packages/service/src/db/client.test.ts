@@ -2,6 +2,7 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { freshPostgresUrl, STORES } from "../../../../test/support/stores.js";
 import { readdirSync, readFileSync, readlinkSync } from "node:fs";
+import pg from "pg";
 import { type Db, KEEPALIVE_IDLE_MS, openPostgres, type Queryable, statementText } from "./client.js";
 
 describe.runIf(STORES.includes("postgres"))("prepared statements on postgres", () => {
@@ -47,6 +48,69 @@ describe.runIf(STORES.includes("postgres"))("prepared statements on postgres", (
       expect(await attempt()).toEqual([{ id: 1, a: "x", b: "z", c: "w" }]);
     } finally {
       await single.close();
+    }
+  });
+
+  it("after its first execution a statement's result is not described again, and its rows come out the same", async () => {
+    // Every type svc reads back, nulls, several rows, and no rows.
+    const sql = `select $1::int8 as big, $2::numeric as amount, $3::timestamptz as at, $4::boolean as ok, $5::text as note,
+                        $6::jsonb as doc, $7::int4[] as schedule, null::text as nothing, g as n
+                   from generate_series(1, $8::int4) g`;
+    const params = [
+      9_007_199_254_740_991,
+      "12.345",
+      "2026-11-29T18:00:00.123Z",
+      true,
+      "héllo",
+      { a: [1] },
+      [5, 300],
+    ];
+    const descriptions: string[] = [];
+    const described = pg.Query.prototype as unknown as { handleRowDescription(msg: unknown): void };
+    const handle = described.handleRowDescription;
+    described.handleRowDescription = function (this: { name?: string }, msg) {
+      descriptions.push(this.name ?? "");
+      handle.call(this, msg);
+    };
+    try {
+      // Once alone (two executions at once before either has answered are both described), then
+      // on both connections of the pool, in and out of a transaction.
+      expect(await db.query(sql, [...params, 1])).toHaveLength(1);
+      const runs = [];
+      for (let i = 0; i < 3; i++) {
+        runs.push(await Promise.all([db.query(sql, [...params, 2]), db.query(sql, [...params, 3])]));
+        runs.push([await db.tx((q) => q.query(sql, [...params, 0]))]);
+      }
+      const row = (n: number) => ({
+        big: 9_007_199_254_740_991,
+        amount: "12.345",
+        at: new Date("2026-11-29T18:00:00.123Z"),
+        ok: true,
+        note: "héllo",
+        doc: { a: [1] },
+        schedule: [5, 300],
+        nothing: null,
+        n,
+      });
+      for (let i = 0; i < 3; i++) {
+        expect(runs[2 * i]).toEqual([
+          [row(1), row(2)],
+          [row(1), row(2), row(3)],
+        ]);
+        expect(runs[2 * i + 1]).toEqual([[]]);
+      }
+      // Described once: the first execution, whose columns every later one reuses.
+      expect(descriptions).toHaveLength(1);
+      // A statement whose first execution fails keeps no columns from it: its first success is
+      // described (as the failure was), the next one not.
+      const failing = "select 1 / $1::int4 as q";
+      await expect(db.query(failing, [0])).rejects.toThrow(/division by zero/);
+      expect(await db.query(failing, [1])).toEqual([{ q: 1 }]);
+      expect(await db.query(failing, [1])).toEqual([{ q: 1 }]);
+      expect(descriptions).toHaveLength(3);
+      expect(descriptions[2]).toBe(descriptions[1]);
+    } finally {
+      described.handleRowDescription = handle;
     }
   });
 

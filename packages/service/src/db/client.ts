@@ -70,15 +70,104 @@ export async function openPglite(dataDir?: string): Promise<Db> {
   };
 }
 
+/** A result's columns as node-postgres keeps them to build its rows (pg's Result, read once per statement). */
+interface ResultShape {
+  fields: pg.FieldDef[];
+  parsers: unknown;
+  prebuilt: unknown;
+}
+
+/** What a pg Query is made of beyond its typings (pg/lib/query.js and result.js, node-postgres 8). */
+interface QueryInternals {
+  _result: { fields: unknown; _parsers: unknown; _prebuiltEmptyResultObject: unknown };
+  _accumulateRows: unknown;
+  prepare(connection: { describe: (...args: unknown[]) => void }): void;
+}
+const PgQuery = pg.Query as unknown as new (config: pg.QueryConfig) => QueryInternals;
+const noDescribe = () => {};
+
+/**
+ * A named statement run without asking PostgreSQL to describe its result again. node-postgres
+ * sends a Describe with every execution of a prepared statement and builds the result's column
+ * list (a Field object a column, a parser list, an empty row to copy) from the answer each time:
+ * for the delivery worker's claim, about 5 KB allocated a message at 1,000 messages/s (the row
+ * descriptions were the whole difference between its allocation and the baseline outbox's,
+ * docs/benchmarks.md, 2026-11-29). A prepared statement's result columns cannot change (PostgreSQL
+ * refuses to run one whose would: isStalePlan), so the shape read from its first execution
+ * (`ResultShape`) serves every later one, on any connection of the pool: rows are built exactly
+ * as node-postgres builds them, from the same parsers.
+ *
+ * The Describe is left out by calling node-postgres's own `prepare` with the connection's
+ * `describe` silenced for that call; should a later node-postgres stop calling it there, the
+ * description arrives and is used as before (`handleRowDescription` sets the columns anew).
+ */
+class DescribedQuery extends PgQuery {
+  constructor(config: pg.QueryConfig, shape: ResultShape) {
+    super(config);
+    this._result.fields = shape.fields;
+    this._result._parsers = shape.parsers;
+    this._result._prebuiltEmptyResultObject = shape.prebuilt;
+    // Set by handleRowDescription when a description arrives: keep the rows.
+    this._accumulateRows = true;
+  }
+
+  override prepare(connection: { describe: (...args: unknown[]) => void }): void {
+    const describe = connection.describe;
+    connection.describe = noDescribe;
+    try {
+      super.prepare(connection);
+    } finally {
+      connection.describe = describe;
+    }
+  }
+}
+
 /**
  * Statements with parameters run as named prepared statements: PostgreSQL parses and plans each
  * once per connection instead of on every call (planning the operations path's joins cost more
- * than running them). One name per distinct SQL text, for the life of the process.
+ * than running them). One name per distinct SQL text, for the life of the process. After its
+ * first execution a statement runs without its result being described again (DescribedQuery).
  */
 class PreparedNames {
   private readonly names = new Map<string, string>();
+  private readonly shapes = new Map<string, ResultShape>();
   private counter = 0;
   constructor(private readonly max = 2_000) {}
+
+  /** Runs `sql` on the pool or a client: described from its first execution's columns once it has one. */
+  async run<T>(
+    on: pg.Pool | pg.PoolClient,
+    sql: string,
+    params: readonly unknown[] | undefined,
+  ): Promise<T[]> {
+    const config = this.config(sql, params);
+    const name = config.name;
+    const shape = name === undefined ? undefined : this.shapes.get(name);
+    if (shape) {
+      const query = new DescribedQuery(config, shape);
+      // A submittable: pool.query and client.query answer through the callback.
+      const result = await new Promise<pg.QueryResult>((resolve, reject) =>
+        (
+          on.query as (
+            q: unknown,
+            values: undefined,
+            cb: (e: Error | undefined, r: pg.QueryResult) => void,
+          ) => void
+        ).call(on, query, undefined, (error, r) => (error ? reject(error) : resolve(r))),
+      );
+      return result.rows as T[];
+    }
+    const result = await on.query(config);
+    if (name !== undefined && this.names.get(sql) === name) {
+      const r = result as unknown as { _parsers: unknown; _prebuiltEmptyResultObject: unknown };
+      this.shapes.set(name, {
+        fields: result.fields,
+        parsers: r._parsers,
+        prebuilt: r._prebuiltEmptyResultObject,
+      });
+    }
+    return result.rows as T[];
+  }
 
   /** The query config for `sql`; unnamed (parsed each time) without parameters or past `max` texts. */
   config(sql: string, params: readonly unknown[] | undefined): pg.QueryConfig {
@@ -92,8 +181,10 @@ class PreparedNames {
     return { name, text: sql, values };
   }
 
-  /** A fresh name for `sql`: connections prepare it again (after a schema change). */
+  /** A fresh name for `sql`: connections prepare it again (after a schema change), described anew. */
   rename(sql: string): string {
+    const old = this.names.get(sql);
+    if (old !== undefined) this.shapes.delete(old);
     const name = `svc_${++this.counter}`;
     this.names.set(sql, name);
     return name;
@@ -298,12 +389,12 @@ export async function openPostgres(
     kind: "postgres",
     query: async (sql, params) => {
       try {
-        return (await pool.query(prepared.config(sql, params))).rows;
+        return await prepared.run(pool, sql, params);
       } catch (error) {
         if (!isStalePlan(error)) throw error;
         // Outside a transaction the statement can simply run again, prepared under a new name.
         prepared.rename(sql);
-        return (await pool.query(prepared.config(sql, params))).rows;
+        return await prepared.run(pool, sql, params);
       }
     },
     tx: async (fn) => {
@@ -314,7 +405,7 @@ export async function openPostgres(
         const result = await fn({
           query: async (sql, params) => {
             try {
-              return (await client.query(prepared.config(sql, params))).rows;
+              return await prepared.run(client, sql, params);
             } catch (error) {
               // The transaction is lost, but the next one prepares the statement afresh.
               if (isStalePlan(error)) prepared.rename(sql);
