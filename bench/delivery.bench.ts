@@ -121,7 +121,13 @@ async function onLanes(count: number, lanes: number, one: (n: number) => Promise
 }
 
 /** Commits `count` messages (each for its own parent) while no worker runs. */
-export async function prefill(db: Db, merchantId: string, count: number, url: string, round: number): Promise<void> {
+export async function prefill(
+  db: Db,
+  merchantId: string,
+  count: number,
+  url: string,
+  round: number,
+): Promise<void> {
   const prefix = `bench_${round}_`;
   await db.query(
     `insert into webhook_deliveries (id, message_id, merchant_id, kind, event_type, parent_session_id, body, url, status,

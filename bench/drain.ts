@@ -18,7 +18,6 @@
  */
 import { readdirSync, readFileSync } from "node:fs";
 import inspector from "node:inspector";
-import type { Db } from "../packages/service/src/db/client.js";
 import { createMetrics } from "../packages/service/src/metrics/metrics.js";
 import { OutboxSignal } from "../packages/service/src/webhooks/outbox.js";
 import { DeliveryWorker } from "../packages/service/src/webhooks/worker.js";
@@ -26,12 +25,15 @@ import { seedOutboxMerchant } from "../test/support/outbox-merchant.js";
 import { BODY, prefill, SECRET } from "./delivery.bench.js";
 import { BaselineOutbox } from "./support/baseline-outbox.js";
 import { type BenchReceiver, startBenchReceiver, wallMs } from "./support/receiver.js";
+import { statements, statementStats } from "./support/statements.js";
 import { benchStores } from "./support/stores.js";
 
 const ROUNDS = Number(process.env.ROUNDS ?? 6);
 const COUNT = Number(process.env.COUNT ?? 30_000);
 const AB = process.env.AB;
 const abRatios: number[] = [];
+/** The statements listed after each drain (pg_stat_statements): its claims come in three or four variants. */
+const WIDER = { top: 6 };
 const TICK_US = 1e6 / 100; // USER_HZ: /proc's CPU times are in 1/100 s on Linux
 
 /** CPU time (µs) of the processes whose command is `comm` (and whose command line has `arg`). */
@@ -119,18 +121,6 @@ async function profiled<T>(into: Map<string, number>, run: () => Promise<T>): Pr
   }
 }
 
-/** The statements PostgreSQL spent most time in since the last call (pg_stat_statements, when preloaded). */
-async function statements(db: Db, enabled: boolean): Promise<string> {
-  if (!enabled) return "";
-  const rows = await db.query<{ statement: string; calls: string; mean_us: string; total_ms: string }>(
-    `select left(regexp_replace(query, '\\s+', ' ', 'g'), 60) as statement, calls::text,
-            round(mean_exec_time::numeric * 1000)::text as mean_us, round(total_exec_time::numeric)::text as total_ms
-       from pg_stat_statements where query not like '%pg_stat%' order by total_exec_time desc limit 6`,
-  );
-  await db.query("select pg_stat_statements_reset()");
-  return rows.map((r) => `\n      ${r.statement}: ${r.calls} × ${r.mean_us} µs = ${r.total_ms} ms`).join("");
-}
-
 async function main(): Promise<void> {
   const store = (await benchStores()).find((s) => s.kind === "postgres");
   if (!store) throw new Error("needs PostgreSQL: SVC_BENCH_STORES=postgres");
@@ -142,13 +132,7 @@ async function main(): Promise<void> {
       const db = await store.open();
       const workerDb = await store.reopen(db);
       const merchantId = await seedOutboxMerchant(db, "mer_bench", SECRET);
-      const pss = await db
-        .query("create extension if not exists pg_stat_statements")
-        .then(() => db.query("select pg_stat_statements_reset()"))
-        .then(
-          () => true,
-          () => false,
-        );
+      const pss = await statementStats(db);
       const baseline = new BaselineOutbox(store.url(db)!);
       await baseline.reset();
       const svc = async (tag = "") => {
@@ -166,7 +150,7 @@ async function main(): Promise<void> {
           receiver.url,
           Number(`${n}${tag === "" ? "" : tag === "on" ? 1 : 2}`),
         );
-        await statements(db, pss);
+        await statements(db, pss, WIDER);
         const run = () =>
           drain(
             receiver,
@@ -174,18 +158,18 @@ async function main(): Promise<void> {
             () => worker.stop(),
           );
         const result = process.env.PROF ? await profiled(profile, run) : await run();
-        return { ...result, statements: await statements(db, pss) };
+        return { ...result, statements: await statements(db, pss, WIDER) };
       };
       const base = async () => {
         await baseline.prefill(COUNT, `${receiver.url}/drain`, BODY, `base_${n}_`);
-        await statements(db, pss);
+        await statements(db, pss, WIDER);
         let stop: (() => Promise<void>) | undefined;
         const result = await drain(
           receiver,
           async () => (stop = baseline.start()),
           async () => stop?.(),
         );
-        return { ...result, statements: await statements(db, pss) };
+        return { ...result, statements: await statements(db, pss, WIDER) };
       };
       type Drained = Awaited<ReturnType<typeof svc>>;
       const line = (who: string, r: Drained) =>

@@ -41,6 +41,7 @@ import {
 import { BaselineOutbox } from "./support/baseline-outbox.js";
 import type { ProduceReport } from "./support/produce.js";
 import { type BenchReceiver, startBenchReceiver, wallMs } from "./support/receiver.js";
+import { statements, statementStats } from "./support/statements.js";
 import { benchStores } from "./support/stores.js";
 
 /**
@@ -237,18 +238,6 @@ function sampleWaits(db: Db): () => Promise<string> {
   };
 }
 
-/** The statements PostgreSQL spent most time in since the last call (pg_stat_statements, when preloaded). */
-async function statements(db: Db, enabled: boolean): Promise<string> {
-  if (!enabled) return "";
-  const rows = await db.query<{ statement: string; calls: string; mean_us: string; total_ms: string }>(
-    `select left(regexp_replace(query, '\\s+', ' ', 'g'), 48) as statement, calls::text,
-            round(mean_exec_time::numeric * 1000)::text as mean_us, round(total_exec_time::numeric)::text as total_ms
-       from pg_stat_statements where query not like '%pg_stat%' order by total_exec_time desc limit 5`,
-  );
-  await db.query("select pg_stat_statements_reset()");
-  return rows.map((r) => `\n      ${r.statement}: ${r.calls} × ${r.mean_us} µs = ${r.total_ms} ms`).join("");
-}
-
 async function main(): Promise<void> {
   const store = (await benchStores()).find((s) => s.kind === "postgres");
   if (!store) throw new Error("needs PostgreSQL: SVC_BENCH_STORES=postgres");
@@ -260,14 +249,7 @@ async function main(): Promise<void> {
   try {
     const merchantId = await seedOutboxMerchant(db, "mer_bench", SECRET);
     if (process.env.PRE) await db.query(process.env.PRE);
-    // Without the library preloaded, the extension can be created but not read (its reset fails).
-    const pss = await db
-      .query("create extension if not exists pg_stat_statements")
-      .then(() => db.query("select pg_stat_statements_reset()"))
-      .then(
-        () => true,
-        () => false,
-      );
+    const pss = await statementStats(db);
     await baseline.reset();
     const url = `${receiver.url}/load`;
     const round = async (who: "svc" | "baseline", n: number) => {
