@@ -3,7 +3,7 @@
 import { type Db, openPglite, openPostgres } from "../../packages/service/src/db/client.js";
 import { migrate } from "../../packages/service/src/db/migrate.js";
 import { PRODUCER_POOL } from "./produce.js";
-import { WORKER_POOL_SIZE } from "../../packages/service/src/webhooks/worker.js";
+import { WORKER_POOL_OPTIONS, WORKER_POOL_SIZE } from "../../packages/service/src/webhooks/worker.js";
 import { DURABILITY_SETTINGS, findPgBin, startPostgres } from "../../scripts/postgres.mjs";
 
 export interface BenchStore {
@@ -89,7 +89,7 @@ async function allStores(): Promise<BenchStore[]> {
         return db;
       },
       // As startService opens the worker's: a pool of its own, commits not waiting for the flush.
-      reopen: async (db) => openPostgres(urls.get(db)!, WORKER_POOL_SIZE, { synchronousCommit: false }),
+      reopen: async (db) => openPostgres(urls.get(db)!, WORKER_POOL_SIZE, WORKER_POOL_OPTIONS),
       url: (db) => urls.get(db),
       stop: () => {},
     });

@@ -19,7 +19,7 @@ import { createGatewayRegistry } from "./gateways/registry.js";
 import { createKeyring } from "./secrets/keyring.js";
 import { createMetrics } from "./metrics/metrics.js";
 import { notifyWorkers, OutboxSignal } from "./webhooks/outbox.js";
-import { DeliveryWorker, WORKER_POOL_SIZE } from "./webhooks/worker.js";
+import { DeliveryWorker, WORKER_POOL_OPTIONS, WORKER_POOL_SIZE } from "./webhooks/worker.js";
 
 const EXPIRY_SWEEP_MS = 30_000; // how often open sessions past expiration_time become `expired`
 const STALE_PURGE_MS = 10 * 60_000; // how often expired idempotency keys and stale counters are deleted
@@ -110,7 +110,7 @@ export async function startService(
     config.role === "api"
       ? undefined
       : db.kind === "postgres" && config.databaseUrl
-        ? await openPostgres(config.databaseUrl, WORKER_POOL_SIZE, { synchronousCommit: false, ...timeouts })
+        ? await openPostgres(config.databaseUrl, WORKER_POOL_SIZE, { ...WORKER_POOL_OPTIONS, ...timeouts })
         : db;
   const keyring = createKeyring(config.secretsKey || undefined, config.secretsPreviousKeys);
   const gateways = createGatewayRegistry({

@@ -3,6 +3,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { freshPostgresUrl, STORES } from "../../../../test/support/stores.js";
 import { readdirSync, readFileSync, readlinkSync } from "node:fs";
 import pg from "pg";
+import { WORKER_POOL_OPTIONS } from "../webhooks/worker.js";
 import { type Db, KEEPALIVE_IDLE_MS, openPostgres, type Queryable, statementText } from "./client.js";
 
 describe.runIf(STORES.includes("postgres"))("prepared statements on postgres", () => {
@@ -140,21 +141,29 @@ describe.runIf(STORES.includes("postgres"))("prepared statements on postgres", (
     await unlisten();
   });
 
-  it("a pool opened with synchronousCommit false commits without waiting for the WAL flush; the default pool leaves the server's setting", async () => {
-    const setting = async (q: Queryable) =>
+  it("the worker's pool commits without waiting for the WAL flush and plans no whole-table reads; the default pool leaves the server's settings", async () => {
+    const setting = async (q: Queryable, name = "synchronous_commit") =>
       (
         await q.query<{ setting: string; source: string }>(
-          "select setting, source from pg_settings where name = 'synchronous_commit'",
+          "select setting, source from pg_settings where name = $1",
+          [name],
         )
       )[0];
-    const worker = await openPostgres(url, 2, { synchronousCommit: false });
+    const worker = await openPostgres(url, 2, WORKER_POOL_OPTIONS);
     try {
       // The test cluster itself runs with synchronous_commit off (a throwaway store), so the
       // default pool is told apart by where its value comes from: not from the client.
       expect((await setting(db))?.source).not.toBe("client");
+      expect(await setting(db, "enable_seqscan")).toMatchObject({ setting: "on" });
       // Every connection of the worker's pool, inside a transaction and out of one.
       const expected = { setting: "off", source: "client" };
       expect(await Promise.all([setting(worker), worker.tx(setting)])).toEqual([expected, expected]);
+      expect(
+        await Promise.all([
+          setting(worker, "enable_seqscan"),
+          worker.tx((q) => setting(q, "enable_seqscan")),
+        ]),
+      ).toEqual([expected, expected]);
     } finally {
       await worker.close();
     }

@@ -330,6 +330,16 @@ export interface PostgresOptions {
    * and never anything another pool committed (see docs/webhooks.md, Delivery).
    */
   synchronousCommit?: boolean;
+  /**
+   * `false`: this pool's statements do not read a table whole where an index can serve them
+   * (`enable_seqscan = off`). For the delivery worker's pool: each of its statements is built to
+   * go through an index, and a prepared statement keeps the generic plan it got first. Planned
+   * while `webhook_deliveries` was recorded as empty (a vacuum of the empty table: a fresh
+   * database, or the retention purge having deleted every delivery), the claim scanned the whole
+   * table for every candidate row, 2 ms a claim at 5,000 rows and growing, until autovacuum next
+   * analysed the table (docs/webhooks.md).
+   */
+  seqScans?: boolean;
 }
 
 export async function openPostgres(
@@ -337,6 +347,7 @@ export async function openPostgres(
   poolSize = 10,
   {
     synchronousCommit = true,
+    seqScans = true,
     connectTimeoutMs = DB_TIMEOUT_DEFAULTS.connectTimeoutMs,
     statementTimeoutMs = DB_TIMEOUT_DEFAULTS.statementTimeoutMs,
   }: PostgresOptions = {},
@@ -359,7 +370,7 @@ export async function openPostgres(
     connectionString,
     max: poolSize,
     types,
-    options: `-c plan_cache_mode=force_generic_plan -c jit=off${synchronousCommit ? "" : " -c synchronous_commit=off"}`,
+    options: `-c plan_cache_mode=force_generic_plan -c jit=off${synchronousCommit ? "" : " -c synchronous_commit=off"}${seqScans ? "" : " -c enable_seqscan=off"}`,
     connectionTimeoutMillis: connectTimeoutMs,
     ...(statementTimeoutMs > 0
       ? { statement_timeout: statementTimeoutMs, query_timeout: statementTimeoutMs + CLIENT_GRACE_MS }

@@ -213,7 +213,9 @@ describe.skipIf(!STORES.includes("postgres"))("transactions undone by a deadlock
       await other.query("commit");
       await expect.poll(async () => (await delivery(first)).status, { timeout: 10_000 }).toBe("retrying");
       // Leased again outside the undone transaction: not due, so not claimed and sent meanwhile.
-      expect((await delivery(slow!)).lease_until).not.toBeNull();
+      // (The redo writes the outcomes first and the leases after: polled, not read once, since a
+      // read between the two found no lease yet on a loaded machine, 2026-11-29.)
+      await expect.poll(async () => (await delivery(slow!)).lease_until, { timeout: 10_000 }).not.toBeNull();
       await new Promise((r) => setTimeout(r, 300));
       release();
       await expect.poll(async () => (await delivery(slow!)).status, { timeout: 10_000 }).toBe("succeeded");

@@ -72,6 +72,11 @@ const HOLD_MS = 500;
  * opens for it.
  */
 export const WORKER_POOL_SIZE = CLAIMERS + MAX_HELD_OPEN + 4;
+/**
+ * How the service opens the worker's pool on PostgreSQL (db/client.ts, PostgresOptions): commits
+ * that do not wait for their WAL flush, and no whole-table reads where an index can serve.
+ */
+export const WORKER_POOL_OPTIONS = { synchronousCommit: false, seqScans: false } as const;
 /** Outcomes finishing within this window are recorded in one transaction. */
 const FLUSH_DELAY_MS = 2;
 const STOP_GRACE_MS = 5_000;
