@@ -88,7 +88,8 @@ async function allStores(): Promise<BenchStore[]> {
         urls.set(db, url.toString());
         return db;
       },
-      // As startService opens the worker's: a pool of its own, commits not waiting for the flush.
+      // As startService opens the worker's: a pool of its own, commits not waiting for the flush,
+      // no whole-table reads (WORKER_POOL_OPTIONS).
       reopen: async (db) => openPostgres(urls.get(db)!, WORKER_POOL_SIZE, WORKER_POOL_OPTIONS),
       url: (db) => urls.get(db),
       stop: () => {},

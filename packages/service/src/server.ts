@@ -105,7 +105,8 @@ export async function startService(
   // On PostgreSQL (SVC_DATABASE_URL), the worker has a pool of its own whose commits do
   // not wait for their WAL flush: its claims and outcomes are at-least-once bookkeeping (a server
   // crash can only make it send a delivery again), and waiting on the disk for them put every
-  // claim's flush on the path of every message, in the queue with the producers' flushes.
+  // claim's flush on the path of every message, in the queue with the producers' flushes. Its
+  // statements plan no whole-table reads (WORKER_POOL_OPTIONS; docs/webhooks.md).
   const workerDb =
     config.role === "api"
       ? undefined
