@@ -260,7 +260,7 @@ export const describe = (l: Latency) =>
   `commit→receipt p50 ${l.p50} / p99 ${l.p99} ms, send→receipt p50 ${l.sendP50} / p99 ${l.sendP99} ms (${l.committedPerSecond}/s committed, ${l.n} arrived)`;
 
 /** Drains `count` prefilled messages with a worker started now; msg/s from start to last receipt. */
-async function drainRate(
+export async function drainRate(
   receiver: BenchReceiver,
   count: number,
   start: () => Promise<unknown>,
