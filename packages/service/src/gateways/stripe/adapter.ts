@@ -29,6 +29,11 @@ import { paymentResultOf, refundResultOf } from "./mapping.js";
 
 /** How far around an attempt's start svc looks for its PaymentIntent when the answer was lost. */
 const LOOKUP_WINDOW_MS = 15 * 60_000;
+/**
+ * The most objects a look-up reads (a hundred pages of Stripe's largest) before it gives up
+ * saying "not there": past it, the outcome is unknown (firstListed).
+ */
+export const LOOKUP_MAX_OBJECTS = 10_000;
 /** The statuses Stripe gives a Refund and a PaymentIntent (docs.stripe.com/api/refunds/object, …/payment_intents/object). */
 const REFUND_STATUSES = ["pending", "requires_action", "succeeded", "failed", "canceled"];
 const PAYMENT_INTENT_STATUSES = [
@@ -56,6 +61,8 @@ export class StripeGatewayAdapter implements GatewayAdapter {
      * answer dripped a byte at a time would hold a refund for ever without this.
      */
     private readonly deadlineMs = 0,
+    /** LOOKUP_MAX_OBJECTS; lower in tests. */
+    private readonly lookupMax = LOOKUP_MAX_OBJECTS,
   ) {}
 
   /** Runs one Stripe call; Stripe's own answers (errors included) come back, transport failures throw. */
@@ -177,9 +184,14 @@ export class StripeGatewayAdapter implements GatewayAdapter {
     const listed = await this.call(
       "payment lookup",
       () =>
-        this.stripe.paymentIntents
-          .list({ created: { gte: started - window, lte: started + window }, limit: 100 })
-          .autoPagingToArray({ limit: 10_000 }),
+        firstListed(
+          this.stripe.paymentIntents.list({
+            created: { gte: started - window, lte: started + window },
+            limit: 100,
+          }),
+          (p) => p.metadata?.attempt_id === ref.attemptId,
+          { what: `the PaymentIntent of attempt ${ref.attemptId}`, max: this.lookupMax },
+        ),
       false,
     );
     if ("refused" in listed)
@@ -187,8 +199,7 @@ export class StripeGatewayAdapter implements GatewayAdapter {
         "gateway_request_rejected",
         `Stripe refused the lookup: ${listed.refused.message}`,
       );
-    const pi = listed.ok.find((p) => p.metadata?.attempt_id === ref.attemptId);
-    return pi ? this.retrieve(pi.id, ref.returnUrl) : undefined;
+    return listed.ok ? this.retrieve(listed.ok.id, ref.returnUrl) : undefined;
   }
 
   async operate(request: GatewayOperationRequest): Promise<GatewayOperationResult> {
@@ -259,14 +270,15 @@ export class StripeGatewayAdapter implements GatewayAdapter {
       const listed = await this.call(
         "refund lookup",
         () =>
-          this.stripe.refunds
-            .list({ payment_intent: request.pgReference, limit: 100 })
-            .autoPagingToArray({ limit: 10_000 }),
+          firstListed(
+            this.stripe.refunds.list({ payment_intent: request.pgReference, limit: 100 }),
+            (r) => r.metadata?.reference_number === request.referenceNumber,
+            { what: `the refund ${request.referenceNumber}`, max: this.lookupMax },
+          ),
         false,
       );
       if ("refused" in listed) throw lookupRefused(listed.refused);
-      const refund = listed.ok.find((r) => r.metadata?.reference_number === request.referenceNumber);
-      return refund ? refundResultOf(refund) : undefined;
+      return listed.ok ? refundResultOf(listed.ok) : undefined;
     }
     const got = await this.call("payment status", () =>
       this.stripe.paymentIntents.retrieve(request.pgReference),
@@ -301,11 +313,38 @@ function lookupRefused(error: Stripe.errors.StripeError): GatewayError {
   });
 }
 
+/**
+ * The first object of a Stripe list that `matches`, read page by page only until it is found
+ * (lists are newest first, so a recent attempt's PaymentIntent is on the first page); undefined
+ * when the list ends without it. A list longer than `max` objects is not read to its end, and
+ * the object is then neither found nor known to be absent: that throws, outcome unknown, so the
+ * caller asks again later rather than act as if Stripe had none (until 2026-11-29 the look-ups
+ * read at most 10,000 objects and answered "not there" past them).
+ */
+export async function firstListed<T>(
+  list: AsyncIterable<T>,
+  matches: (item: T) => boolean,
+  { what, max }: { what: string; max: number },
+): Promise<T | undefined> {
+  let read = 0;
+  for await (const item of list) {
+    if (read === max)
+      throw new GatewayError(
+        "gateway_unavailable",
+        `Stripe listed more than ${max} objects where svc looked for ${what}: whether it is there is unknown`,
+        { outcomeUnknown: true },
+      );
+    if (matches(item)) return item;
+    read += 1;
+  }
+  return undefined;
+}
+
 /** The registry's factory for Stripe settings. */
 export function createStripeAdapter(
   connection: GatewayConnection,
   credentials: Record<string, string>,
-  options: { timeoutMs: number },
+  options: { timeoutMs: number; lookupMax?: number },
 ): StripeGatewayAdapter {
   return new StripeGatewayAdapter(
     stripeClient(credentials.secret_key ?? "", {
@@ -314,5 +353,6 @@ export function createStripeAdapter(
     }),
     credentials.webhook_secret ?? "",
     options.timeoutMs,
+    options.lookupMax,
   );
 }
