@@ -145,11 +145,21 @@ it.skipIf(!POSTGRES)("svc serve exports a refund's trace by OTLP and logs its tr
   expect(delivered.headers.traceparent).toBe(`00-${post.traceId}-${post.spanId}-01`);
 
   // The request's log lines (pino JSON on stdout) carry its trace and span ids beside reqId.
-  const lines = serve
-    .output()
-    .split("\n")
-    .filter((line) => line.startsWith("{"))
-    .map((line) => JSON.parse(line) as Record<string, unknown>);
-  const completed = lines.find((l) => l.reqId === requestId && l.msg === "request completed");
+  // Polled, not read once: the process writes its log lines to stdout asynchronously (pino's
+  // default destination), on a path of their own, not ordered with the spans it exports, so the
+  // spans at the collector do not mean the line has reached this process yet. Whole lines only
+  // (the last piece of the output may be a line still arriving).
+  const lines = () =>
+    serve
+      .output()
+      .split("\n")
+      .slice(0, -1)
+      .filter((line) => line.startsWith("{"))
+      .map((line) => JSON.parse(line) as Record<string, unknown>);
+  const completed = await until(
+    () => lines().find((l) => l.reqId === requestId && l.msg === "request completed"),
+    "the request's completion log line",
+    5_000,
+  );
   expect(completed).toMatchObject({ trace_id: server.traceId, span_id: server.spanId });
 });
