@@ -33,7 +33,7 @@ const LOOKUP_WINDOW_MS = 15 * 60_000;
  * The most objects a look-up reads (a hundred pages of Stripe's largest) before it gives up
  * saying "not there": past it, the outcome is unknown (firstListed).
  */
-export const LOOKUP_MAX_OBJECTS = 10_000;
+const LOOKUP_MAX_OBJECTS = 10_000;
 /** The statuses Stripe gives a Refund and a PaymentIntent (docs.stripe.com/api/refunds/object, …/payment_intents/object). */
 const REFUND_STATUSES = ["pending", "requires_action", "succeeded", "failed", "canceled"];
 const PAYMENT_INTENT_STATUSES = [

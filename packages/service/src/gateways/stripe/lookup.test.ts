@@ -41,20 +41,19 @@ const adapter = (lookupMax?: number) =>
     { timeoutMs: 5_000, ...(lookupMax === undefined ? {} : { lookupMax }) },
   );
 
-const ref = (attemptId: string) =>
-  ({
-    pgCode: "stripe",
-    sessionId: "sess_lookup",
-    attemptId,
-    pgReference: null,
-    amount: "1.00",
-    amountMinor: 100,
-    currency: "USD",
-    operation: "purchase",
-    startedAt: new Date(),
-    redirectUrl: null,
-    returnUrl: RETURN_URL,
-  }) as GatewayPaymentRef;
+const ref = (attemptId: string): GatewayPaymentRef => ({
+  pgCode: "stripe",
+  sessionId: "sess_lookup",
+  attemptId,
+  pgReference: null,
+  amount: "1.00",
+  amountMinor: 100,
+  currency: "USD",
+  operation: "purchase",
+  startedAt: new Date(),
+  redirectUrl: null,
+  returnUrl: RETURN_URL,
+});
 
 /** The GET requests to `path` the stand-in received while `run` ran. */
 async function listRequests<T>(path: string, run: () => Promise<T>): Promise<{ result: T; pages: number }> {
@@ -89,6 +88,23 @@ describe("Stripe look-ups of a lost answer", () => {
     );
     expect(result).toBeUndefined();
     expect(pages).toBe(2);
+  });
+
+  it.each([
+    ["answered with a 500", { failNext: 1, status: 500 as const }],
+    // Two: the official package sends a request again once, retries off or not, when its
+    // connection closes without an answer (RequestSender._shouldRetry, stripe-node #1040).
+    ["whose answer is lost twice", { loseAnswers: 2 }],
+  ])("a list page %s makes the look-up unknown, not 'none'", async (_what, fault) => {
+    f.standIn.faults.push({ ...fault, path: /^\/v1\/payment_intents$/, method: "GET" });
+    try {
+      await expect(adapter().paymentByAttempt(ref(made[0]!.attemptId))).rejects.toMatchObject({
+        code: "gateway_unavailable",
+        outcomeUnknown: true,
+      });
+    } finally {
+      f.standIn.faults.length = 0;
+    }
   });
 
   it("past its bound the look-up is unknown, not 'none', and what lies within it is still found", async () => {
